@@ -1,0 +1,598 @@
+import { CallContext, type CallContextOptions } from './call-context.js';
+import type { DeadlineQueue } from './deadline-queue.js';
+import { describeValue } from './define-tool.js';
+import { closestNames } from './did-you-mean.js';
+import type { JsonObjectSchema } from './json-schema.js';
+import { isPlainObject } from './json-schema.js';
+import { locateJsonError } from './json-error.js';
+import type { OutputStore } from './output-store.js';
+import { stringifyData, ToolResult, type ResultMetadata, type ToolFailure } from './tool-result.js';
+import type { RequiredEnvVar, ToolSpec } from './tool-spec.js';
+import type { CompiledValidator, ValidationIssue } from './validation-issue.js';
+
+/** Options of one call: cancellation, deadline and what the caller offers the handler. */
+export interface CallOptions {
+  /** Aborting it cancels the call (`CANCELLED`) and aborts the handler's `ctx.signal`. */
+  signal?: AbortSignal;
+  /** Overrides the tool's and the registry's timeout for this call. */
+  timeoutMs?: number;
+  /** The model's id for this tool call, echoed in metadata and `ctx.toolCallId`. */
+  toolCallId?: string;
+  context?: CallContextOptions;
+}
+
+/** What middleware sees of a call. */
+export interface CallInfo {
+  tool: string;
+  args: unknown;
+  toolCallId: string | undefined;
+  options: CallOptions;
+}
+
+/**
+ * Middleware around every call, for logging, metrics and tracing. A hook that throws or rejects is
+ * reported to the registry's `hook-error` listeners and never changes the call's result.
+ */
+export interface CallHook {
+  name?: string;
+  before?(call: CallInfo): void | Promise<void>;
+  after?(call: CallInfo, result: ToolResult): void | Promise<void>;
+}
+
+/** A registered tool with everything the hot path needs precomputed. */
+export interface PreparedTool {
+  readonly spec: ToolSpec;
+  readonly validateInput: CompiledValidator;
+  readonly validateOutput: CompiledValidator | undefined;
+  /** Declared argument names, when undeclared ones count as extra (no `additionalProperties` allowed). */
+  readonly declaredArgs: ReadonlySet<string> | undefined;
+  /** How to protect a caller's object from defaults written by validation. */
+  readonly copyArgs: 'none' | 'shallow' | 'deep';
+  readonly requiredEnv: readonly RequiredEnvVar[];
+  readonly extraArgs: 'drop' | 'reject' | undefined;
+}
+
+/** Registry-wide settings and services the dispatcher uses. */
+export interface DispatchRuntime {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly defaultTimeoutMs: number;
+  readonly extraArgs: 'drop' | 'reject';
+  readonly maxOutputChars: number | undefined;
+  readonly outputs: OutputStore;
+  readonly deadlines: DeadlineQueue;
+  readonly hooks: readonly CallHook[];
+  reportHookError(hook: CallHook, error: unknown, call: CallInfo): void;
+  /** Decide whether the call needs approval; returns a pending result when it does. */
+  approvalGate?(tool: PreparedTool, args: Record<string, unknown>, metadata: ResultMetadata): ToolResult | undefined;
+}
+
+const TIMED_OUT = Symbol('timed out');
+const CANCELLED = Symbol('cancelled');
+
+/**
+ * Parse a model's arguments: an object as is; JSON text parsed; `''`, `null` and `undefined` as `{}`
+ * (many models send an empty string for a tool without arguments).
+ */
+export function parseArguments(
+  toolName: string,
+  raw: unknown,
+): { args: Record<string, unknown>; owned: boolean } | { failure: ToolFailure } {
+  if (raw === undefined || raw === null || raw === '') return { args: {}, owned: true };
+  let value = raw;
+  let owned = false;
+  if (typeof raw === 'string') {
+    if (raw.trim() === '') return { args: {}, owned: true };
+    try {
+      value = JSON.parse(raw);
+      owned = true;
+    } catch {
+      const location = locateJsonError(raw);
+      const where =
+        location === undefined
+          ? ''
+          : `: ${location.problem} at position ${location.position} (line ${location.line}, column ${location.column})`;
+      return {
+        failure: ToolResult.error('INVALID_ARGUMENTS', `Arguments for '${toolName}' are not valid JSON${where}.`, {
+          hint: 'Send the arguments as one JSON object, such as {"name": "value"}.',
+          details: location,
+        }),
+      };
+    }
+  }
+  if (!isPlainObject(value)) {
+    return {
+      failure: ToolResult.error(
+        'INVALID_ARGUMENTS',
+        `Arguments for '${toolName}' must be a JSON object, got ${describeArgs(value)}.`,
+        { hint: 'Send the arguments as one JSON object, such as {"name": "value"}.' },
+      ),
+    };
+  }
+  return { args: value, owned };
+}
+
+function describeArgs(value: unknown): string {
+  if (Array.isArray(value)) return `a list of ${value.length} item${value.length === 1 ? '' : 's'}`;
+  if (typeof value === 'string') return `a string ${describeValue(value)}`;
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
+  return describeValue(value);
+}
+
+/**
+ * Run one call through the dispatch pipeline (SPEC §3.4 steps 2-8; the lookup is the registry's).
+ * Never throws: every failure is a {@link ToolResult}.
+ */
+export function dispatchCall(
+  tool: PreparedTool,
+  rawArgs: unknown,
+  options: CallOptions | undefined,
+  runtime: DispatchRuntime,
+): Promise<ToolResult> {
+  if (runtime.hooks.length > 0) return dispatchWithHooks(tool, rawArgs, options, runtime);
+  const started = performance.now();
+  try {
+    return runPipeline(tool, rawArgs, options, runtime, started);
+  } catch (error) {
+    // A broken tool schema, or a bug in toolshed itself: still a result, never a throw.
+    return Promise.resolve(stampResult(internalFailure(tool.spec.name, error), tool.spec.name, started, options?.toolCallId));
+  }
+}
+
+async function dispatchWithHooks(
+  tool: PreparedTool,
+  rawArgs: unknown,
+  options: CallOptions | undefined,
+  runtime: DispatchRuntime,
+): Promise<ToolResult> {
+  const started = performance.now();
+  const call: CallInfo = { tool: tool.spec.name, args: rawArgs, toolCallId: options?.toolCallId, options: options ?? {} };
+  for (const hook of runtime.hooks) {
+    if (hook.before === undefined) continue;
+    try {
+      await hook.before(call);
+    } catch (error) {
+      runtime.reportHookError(hook, error, call);
+    }
+  }
+  let result: ToolResult;
+  try {
+    result = await runPipeline(tool, rawArgs, options, runtime, started);
+  } catch (error) {
+    result = stampResult(internalFailure(tool.spec.name, error), tool.spec.name, started, options?.toolCallId);
+  }
+  for (const hook of runtime.hooks) {
+    if (hook.after === undefined) continue;
+    try {
+      await hook.after(call, result);
+    } catch (error) {
+      runtime.reportHookError(hook, error, call);
+    }
+  }
+  return result;
+}
+
+function runPipeline(
+  tool: PreparedTool,
+  rawArgs: unknown,
+  options: CallOptions | undefined,
+  runtime: DispatchRuntime,
+  started: number,
+): Promise<ToolResult> {
+  const spec = tool.spec;
+  const name = spec.name;
+  const metadata: ResultMetadata = { tool: name, durationMs: 0 };
+  const toolCallId = options?.toolCallId;
+  if (toolCallId !== undefined) metadata.toolCallId = toolCallId;
+  const signal = options?.signal;
+  if (signal?.aborted) return Promise.resolve(finish(cancelledResult(name, signal), metadata, started));
+
+  const parsed = parseArguments(name, rawArgs);
+  if ('failure' in parsed) return Promise.resolve(finish(parsed.failure, metadata, started));
+  let args = parsed.args;
+
+  const declared = tool.declaredArgs;
+  if (declared !== undefined) {
+    let extra: string[] | undefined;
+    for (const key in args) {
+      if (!declared.has(key) && Object.hasOwn(args, key)) (extra ??= []).push(key);
+    }
+    if (extra !== undefined) {
+      if ((tool.extraArgs ?? runtime.extraArgs) === 'reject') {
+        return Promise.resolve(finish(extraArgsFailure(spec, extra), metadata, started));
+      }
+      const kept: Record<string, unknown> = {};
+      for (const key in args) if (declared.has(key)) kept[key] = args[key];
+      args = kept;
+      parsed.owned = true;
+      metadata.droppedArgs = extra;
+    }
+  }
+
+  if (!parsed.owned && tool.copyArgs !== 'none') {
+    args = tool.copyArgs === 'shallow' ? { ...args } : (structuredCloneSafe(args) as Record<string, unknown>);
+  }
+  const issues = tool.validateInput(args);
+  if (issues !== undefined) return Promise.resolve(finish(invalidArguments(spec, issues), metadata, started));
+
+  if (spec.input !== undefined) {
+    const checked = spec.input['~standard'].validate(args);
+    if (checked instanceof Promise) {
+      return checked.then(
+        (outcome) => {
+          if (outcome.issues !== undefined) return finish(standardIssues(spec, outcome.issues), metadata, started);
+          try {
+            return afterValidation(tool, outcome.value as Record<string, unknown>, options, runtime, metadata, started);
+          } catch (error) {
+            return finish(internalFailure(name, error), metadata, started);
+          }
+        },
+        (error: unknown) => finish(internalFailure(name, error), metadata, started),
+      );
+    }
+    if (checked.issues !== undefined) return Promise.resolve(finish(standardIssues(spec, checked.issues), metadata, started));
+    args = checked.value as Record<string, unknown>;
+  }
+  return afterValidation(tool, args, options, runtime, metadata, started);
+}
+
+function afterValidation(
+  tool: PreparedTool,
+  args: Record<string, unknown>,
+  options: CallOptions | undefined,
+  runtime: DispatchRuntime,
+  metadata: ResultMetadata,
+  started: number,
+): Promise<ToolResult> {
+  const spec = tool.spec;
+  const env = options?.context?.env ?? runtime.env;
+  for (const variable of tool.requiredEnv) {
+    const value = env[variable.name];
+    if (value === undefined || value === '') {
+      return Promise.resolve(finish(missingCredentials(spec.name, variable), metadata, started));
+    }
+  }
+  if (runtime.approvalGate !== undefined) {
+    const pending = runtime.approvalGate(tool, args, metadata);
+    if (pending !== undefined) return Promise.resolve(finish(pending, metadata, started));
+  }
+  return execute(tool, args, options, runtime, metadata, started, env);
+}
+
+/** Run the handler under the deadline and the caller's signal (step 6), then check the output. */
+export function execute(
+  tool: PreparedTool,
+  args: Record<string, unknown>,
+  options: CallOptions | undefined,
+  runtime: DispatchRuntime,
+  metadata: ResultMetadata,
+  started: number,
+  env: Readonly<Record<string, string | undefined>> = runtime.env,
+): Promise<ToolResult> {
+  const spec = tool.spec;
+  const signal = options?.signal;
+  const context = new CallContext(spec.name, env, options?.toolCallId, signal, options?.context);
+  let output: unknown;
+  try {
+    output = spec.handler(args, context);
+  } catch (error) {
+    return Promise.resolve(finish(executionFailed(spec.name, error), metadata, started));
+  }
+  if (output === null || typeof output !== 'object' || typeof (output as PromiseLike<unknown>).then !== 'function') {
+    return Promise.resolve(finishOutput(tool, output, runtime, metadata, started));
+  }
+  const timeoutMs = options?.timeoutMs ?? spec.timeoutMs ?? runtime.defaultTimeoutMs;
+  return settle(output as PromiseLike<unknown>, context, timeoutMs, spec, signal, runtime, started).then(
+    (value) => {
+      if (value === TIMED_OUT) return finish(timeoutResult(spec.name, timeoutMs, spec, started), metadata, started);
+      if (value === CANCELLED) return finish(cancelledResult(spec.name, signal), metadata, started);
+      try {
+        return finishOutput(tool, value, runtime, metadata, started);
+      } catch (error) {
+        return finish(internalFailure(spec.name, error), metadata, started);
+      }
+    },
+    (error: unknown) => finish(executionFailed(spec.name, error), metadata, started),
+  );
+}
+
+function settle(
+  pending: PromiseLike<unknown>,
+  context: CallContext,
+  timeoutMs: number,
+  spec: ToolSpec,
+  signal: AbortSignal | undefined,
+  runtime: DispatchRuntime,
+  started: number,
+): Promise<unknown> {
+  return new Promise<unknown>((resolve, reject) => {
+    let done = false;
+    let deadline: { cancel(): void } | undefined;
+    const stop = () => {
+      done = true;
+      deadline?.cancel();
+      if (signal !== undefined) signal.removeEventListener('abort', onAbort);
+    };
+    const onTimeout = () => {
+      if (done) return;
+      stop();
+      context.abort(new TimeoutError(`Tool '${spec.name}' timed out after ${timeoutMs} ms.`));
+      resolve(TIMED_OUT);
+    };
+    const onAbort = () => {
+      if (done) return;
+      stop();
+      context.abort(signal?.reason);
+      resolve(CANCELLED);
+    };
+    if (spec.resetOnProgress === true) {
+      // Rare path: a plain timer that each progress report pushes back, capped by maxTotalMs.
+      const cap = started + (spec.maxTotalMs ?? Number.POSITIVE_INFINITY);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const arm = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        const wait = Math.min(timeoutMs, cap - performance.now());
+        timer = setTimeout(onTimeout, Math.max(0, wait));
+      };
+      arm();
+      context.onProgressTick = () => {
+        if (!done) arm();
+      };
+      deadline = { cancel: () => clearTimeout(timer) };
+    } else {
+      deadline = runtime.deadlines.add(timeoutMs, started, onTimeout);
+    }
+    if (signal !== undefined) signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (value) => {
+        if (done) return;
+        stop();
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (done) return;
+        stop();
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The error a handler's `ctx.signal` is aborted with when its deadline passes. */
+export class TimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TimeoutError';
+  }
+}
+
+function finishOutput(
+  tool: PreparedTool,
+  output: unknown,
+  runtime: DispatchRuntime,
+  metadata: ResultMetadata,
+  started: number,
+): ToolResult {
+  const spec = tool.spec;
+  let result: ToolResult;
+  if (ToolResult.isToolResult(output)) {
+    result = output;
+    if (result.status !== 'success') return finish(result, metadata, started);
+  } else {
+    result = { status: 'success', data: output, metadata };
+  }
+  if (tool.validateOutput !== undefined && result.data !== undefined) {
+    const issues = tool.validateOutput(result.data);
+    if (issues !== undefined) {
+      return finish(
+        ToolResult.error(
+          'OUTPUT_INVALID',
+          `Tool '${spec.name}' returned output that does not match its output schema: ${issues
+            .slice(0, 3)
+            .map((issue) => issue.message.replace("'the arguments'", 'the output'))
+            .join('; ')}.`,
+          { hint: 'This is a fault in the tool, not in your arguments; try another approach.', details: issues },
+        ),
+        metadata,
+        started,
+      );
+    }
+  }
+  const limit = spec.maxOutputChars ?? runtime.maxOutputChars;
+  if (limit !== undefined && result.data !== undefined) {
+    const capped = capOutput(spec.name, result.data, limit, runtime.outputs);
+    if (capped !== undefined) {
+      if ('failure' in capped) return finish(capped.failure, metadata, started);
+      result = { ...result, data: capped.text };
+      metadata.truncated = true;
+      metadata.outputHandle = capped.handle;
+    }
+  }
+  return finish(result, metadata, started);
+}
+
+function capOutput(
+  toolName: string,
+  data: unknown,
+  limit: number,
+  outputs: OutputStore,
+): { text: string; handle: string } | { failure: ToolFailure } | undefined {
+  if (typeof data === 'string' && data.length <= limit) return undefined;
+  const text = typeof data === 'string' ? data : stringifyData(data);
+  if (text.length <= limit) return undefined;
+  if (text.length > outputs.capacityChars) {
+    return {
+      failure: ToolResult.error(
+        'OUTPUT_TOO_LARGE',
+        `Tool '${toolName}' returned ${text.length} characters, more than the ${outputs.capacityChars} that can be kept.`,
+        { hint: 'Ask for less: narrow the query or request a smaller range.' },
+      ),
+    };
+  }
+  const handle = outputs.put(toolName, text);
+  const head = Math.ceil(limit * 0.7);
+  const tail = limit - head;
+  const omitted = text.length - head - tail;
+  const marker = `\n\n[... ${omitted} characters truncated; call read_tool_output with {"handle": "${handle}", "offset": ${head}} to read them ...]\n\n`;
+  return { text: text.slice(0, head) + marker + (tail > 0 ? text.slice(text.length - tail) : ''), handle };
+}
+
+function finish(result: ToolResult, metadata: ResultMetadata, started: number): ToolResult {
+  if (result.metadata !== metadata) {
+    // A handler-built result: keep its own metadata, but the dispatcher's fields win.
+    const own = result.metadata;
+    for (const key in own) if (key !== 'tool' && key !== 'durationMs' && !(key in metadata)) metadata[key] = own[key];
+    result = { ...result, metadata };
+  }
+  metadata.durationMs = performance.now() - started;
+  return result;
+}
+
+function extraArgsFailure(spec: ToolSpec, extra: string[]): ToolFailure {
+  const accepted = Object.keys(spec.inputSchema.properties);
+  const list = extra.map((key) => `'${key}'`).join(', ');
+  return ToolResult.error(
+    'INVALID_ARGUMENTS',
+    `Invalid arguments for '${spec.name}': unexpected argument${extra.length === 1 ? '' : 's'} ${list}; accepted arguments are ${accepted.length > 0 ? accepted.join(', ') : 'none'}.`,
+    { hint: expectedArguments(spec.inputSchema), details: { unexpected: extra } },
+  );
+}
+
+/** `INVALID_ARGUMENTS` for schema issues: the first three, in one sentence, plus the expected shape. */
+export function invalidArguments(spec: ToolSpec, issues: readonly ValidationIssue[]): ToolFailure {
+  const shown = issues.slice(0, 3).map((issue) => issue.message);
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
+  return ToolResult.error('INVALID_ARGUMENTS', `Invalid arguments for '${spec.name}': ${shown.join('; ')}${more}.`, {
+    hint: expectedArguments(spec.inputSchema),
+    details: issues,
+  });
+}
+
+function standardIssues(
+  spec: ToolSpec,
+  issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined }>,
+): ToolFailure {
+  return invalidArguments(
+    spec,
+    issues.map((issue) => {
+      const path = (issue.path ?? [])
+        .map((segment) => (typeof segment === 'object' ? segment.key : segment))
+        .map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`))
+        .join('');
+      return {
+        path,
+        pointer: '',
+        keyword: 'custom',
+        expected: issue.message,
+        message: path === '' ? issue.message : `'${path}': ${issue.message}`,
+      };
+    }),
+  );
+}
+
+/**
+ * The hint shown with invalid arguments: each argument with its type, required ones marked.
+ *
+ * @example
+ * ```ts
+ * expectedArguments({ type: 'object', properties: { a: { type: 'number' } }, required: ['a'] });
+ * // 'Expected arguments: a (number, required).'
+ * ```
+ */
+export function expectedArguments(schema: JsonObjectSchema): string {
+  const required = new Set(schema.required ?? []);
+  const parts = Object.entries(schema.properties).map(([key, property]) => {
+    const type = Array.isArray(property.type)
+      ? property.type.join(' or ')
+      : (property.type ?? (property.enum !== undefined ? 'enum' : 'any'));
+    const enumText = property.enum !== undefined ? ` one of ${property.enum.map((value) => JSON.stringify(value)).join(', ')}` : '';
+    return `${key} (${type}${enumText}${required.has(key) ? ', required' : ''})`;
+  });
+  if (parts.length === 0) return 'This tool takes no arguments; send {}.';
+  const shown = parts.slice(0, 20).join(', ');
+  return `Expected arguments: ${shown}${parts.length > 20 ? `, and ${parts.length - 20} more` : ''}.`;
+}
+
+function missingCredentials(toolName: string, variable: RequiredEnvVar): ToolFailure {
+  const where = variable.url === undefined ? '' : ` Get one at ${variable.url}, then`;
+  const what = variable.description === undefined ? '' : ` (${variable.description})`;
+  return ToolResult.error(
+    'MISSING_CREDENTIALS',
+    `Tool '${toolName}' needs the environment variable ${variable.name}${what}, which is not set.`,
+    {
+      hint: `${where === '' ? 'Set it' : `${where.trim()} set it`} in the environment where toolshed runs: export ${variable.name}=...`,
+      details: { variable: variable.name, url: variable.url },
+    },
+  );
+}
+
+function executionFailed(toolName: string, error: unknown): ToolFailure {
+  if (error instanceof Error) {
+    const className = error.name !== 'Error' ? error.name : (error.constructor?.name ?? 'Error');
+    return ToolResult.error('EXECUTION_FAILED', `Tool '${toolName}' failed: ${className}: ${error.message}`, {
+      details: { errorClass: className },
+    });
+  }
+  return ToolResult.error('EXECUTION_FAILED', `Tool '${toolName}' failed: it threw ${describeValue(error)}.`, {
+    details: { errorClass: typeof error },
+  });
+}
+
+function timeoutResult(toolName: string, timeoutMs: number, spec: ToolSpec, started: number): ToolFailure {
+  const total = performance.now() - started;
+  const capped = spec.resetOnProgress === true && spec.maxTotalMs !== undefined && total >= spec.maxTotalMs - 1;
+  return ToolResult.error(
+    'TIMEOUT',
+    capped
+      ? `Tool '${toolName}' ran past its total limit of ${spec.maxTotalMs} ms.`
+      : `Tool '${toolName}' timed out after ${timeoutMs} ms.`,
+    { hint: 'Try again, or ask for less work in one call.', details: { timeoutMs, maxTotalMs: spec.maxTotalMs } },
+  );
+}
+
+function cancelledResult(toolName: string, signal: AbortSignal | undefined): ToolFailure {
+  const reason = signal?.reason;
+  const why = reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : '';
+  return ToolResult.error('CANCELLED', `The call to '${toolName}' was cancelled${why}.`);
+}
+
+function internalFailure(toolName: string, error: unknown): ToolFailure {
+  if (error instanceof Error && error.name === 'InvalidToolSchemaError') {
+    return ToolResult.error('EXECUTION_FAILED', error.message, {
+      hint: 'This is a fault in the tool definition, not in your arguments; use another tool.',
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return ToolResult.error('EXECUTION_FAILED', `Tool '${toolName}' could not be dispatched: ${message}`, {
+    details: { internal: true },
+  });
+}
+
+function structuredCloneSafe(value: unknown): unknown {
+  try {
+    return structuredClone(value);
+  } catch {
+    return { ...(value as object) };
+  }
+}
+
+/** Fill `durationMs` for results built outside the pipeline (lookups that failed). */
+export function stampResult(result: ToolResult, toolName: string, started: number, toolCallId?: string): ToolResult {
+  const metadata: ResultMetadata = { tool: toolName, durationMs: 0 };
+  if (toolCallId !== undefined) metadata.toolCallId = toolCallId;
+  return finish(result, metadata, started);
+}
+
+/** The `TOOL_NOT_FOUND` result for `name`: closest names first, then (a capped list of) all names. */
+export function toolNotFound(name: unknown, available: readonly string[]): { message: string; suggestions: string[] } {
+  const shownName = typeof name === 'string' ? (name.length > 80 ? `${name.slice(0, 77)}...` : name) : String(describeValue(name));
+  const suggestions = typeof name === 'string' && name.length <= 200 ? closestNames(name, available) : [];
+  let message = `Tool '${shownName}' not found.`;
+  if (suggestions.length > 0) message += ` Did you mean ${suggestions.map((entry) => `'${entry}'`).join(' or ')}?`;
+  if (available.length === 0) message += ' No tools are available.';
+  else {
+    const cap = 30;
+    const listed = available.slice(0, cap).join(', ');
+    message += ` Available tools: ${listed}${available.length > cap ? `, and ${available.length - cap} more` : ''}.`;
+  }
+  return { message, suggestions };
+}

@@ -1,0 +1,576 @@
+import type { CallContextOptions } from '../core/call-context.js';
+import { DeadlineQueue } from '../core/deadline-queue.js';
+import { createToolSpec, TOOL_NAME_PATTERN } from '../core/define-tool.js';
+import {
+  type CallHook,
+  type CallInfo,
+  type CallOptions,
+  type DispatchRuntime,
+  dispatchCall,
+  execute,
+  type PreparedTool,
+  stampResult,
+  toolNotFound,
+} from '../core/dispatch.js';
+import { ToolCallError } from '../core/errors/tool-call-error.js';
+import { ToolNotFoundError } from '../core/errors/tool-not-found-error.js';
+import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
+import { ToolshedError } from '../core/errors/toolshed-error.js';
+import { OutputStore } from '../core/output-store.js';
+import { fromToolProtocol, isToolProtocol, type ToolProtocol } from '../core/tool-protocol.js';
+import { type ResultMetadata, ToolResult, toModelText } from '../core/tool-result.js';
+import type { ToolSpec } from '../core/tool-spec.js';
+import {
+  type ApprovalRule,
+  type ApprovalStore,
+  canonicalJson,
+  MemoryApprovalStore,
+  type PendingApproval,
+} from './approvals.js';
+import { type BatchCall, runCallMany } from './call-many.js';
+import { prepareTool } from './prepare-tool.js';
+import { createReadToolOutputTool, READ_TOOL_OUTPUT } from './read-tool-output.js';
+
+/** Anything `register` accepts: a spec from `defineTool`, spec-shaped options, or a protocol object. */
+export type RegistrableTool = ToolSpec<never> | ToolSpec | ToolProtocol | Record<string, unknown>;
+
+/** A declarative tool definition (the YAML form, snake_case keys), for `registerDefinition`. */
+export type ToolDefinition = Record<string, unknown> & { name: string; description: string; handler: string };
+
+/** Settings of a {@link ToolRegistry}. */
+export interface ToolRegistryOptions {
+  /** Timeout of a call when neither the call nor the tool sets one (default 30 000 ms). */
+  defaultTimeoutMs?: number;
+  /** What to do with undeclared arguments when the tool does not say (default `'drop'`). */
+  extraArgs?: 'drop' | 'reject';
+  /** Output budget for tools that set none; longer output is truncated and kept for `read_tool_output`. */
+  maxOutputChars?: number;
+  /** How many characters of truncated outputs to keep in memory (default 50 000 000). */
+  outputStoreChars?: number;
+  /** Environment for credential checks and `ctx.env` (default `process.env` where there is one). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Middleware run around every call. */
+  hooks?: CallHook[];
+  /** Registry-wide bound on concurrent calls in `callMany` (default 8). */
+  maxConcurrency?: number;
+  /** Which calls need approval, beyond tools marked `requiresApproval`. */
+  approvalRule?: ApprovalRule;
+  /** Where pending approvals are kept (default: in memory). */
+  approvals?: ApprovalStore;
+  /** Resolves `builtin:NAME` handler references in declarative definitions. */
+  resolveBuiltin?: (name: string) => ToolSpec['handler'] | undefined;
+}
+
+/** Options of `register` and the declarative loaders. */
+export interface RegisterOptions {
+  /** Replace a tool of the same name instead of throwing `DUPLICATE_TOOL`. */
+  allowOverride?: boolean;
+}
+
+/** Options of `loadYamlFile` and `registerDefinition`. */
+export interface DefinitionOptions extends RegisterOptions {
+  /** The folder relative handler paths resolve against (the YAML file's folder when loading a file). */
+  baseDir?: string;
+}
+
+/** Options of `loadYamlDirectory`. */
+export interface DirectoryOptions extends RegisterOptions {
+  /** Which files to load: a glob matched against paths relative to the folder (default `*.yaml`). */
+  pattern?: string;
+  /** Called as files are processed, for progress output. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** What happened to the registry's tool set. */
+export interface RegistryChange {
+  type: 'register' | 'unregister' | 'clear';
+  names: string[];
+}
+
+/** Events a registry emits; `on` returns a function that removes the listener. */
+export interface RegistryEvents {
+  change: (change: RegistryChange) => void;
+  'hook-error': (error: unknown, hook: CallHook, call: CallInfo) => void;
+}
+
+type Entry =
+  | { kind: 'tool'; prepared: PreparedTool; definition: ToolDefinition | undefined }
+  | { kind: 'factory'; factory: () => RegistrableTool; prepared: PreparedTool | undefined };
+
+const processEnv: Readonly<Record<string, string | undefined>> =
+  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+
+let defaultRegistry: ToolRegistry | undefined;
+
+/**
+ * Holds tools by name and sends every model tool call through one defensive door.
+ *
+ * `call(name, args)` never throws: an unknown name, bad JSON, invalid arguments, missing credentials,
+ * a throwing handler, a timeout, a cancellation or bad output all come back as a {@link ToolResult}
+ * a model can act on. Registration errors (a taken name, a bad definition) throw
+ * {@link ToolRegistrationError}: they are the program's mistakes, not the model's.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import { ToolRegistry, defineTool, toModelText } from 'toolshed';
+ *
+ * const registry = new ToolRegistry();
+ * registry.register(
+ *   defineTool({
+ *     name: 'add',
+ *     description: 'Add two numbers.',
+ *     input: z.object({ a: z.number(), b: z.number() }),
+ *     handler: ({ a, b }) => a + b,
+ *   }),
+ * );
+ * const result = await registry.call('add', '{"a": 1, "b": 2}');
+ * console.log(toModelText(result)); // "3"
+ * ```
+ */
+export class ToolRegistry {
+  readonly #entries: Map<string, Entry>;
+  readonly #options: ToolRegistryOptions;
+  readonly #runtime: DispatchRuntime & { hooks: CallHook[] };
+  readonly #listeners = { change: new Set<RegistryEvents['change']>(), 'hook-error': new Set<RegistryEvents['hook-error']>() };
+  readonly #approvals: ApprovalStore;
+  #sortedNames: string[] | undefined;
+  #version = 0;
+
+  constructor(options: ToolRegistryOptions = {}) {
+    this.#options = options;
+    this.#entries = new Map();
+    this.#approvals = options.approvals ?? new MemoryApprovalStore();
+    const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+    if (!(defaultTimeoutMs > 0)) throw new RangeError(`defaultTimeoutMs must be greater than 0, got ${defaultTimeoutMs}.`);
+    const runtime: DispatchRuntime & { hooks: CallHook[] } = {
+      env: options.env ?? processEnv,
+      defaultTimeoutMs,
+      extraArgs: options.extraArgs ?? 'drop',
+      maxOutputChars: options.maxOutputChars,
+      outputs: new OutputStore(options.outputStoreChars),
+      deadlines: new DeadlineQueue(),
+      hooks: [...(options.hooks ?? [])],
+      reportHookError: (hook, error, call) => this.#reportHookError(hook, error, call),
+      approvalGate: (tool, args, metadata) => this.#approvalGate(tool, args, metadata),
+    };
+    this.#runtime = runtime;
+    if (options.maxOutputChars !== undefined) this.#ensureOutputReader();
+  }
+
+  /** The process-wide registry, for apps that want one (tests should use fresh instances). */
+  static default(): ToolRegistry {
+    defaultRegistry ??= new ToolRegistry();
+    return defaultRegistry;
+  }
+
+  /** Forget the process-wide registry; the next `default()` makes a new one. */
+  static resetDefault(): void {
+    defaultRegistry = undefined;
+  }
+
+  /** Increases on every change of the tool set; caches keyed by it know when to rebuild. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** How many tools are registered. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Register a tool: a spec from `defineTool`, an object of the same shape, or any object following
+   * the structural tool protocol (`name`, `description`, `parameters`, `execute`/`executeAsync`).
+   *
+   * Throws `DUPLICATE_TOOL` when the name is taken, unless `allowOverride`; `INVALID_DEFINITION` when
+   * the tool breaks the model. Returns the registered spec.
+   */
+  register(tool: RegistrableTool, options: RegisterOptions = {}): ToolSpec {
+    const spec = toSpec(tool);
+    this.#commit([{ name: spec.name, entry: { kind: 'tool', prepared: prepareTool(spec), definition: undefined } }], options);
+    return spec;
+  }
+
+  /**
+   * Register many tools at once, all or nothing: if any is invalid or taken, none is registered.
+   */
+  registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}): ToolSpec[] {
+    const specs = tools.map(toSpec);
+    this.#commit(
+      specs.map((spec) => ({ name: spec.name, entry: { kind: 'tool', prepared: prepareTool(spec), definition: undefined } })),
+      options,
+    );
+    return specs;
+  }
+
+  /**
+   * Register a tool whose construction is deferred: `factory` runs on the first `get` or `call` and its
+   * tool is cached. The tool it returns must have the name registered here.
+   */
+  registerFactory(name: string, factory: () => RegistrableTool, options: RegisterOptions = {}): void {
+    if (typeof factory !== 'function') {
+      throw new ToolRegistrationError('INVALID_DEFINITION', `The factory for '${name}' must be a function.`, { toolName: name });
+    }
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+      throw new ToolRegistrationError('INVALID_DEFINITION', `Tool name '${String(name)}' is invalid: use 1-64 characters of lowercase letters, digits and underscores, starting with a letter (${TOOL_NAME_PATTERN.source}).`, { field: 'name' });
+    }
+    this.#commit([{ name, entry: { kind: 'factory', factory, prepared: undefined } }], options);
+  }
+
+  /**
+   * Validate a declarative definition (the YAML form), resolve its handler and register it.
+   * Throws {@link ToolRegistrationError} naming the field and the cause.
+   */
+  async registerDefinition(definition: unknown, options: DefinitionOptions = {}): Promise<ToolSpec> {
+    const { definitionToSpec } = await import('../definitions/definition-to-spec.js');
+    const spec = await definitionToSpec(definition, { baseDir: options.baseDir, resolveBuiltin: this.#options.resolveBuiltin });
+    this.#commit([{ name: spec.name, entry: { kind: 'tool', prepared: prepareTool(spec), definition: definition as ToolDefinition } }], options);
+    return spec;
+  }
+
+  /** Load one YAML definition file (SPEC §4.1); errors name `file:line:col`, the field and what was expected. */
+  async loadYamlFile(path: string, options: DefinitionOptions = {}): Promise<ToolSpec> {
+    const { loadDefinitionFile } = await import('../definitions/load-yaml.js');
+    const loaded = await loadDefinitionFile(path, { baseDir: options.baseDir, resolveBuiltin: this.#options.resolveBuiltin });
+    this.#commit([{ name: loaded.spec.name, entry: { kind: 'tool', prepared: prepareTool(loaded.spec), definition: loaded.definition } }], options, loaded.file);
+    return loaded.spec;
+  }
+
+  /**
+   * Load every YAML definition in a folder matching `pattern` (default `*.yaml`; `**\/*.yaml` recurses).
+   * All or nothing: when any file fails, nothing is registered and the thrown `LOAD_FAILED` error lists
+   * every failing file. Returns the registered names, sorted.
+   */
+  async loadYamlDirectory(directory: string, options: DirectoryOptions = {}): Promise<string[]> {
+    const { loadDefinitionDirectory } = await import('../definitions/load-yaml.js');
+    const loaded = await loadDefinitionDirectory(directory, {
+      pattern: options.pattern,
+      onProgress: options.onProgress,
+      resolveBuiltin: this.#options.resolveBuiltin,
+    });
+    this.#commit(
+      loaded.map((item) => ({ name: item.spec.name, entry: { kind: 'tool', prepared: prepareTool(item.spec), definition: item.definition }, file: item.file })),
+      options,
+    );
+    return loaded.map((item) => item.spec.name).sort();
+  }
+
+  /** The tool named `name`; throws {@link ToolNotFoundError} listing the closest and the available names. */
+  get(name: string): ToolSpec {
+    const prepared = this.#prepared(name);
+    if (prepared === undefined) {
+      const { message, suggestions } = toolNotFound(name, this.list());
+      throw new ToolNotFoundError(name, message, suggestions);
+    }
+    return prepared.spec;
+  }
+
+  /** The declarative definition a tool was registered from (YAML, `registerDefinition`), if any. */
+  getDefinition(name: string): ToolDefinition | undefined {
+    const entry = this.#entry(name);
+    return entry?.kind === 'tool' ? entry.definition : undefined;
+  }
+
+  /** True when a tool of that exact name is registered (own names only: `constructor` is not one). */
+  has(name: string): boolean {
+    return this.#entry(name) !== undefined;
+  }
+
+  /** Registered names, sorted. */
+  list(): string[] {
+    this.#sortedNames ??= [...this.#entries.keys()].sort();
+    return [...this.#sortedNames];
+  }
+
+  /** Every registered tool, in name order (factories run). */
+  tools(): ToolSpec[] {
+    return this.list().map((name) => this.get(name));
+  }
+
+  /** `[name, tool]` pairs in name order. */
+  entries(): Array<[string, ToolSpec]> {
+    return this.list().map((name) => [name, this.get(name)]);
+  }
+
+  /** Remove a tool; false when there was none of that name. */
+  unregister(name: string): boolean {
+    if (this.#entry(name) === undefined) return false;
+    this.#entries.delete(name);
+    this.#changed({ type: 'unregister', names: [name] });
+    return true;
+  }
+
+  /** Remove every tool. */
+  clear(): void {
+    const names = this.list();
+    this.#entries.clear();
+    this.#changed({ type: 'clear', names });
+  }
+
+  /**
+   * A registry holding only `names` (a sub-agent's tools), sharing this registry's settings and tools.
+   * With `strict` (the default), an unknown name throws {@link ToolNotFoundError} with suggestions;
+   * otherwise unknown names are skipped.
+   */
+  subset(names: readonly string[], options: { strict?: boolean } = {}): ToolRegistry {
+    const strict = options.strict ?? true;
+    const view = new ToolRegistry({ ...this.#options, hooks: this.#runtime.hooks });
+    for (const name of names) {
+      const entry = this.#entry(name);
+      if (entry === undefined) {
+        if (strict) this.get(name);
+        continue;
+      }
+      view.#entries.set(name, entry);
+    }
+    if (this.has(READ_TOOL_OUTPUT) && !view.has(READ_TOOL_OUTPUT)) view.#ensureOutputReader();
+    view.#changed({ type: 'register', names: view.list() });
+    return view;
+  }
+
+  /** Add middleware run around every call (logging, metrics, tracing). */
+  use(hook: CallHook): this {
+    this.#runtime.hooks.push(hook);
+    return this;
+  }
+
+  /** Listen to `change` (tool set changed) or `hook-error`; returns a function that stops listening. */
+  on<E extends keyof RegistryEvents>(event: E, listener: RegistryEvents[E]): () => void {
+    const listeners = this.#listeners[event] as Set<RegistryEvents[E]>;
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }
+
+  /**
+   * Call a tool the way a model does: by name, with arguments as an object or JSON text. Runs the whole
+   * defensive pipeline and **never throws**.
+   */
+  call(name: string, args?: unknown, options?: CallOptions): Promise<ToolResult> {
+    const prepared = typeof name === 'string' ? this.#preparedForCall(name) : undefined;
+    if (prepared === undefined || 'failure' in prepared) {
+      const started = performance.now();
+      const failure =
+        prepared?.failure ??
+        ToolResult.error('TOOL_NOT_FOUND', toolNotFound(name, this.list()).message, {
+          hint: 'Call one of the available tools by its exact name.',
+        });
+      return Promise.resolve(stampResult(failure, typeof name === 'string' ? name : String(name), started, options?.toolCallId));
+    }
+    return dispatchCall(prepared, args, options, this.#runtime);
+  }
+
+  /** Like `call`, but returns the data of a success and throws {@link ToolCallError} otherwise. */
+  async callOrThrow(name: string, args?: unknown, options?: CallOptions): Promise<unknown> {
+    const result = await this.call(name, args, options);
+    if (result.status === 'success') return result.data;
+    if (result.status === 'pending_approval') {
+      const failure = ToolResult.error('EXECUTION_FAILED', toModelText(result), { metadata: result.metadata });
+      throw new ToolCallError(toModelText(result), failure);
+    }
+    throw new ToolCallError(toModelText(result), result);
+  }
+
+  /**
+   * Run a model's parallel tool calls. Read-only tools run concurrently; any other tool waits for the
+   * calls before it and runs alone, in the order given. Results come back in the calls' order.
+   */
+  callMany(calls: readonly BatchCall[], options: { signal?: AbortSignal; context?: CallContextOptions } = {}): Promise<ToolResult[]> {
+    return runCallMany(calls, {
+      call: (call) =>
+        this.call(call.name, call.args, {
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          ...(call.id === undefined ? {} : { toolCallId: call.id }),
+          ...(options.context === undefined ? {} : { context: options.context }),
+        }),
+      isReadOnly: (name) => this.#prepared(name)?.spec.annotations.readOnly === true,
+      maxConcurrencyOf: (name) => this.#prepared(name)?.spec.maxConcurrency,
+      maxConcurrency: this.#options.maxConcurrency ?? 8,
+    });
+  }
+
+  /**
+   * Decide a pending approval. `approve` runs the stored call exactly once and returns its result;
+   * `deny` returns a `CANCELLED` result. Throws `APPROVAL_INVALID` for an unknown or already decided
+   * id, or when `expectedArguments` differ from what was stored (tampering).
+   */
+  async resolveApproval(
+    id: string,
+    decision: 'approve' | 'deny',
+    options: { expectedArguments?: unknown; signal?: AbortSignal; context?: CallContextOptions } = {},
+  ): Promise<ToolResult> {
+    const pending = await this.#approvals.get(id);
+    if (pending === undefined) {
+      throw new ToolshedError('APPROVAL_INVALID', `Approval '${id}' is unknown or was already decided.`);
+    }
+    if (options.expectedArguments !== undefined && canonicalJson(options.expectedArguments) !== pending.arguments) {
+      throw new ToolshedError('APPROVAL_INVALID', `Approval '${id}' was given for other arguments than the stored call; refusing to run it.`);
+    }
+    const taken = await this.#approvals.take(id);
+    if (taken === undefined) {
+      throw new ToolshedError('APPROVAL_INVALID', `Approval '${id}' is unknown or was already decided.`);
+    }
+    const started = performance.now();
+    const metadata: ResultMetadata = { tool: taken.tool, durationMs: 0, approvalId: id };
+    if (taken.toolCallId !== undefined) metadata.toolCallId = taken.toolCallId;
+    if (decision === 'deny') {
+      return stampResult(
+        ToolResult.error('CANCELLED', `The call to '${taken.tool}' was denied by the approver; do not retry it.`, {
+          metadata: { approvalId: id },
+        }),
+        taken.tool,
+        started,
+        taken.toolCallId,
+      );
+    }
+    const prepared = this.#prepared(taken.tool);
+    if (prepared === undefined) {
+      return stampResult(
+        ToolResult.error('TOOL_NOT_FOUND', `Tool '${taken.tool}' was removed before its approved call could run.`),
+        taken.tool,
+        started,
+      );
+    }
+    const callOptions: CallOptions = {};
+    if (options.signal !== undefined) callOptions.signal = options.signal;
+    if (options.context !== undefined) callOptions.context = options.context;
+    if (taken.toolCallId !== undefined) callOptions.toolCallId = taken.toolCallId;
+    return execute(prepared, JSON.parse(taken.arguments) as Record<string, unknown>, callOptions, this.#runtime, metadata, started);
+  }
+
+  /** The approval store (to list or inspect pending approvals). */
+  get approvals(): ApprovalStore {
+    return this.#approvals;
+  }
+
+  #approvalGate(tool: PreparedTool, args: Record<string, unknown>, metadata: ResultMetadata): ToolResult | undefined {
+    const spec = tool.spec;
+    const rule = spec.requiresApproval;
+    const needed =
+      rule === true ||
+      (typeof rule === 'function' && (rule as (args: Record<string, unknown>) => boolean)(args)) ||
+      (this.#options.approvalRule?.(spec, args) ?? false);
+    if (!needed) return undefined;
+    const canonical = canonicalJson(args);
+    const approval: PendingApproval = {
+      id: `appr_${globalThis.crypto.randomUUID().replaceAll('-', '')}`,
+      tool: spec.name,
+      arguments: canonical,
+      createdAt: new Date().toISOString(),
+    };
+    if (typeof metadata.toolCallId === 'string') approval.toolCallId = metadata.toolCallId;
+    const saved = this.#approvals.save(approval);
+    if (saved instanceof Promise) saved.catch((error: unknown) => this.#reportHookError({ name: 'approvals' }, error, { tool: spec.name, args, toolCallId: undefined, options: {} }));
+    return ToolResult.pendingApproval(approval.id, JSON.parse(canonical));
+  }
+
+  #entry(name: string): Entry | undefined {
+    return this.#entries.get(name);
+  }
+
+  #prepared(name: string): PreparedTool | undefined {
+    const entry = this.#entries.get(name);
+    if (entry === undefined) return undefined;
+    if (entry.kind === 'tool') return entry.prepared;
+    if (entry.prepared === undefined) {
+      const spec = toSpec(entry.factory());
+      if (spec.name !== name) {
+        throw new ToolRegistrationError('INVALID_DEFINITION', `The factory registered as '${name}' made a tool named '${spec.name}'.`, {
+          toolName: name,
+        });
+      }
+      entry.prepared = prepareTool(spec);
+    }
+    return entry.prepared;
+  }
+
+  #preparedForCall(name: string): PreparedTool | { failure: ReturnType<typeof ToolResult.error> } | undefined {
+    const entry = this.#entries.get(name);
+    if (entry === undefined) return undefined;
+    if (entry.kind === 'tool') return entry.prepared;
+    try {
+      return this.#prepared(name);
+    } catch (error) {
+      return {
+        failure: ToolResult.error('EXECUTION_FAILED', `Tool '${name}' could not be created: ${(error as Error).message}`),
+      };
+    }
+  }
+
+  #commit(items: Array<{ name: string; entry: Entry; file?: string }>, options: RegisterOptions, file?: string): void {
+    const errors: ToolRegistrationError[] = [];
+    const seen = new Map<string, string | undefined>();
+    for (const item of items) {
+      const where = item.file ?? file;
+      if (seen.has(item.name)) {
+        const first = seen.get(item.name);
+        errors.push(
+          new ToolRegistrationError('DUPLICATE_TOOL', `Tool '${item.name}' is defined twice${first === undefined ? '' : ` (also in ${first})`}.`, {
+            toolName: item.name,
+            ...(where === undefined ? {} : { file: where }),
+          }),
+        );
+      }
+      seen.set(item.name, where);
+      if (!options.allowOverride && this.#entries.has(item.name)) {
+        errors.push(
+          new ToolRegistrationError(
+            'DUPLICATE_TOOL',
+            `Tool '${item.name}' is already registered; pass allowOverride: true to replace it.`,
+            { toolName: item.name, ...(where === undefined ? {} : { file: where }) },
+          ),
+        );
+      }
+    }
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) {
+      throw new ToolRegistrationError('LOAD_FAILED', `${errors.length} tools could not be registered:\n${errors.map((error) => `  ${error.message}`).join('\n')}`, {
+        errors,
+      });
+    }
+    for (const item of items) this.#entries.set(item.name, item.entry);
+    if (items.some((item) => item.entry.kind === 'tool' && item.entry.prepared.spec.maxOutputChars !== undefined)) {
+      this.#ensureOutputReader();
+    }
+    this.#changed({ type: 'register', names: items.map((item) => item.name) });
+  }
+
+  #ensureOutputReader(): void {
+    if (this.#entries.has(READ_TOOL_OUTPUT)) return;
+    const spec = createReadToolOutputTool(this.#runtime.outputs);
+    this.#entries.set(READ_TOOL_OUTPUT, { kind: 'tool', prepared: prepareTool(spec), definition: undefined });
+  }
+
+  #changed(change: RegistryChange): void {
+    this.#version++;
+    this.#sortedNames = undefined;
+    for (const listener of this.#listeners.change) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.#reportHookError({ name: 'change listener' }, error, { tool: '', args: undefined, toolCallId: undefined, options: {} });
+      }
+    }
+  }
+
+  #reportHookError(hook: CallHook, error: unknown, call: CallInfo): void {
+    const listeners = this.#listeners['hook-error'];
+    if (listeners.size === 0) {
+      console.warn(`toolshed: hook '${hook.name ?? 'anonymous'}' failed during '${call.tool}':`, error);
+      return;
+    }
+    for (const listener of listeners) {
+      try {
+        listener(error, hook, call);
+      } catch {
+        // A failing error listener has nowhere left to report to.
+      }
+    }
+  }
+}
+
+function toSpec(tool: RegistrableTool): ToolSpec {
+  if (isToolProtocol(tool)) return fromToolProtocol(tool);
+  return createToolSpec(tool);
+}
+

@@ -50,6 +50,8 @@ export interface PreparedTool {
   readonly copyArgs: 'none' | 'shallow' | 'deep';
   readonly requiredEnv: readonly RequiredEnvVar[];
   readonly extraArgs: 'drop' | 'reject' | undefined;
+  /** False when neither the tool nor the registry has an approval rule (skips the gate). */
+  mayNeedApproval: boolean;
 }
 
 /** Registry-wide settings and services the dispatcher uses. */
@@ -66,8 +68,9 @@ export interface DispatchRuntime {
   approvalGate?(tool: PreparedTool, args: Record<string, unknown>, metadata: ResultMetadata): ToolResult | undefined;
 }
 
-const TIMED_OUT = Symbol('timed out');
-const CANCELLED = Symbol('cancelled');
+// `performance` is a lazy global getter in Node; holding the object saves ~10 ns a read, and the
+// dispatcher reads the clock twice per call.
+const clock = globalThis.performance;
 
 /**
  * Parse a model's arguments: an object as is; JSON text parsed; `''`, `null` and `undefined` as `{}`
@@ -129,7 +132,7 @@ export function dispatchCall(
   runtime: DispatchRuntime,
 ): Promise<ToolResult> {
   if (runtime.hooks.length > 0) return dispatchWithHooks(tool, rawArgs, options, runtime);
-  const started = performance.now();
+  const started = clock.now();
   try {
     return runPipeline(tool, rawArgs, options, runtime, started);
   } catch (error) {
@@ -144,7 +147,7 @@ async function dispatchWithHooks(
   options: CallOptions | undefined,
   runtime: DispatchRuntime,
 ): Promise<ToolResult> {
-  const started = performance.now();
+  const started = clock.now();
   const call: CallInfo = { tool: tool.spec.name, args: rawArgs, toolCallId: options?.toolCallId, options: options ?? {} };
   for (const hook of runtime.hooks) {
     if (hook.before === undefined) continue;
@@ -186,9 +189,16 @@ function runPipeline(
   const signal = options?.signal;
   if (signal?.aborted) return Promise.resolve(finish(cancelledResult(name, signal), metadata, started));
 
-  const parsed = parseArguments(name, rawArgs);
-  if ('failure' in parsed) return Promise.resolve(finish(parsed.failure, metadata, started));
-  let args = parsed.args;
+  let args: Record<string, unknown>;
+  let owned = false;
+  if (typeof rawArgs === 'object' && rawArgs !== null && isPlainPrototype(rawArgs)) {
+    args = rawArgs as Record<string, unknown>;
+  } else {
+    const parsed = parseArguments(name, rawArgs);
+    if ('failure' in parsed) return Promise.resolve(finish(parsed.failure, metadata, started));
+    args = parsed.args;
+    owned = parsed.owned;
+  }
 
   const declared = tool.declaredArgs;
   if (declared !== undefined) {
@@ -203,12 +213,12 @@ function runPipeline(
       const kept: Record<string, unknown> = {};
       for (const key in args) if (declared.has(key)) kept[key] = args[key];
       args = kept;
-      parsed.owned = true;
+      owned = true;
       metadata.droppedArgs = extra;
     }
   }
 
-  if (!parsed.owned && tool.copyArgs !== 'none') {
+  if (!owned && tool.copyArgs !== 'none') {
     args = tool.copyArgs === 'shallow' ? { ...args } : (structuredCloneSafe(args) as Record<string, unknown>);
   }
   const issues = tool.validateInput(args);
@@ -251,7 +261,7 @@ function afterValidation(
       return Promise.resolve(finish(missingCredentials(spec.name, variable), metadata, started));
     }
   }
-  if (runtime.approvalGate !== undefined) {
+  if (tool.mayNeedApproval && runtime.approvalGate !== undefined) {
     const pending = runtime.approvalGate(tool, args, metadata);
     if (pending !== undefined) return Promise.resolve(finish(pending, metadata, started));
   }
@@ -281,48 +291,43 @@ export function execute(
     return Promise.resolve(finishOutput(tool, output, runtime, metadata, started));
   }
   const timeoutMs = options?.timeoutMs ?? spec.timeoutMs ?? runtime.defaultTimeoutMs;
-  return settle(output as PromiseLike<unknown>, context, timeoutMs, spec, signal, runtime, started).then(
-    (value) => {
-      if (value === TIMED_OUT) return finish(timeoutResult(spec.name, timeoutMs, spec, started), metadata, started);
-      if (value === CANCELLED) return finish(cancelledResult(spec.name, signal), metadata, started);
-      try {
-        return finishOutput(tool, value, runtime, metadata, started);
-      } catch (error) {
-        return finish(internalFailure(spec.name, error), metadata, started);
-      }
-    },
-    (error: unknown) => finish(executionFailed(spec.name, error), metadata, started),
-  );
+  return settle(output as PromiseLike<unknown>, tool, context, timeoutMs, signal, runtime, metadata, started);
 }
 
+/**
+ * Wait for an async handler under its deadline and the caller's signal, resolving to the final
+ * result: one promise per call, whichever of output, deadline and abort comes first wins.
+ */
 function settle(
   pending: PromiseLike<unknown>,
+  tool: PreparedTool,
   context: CallContext,
   timeoutMs: number,
-  spec: ToolSpec,
   signal: AbortSignal | undefined,
   runtime: DispatchRuntime,
+  metadata: ResultMetadata,
   started: number,
-): Promise<unknown> {
-  return new Promise<unknown>((resolve, reject) => {
+): Promise<ToolResult> {
+  const spec = tool.spec;
+  return new Promise<ToolResult>((resolve) => {
     let done = false;
-    let deadline: { cancel(): void } | undefined;
+    let deadline: { cancel(): void };
     const stop = () => {
       done = true;
-      deadline?.cancel();
+      deadline.cancel();
       if (signal !== undefined) signal.removeEventListener('abort', onAbort);
     };
     const onTimeout = () => {
       if (done) return;
       stop();
       context.abort(new TimeoutError(`Tool '${spec.name}' timed out after ${timeoutMs} ms.`));
-      resolve(TIMED_OUT);
+      resolve(finish(timeoutResult(spec.name, timeoutMs, spec, started), metadata, started));
     };
     const onAbort = () => {
       if (done) return;
       stop();
       context.abort(signal?.reason);
-      resolve(CANCELLED);
+      resolve(finish(cancelledResult(spec.name, signal), metadata, started));
     };
     if (spec.resetOnProgress === true) {
       // Rare path: a plain timer that each progress report pushes back, capped by maxTotalMs.
@@ -330,8 +335,7 @@ function settle(
       let timer: ReturnType<typeof setTimeout> | undefined;
       const arm = () => {
         if (timer !== undefined) clearTimeout(timer);
-        const wait = Math.min(timeoutMs, cap - performance.now());
-        timer = setTimeout(onTimeout, Math.max(0, wait));
+        timer = setTimeout(onTimeout, Math.max(0, Math.min(timeoutMs, cap - clock.now())));
       };
       arm();
       context.onProgressTick = () => {
@@ -346,12 +350,16 @@ function settle(
       (value) => {
         if (done) return;
         stop();
-        resolve(value);
+        try {
+          resolve(finishOutput(tool, value, runtime, metadata, started));
+        } catch (error) {
+          resolve(finish(internalFailure(spec.name, error), metadata, started));
+        }
       },
       (error: unknown) => {
         if (done) return;
         stop();
-        reject(error);
+        resolve(finish(executionFailed(spec.name, error), metadata, started));
       },
     );
   });
@@ -443,7 +451,7 @@ function finish(result: ToolResult, metadata: ResultMetadata, started: number): 
     for (const key in own) if (key !== 'tool' && key !== 'durationMs' && !(key in metadata)) metadata[key] = own[key];
     result = { ...result, metadata };
   }
-  metadata.durationMs = performance.now() - started;
+  metadata.durationMs = clock.now() - started;
   return result;
 }
 
@@ -538,7 +546,7 @@ function executionFailed(toolName: string, error: unknown): ToolFailure {
 }
 
 function timeoutResult(toolName: string, timeoutMs: number, spec: ToolSpec, started: number): ToolFailure {
-  const total = performance.now() - started;
+  const total = clock.now() - started;
   const capped = spec.resetOnProgress === true && spec.maxTotalMs !== undefined && total >= spec.maxTotalMs - 1;
   return ToolResult.error(
     'TIMEOUT',
@@ -565,6 +573,11 @@ function internalFailure(toolName: string, error: unknown): ToolFailure {
   return ToolResult.error('EXECUTION_FAILED', `Tool '${toolName}' could not be dispatched: ${message}`, {
     details: { internal: true },
   });
+}
+
+function isPlainPrototype(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
 }
 
 function structuredCloneSafe(value: unknown): unknown {

@@ -9,7 +9,7 @@ import { compileValidator, schemaProblems } from '../schema/compile-validator.js
  * a registry of 100 000 tools registers in well under a second) and the compiled validator replaces
  * the lazy one, so every later call goes straight to it.
  */
-export function prepareTool(spec: ToolSpec): PreparedTool {
+export function prepareTool(spec: ToolSpec, hasApprovalRule = false): PreparedTool {
   const schema = spec.inputSchema;
   const prepared = {
     spec,
@@ -19,6 +19,7 @@ export function prepareTool(spec: ToolSpec): PreparedTool {
     copyArgs: defaultsDepth(schema),
     requiredEnv: spec.requires.env ?? [],
     extraArgs: spec.extraArgs,
+    mayNeedApproval: hasApprovalRule || (spec.requiresApproval !== undefined && spec.requiresApproval !== false),
   };
   prepared.validateInput = (value) => {
     const validator = compileOrExplain(spec, schema, 'input');

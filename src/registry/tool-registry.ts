@@ -188,7 +188,7 @@ export class ToolRegistry {
    */
   register(tool: RegistrableTool, options: RegisterOptions = {}): ToolSpec {
     const spec = toSpec(tool);
-    this.#commit([{ name: spec.name, entry: { kind: 'tool', prepared: prepareTool(spec), definition: undefined } }], options);
+    this.#commit([{ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined } }], options);
     return spec;
   }
 
@@ -198,7 +198,7 @@ export class ToolRegistry {
   registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}): ToolSpec[] {
     const specs = tools.map(toSpec);
     this.#commit(
-      specs.map((spec) => ({ name: spec.name, entry: { kind: 'tool', prepared: prepareTool(spec), definition: undefined } })),
+      specs.map((spec) => ({ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined } })),
       options,
     );
     return specs;
@@ -225,7 +225,7 @@ export class ToolRegistry {
   async registerDefinition(definition: unknown, options: DefinitionOptions = {}): Promise<ToolSpec> {
     const { definitionToSpec } = await import('../definitions/definition-to-spec.js');
     const spec = await definitionToSpec(definition, { baseDir: options.baseDir, resolveBuiltin: this.#options.resolveBuiltin });
-    this.#commit([{ name: spec.name, entry: { kind: 'tool', prepared: prepareTool(spec), definition: definition as ToolDefinition } }], options);
+    this.#commit([{ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: definition as ToolDefinition } }], options);
     return spec;
   }
 
@@ -233,7 +233,7 @@ export class ToolRegistry {
   async loadYamlFile(path: string, options: DefinitionOptions = {}): Promise<ToolSpec> {
     const { loadDefinitionFile } = await import('../definitions/load-yaml.js');
     const loaded = await loadDefinitionFile(path, { baseDir: options.baseDir, resolveBuiltin: this.#options.resolveBuiltin });
-    this.#commit([{ name: loaded.spec.name, entry: { kind: 'tool', prepared: prepareTool(loaded.spec), definition: loaded.definition } }], options, loaded.file);
+    this.#commit([{ name: loaded.spec.name, entry: { kind: 'tool', prepared: this.#prepare(loaded.spec), definition: loaded.definition } }], options, loaded.file);
     return loaded.spec;
   }
 
@@ -250,7 +250,7 @@ export class ToolRegistry {
       resolveBuiltin: this.#options.resolveBuiltin,
     });
     this.#commit(
-      loaded.map((item) => ({ name: item.spec.name, entry: { kind: 'tool', prepared: prepareTool(item.spec), definition: item.definition }, file: item.file })),
+      loaded.map((item) => ({ name: item.spec.name, entry: { kind: 'tool', prepared: this.#prepare(item.spec), definition: item.definition }, file: item.file })),
       options,
     );
     return loaded.map((item) => item.spec.name).sort();
@@ -464,6 +464,10 @@ export class ToolRegistry {
     return ToolResult.pendingApproval(approval.id, JSON.parse(canonical));
   }
 
+  #prepare(spec: ToolSpec): PreparedTool {
+    return prepareTool(spec, this.#options.approvalRule !== undefined);
+  }
+
   #entry(name: string): Entry | undefined {
     return this.#entries.get(name);
   }
@@ -479,7 +483,7 @@ export class ToolRegistry {
           toolName: name,
         });
       }
-      entry.prepared = prepareTool(spec);
+      entry.prepared = this.#prepare(spec);
     }
     return entry.prepared;
   }
@@ -538,7 +542,7 @@ export class ToolRegistry {
   #ensureOutputReader(): void {
     if (this.#entries.has(READ_TOOL_OUTPUT)) return;
     const spec = createReadToolOutputTool(this.#runtime.outputs);
-    this.#entries.set(READ_TOOL_OUTPUT, { kind: 'tool', prepared: prepareTool(spec), definition: undefined });
+    this.#entries.set(READ_TOOL_OUTPUT, { kind: 'tool', prepared: this.#prepare(spec), definition: undefined });
   }
 
   #changed(change: RegistryChange): void {

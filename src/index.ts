@@ -7,7 +7,14 @@
  */
 
 export type { CallContextOptions, ProgressEvent } from './core/call-context.js';
-export type { AudioContent, ContentBlock, EmbeddedResource, ImageContent, ResourceLink, TextContent } from './core/content-block.js';
+export type {
+  AudioContent,
+  ContentBlock,
+  EmbeddedResource,
+  ImageContent,
+  ResourceLink,
+  TextContent,
+} from './core/content-block.js';
 export type { JsonSchemaToolOptions, SchemaToolOptions, ToolOptionsBase } from './core/define-tool.js';
 export { defineTool, isToolSpec, TOOL_NAME_PATTERN } from './core/define-tool.js';
 export { closestNames } from './core/did-you-mean.js';
@@ -56,8 +63,8 @@ export { READ_TOOL_OUTPUT } from './registry/read-tool-output.js';
 export type {
   DefinitionOptions,
   DirectoryOptions,
-  RegistrableTool,
   RegisterOptions,
+  RegistrableTool,
   RegistryChange,
   RegistryEvents,
   ToolDefinition,
@@ -65,3 +72,7 @@ export type {
 } from './registry/tool-registry.js';
 export { ToolRegistry } from './registry/tool-registry.js';
 export { compileValidator, describeSchema } from './schema/compile-validator.js';
+export type { SearchableRegistry } from './search/search-tools-tool.js';
+export { createSearchToolsTool, SEARCH_TOOLS } from './search/search-tools-tool.js';
+export type { ToolSearchHit, ToolSearchOptions } from './search/tool-search-index.js';
+export { ToolSearchIndex } from './search/tool-search-index.js';

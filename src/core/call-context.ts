@@ -1,11 +1,5 @@
-import type {
-  ElicitationResult,
-  LogLevel,
-  SamplingRequest,
-  SamplingResult,
-  ToolContext,
-} from './tool-spec.js';
 import type { JsonSchema } from './json-schema.js';
+import type { ElicitationResult, LogLevel, SamplingRequest, SamplingResult, ToolContext } from './tool-spec.js';
 
 /** A progress report a tool sent while running. */
 export interface ProgressEvent {
@@ -75,7 +69,10 @@ export class CallContext implements ToolContext {
       else if (this.#callerSignal !== undefined) {
         const controller = this.#controller;
         if (this.#callerSignal.aborted) controller.abort(this.#callerSignal.reason);
-        else this.#callerSignal.addEventListener('abort', () => controller.abort(this.#callerSignal?.reason), { once: true });
+        else
+          this.#callerSignal.addEventListener('abort', () => controller.abort(this.#callerSignal?.reason), {
+            once: true,
+          });
       }
     }
     return this.#controller.signal;
@@ -106,7 +103,9 @@ export class CallContext implements ToolContext {
     const elicit = this.#options?.elicit;
     if (elicit === undefined) {
       return Promise.reject(
-        new Error(`Tool '${this.tool}' asked the user a question, but this caller cannot ask (elicitation needs an MCP client that supports it).`),
+        new Error(
+          `Tool '${this.tool}' asked the user a question, but this caller cannot ask (elicitation needs an MCP client that supports it).`,
+        ),
       );
     }
     return elicit(message, requestedSchema);
@@ -116,7 +115,9 @@ export class CallContext implements ToolContext {
     const sample = this.#options?.sample;
     if (sample === undefined) {
       return Promise.reject(
-        new Error(`Tool '${this.tool}' asked for a model completion, but this caller cannot provide one (sampling needs an MCP client that supports it).`),
+        new Error(
+          `Tool '${this.tool}' asked for a model completion, but this caller cannot provide one (sampling needs an MCP client that supports it).`,
+        ),
       );
     }
     return sample(request);

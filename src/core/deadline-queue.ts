@@ -88,4 +88,3 @@ function expire(list: DeadlineList): void {
   }
   if (list.head !== undefined) arm(list, list.head.at - now);
 }
-

@@ -73,8 +73,12 @@ export interface JsonSchemaToolOptions<Args> extends ToolOptionsBase {
  * });
  * ```
  */
-export function defineTool<S extends StandardSchemaV1>(options: SchemaToolOptions<S>): ToolSpec<StandardSchemaV1.InferOutput<S>>;
+export function defineTool<S extends StandardSchemaV1>(
+  options: SchemaToolOptions<S>,
+): ToolSpec<StandardSchemaV1.InferOutput<S>>;
 export function defineTool<Args = Record<string, unknown>>(options: JsonSchemaToolOptions<Args>): ToolSpec<Args>;
+/** A variant of an existing spec: `defineTool({ ...spec, timeoutMs: 5_000 })`. */
+export function defineTool<Args>(options: ToolSpec<Args>): ToolSpec<Args>;
 export function defineTool(options: ToolOptionsBase & { handler: ToolHandler<never> }): ToolSpec<never> {
   return createToolSpec(options) as ToolSpec<never>;
 }
@@ -104,7 +108,11 @@ export function createToolSpec(options: unknown): ToolSpec {
   }
   const description = source.description;
   if (typeof description !== 'string' || description.trim() === '') {
-    throw invalid(name, 'description', `Tool '${name}' needs a non-empty description, got ${describeValue(description)}.`);
+    throw invalid(
+      name,
+      'description',
+      `Tool '${name}' needs a non-empty description, got ${describeValue(description)}.`,
+    );
   }
   if (typeof source.handler !== 'function') {
     throw invalid(name, 'handler', `Tool '${name}' needs a handler function, got ${describeValue(source.handler)}.`);
@@ -125,7 +133,11 @@ export function createToolSpec(options: unknown): ToolSpec {
     outputSchema = jsonSchemaOf(name, 'output', source.output as StandardSchemaV1, 'output');
   } else if (source.outputSchema !== undefined) {
     if (!isPlainObject(source.outputSchema)) {
-      throw invalid(name, 'outputSchema', `Tool '${name}': outputSchema must be a JSON Schema object, got ${describeValue(source.outputSchema)}.`);
+      throw invalid(
+        name,
+        'outputSchema',
+        `Tool '${name}': outputSchema must be a JSON Schema object, got ${describeValue(source.outputSchema)}.`,
+      );
     }
     outputSchema = source.outputSchema as JsonSchema;
   }
@@ -135,15 +147,15 @@ export function createToolSpec(options: unknown): ToolSpec {
     description,
     category: optionalString(name, source, 'category') ?? 'general',
     tags: Object.freeze(stringArray(name, source, 'tags')),
-    inputSchema: deepFreeze(cloneJson(name, 'inputSchema', inputSchema)),
+    inputSchema: frozenJsonCopy(name, 'inputSchema', inputSchema),
     handler: source.handler,
     annotations: Object.freeze({ ...objectField(name, source, 'annotations') }),
-    requires: deepFreeze(requirements(name, source.requires)),
+    requires: frozenJsonCopy(name, 'requires', requirements(name, source.requires)),
     metadata: Object.freeze({ ...objectField(name, source, 'metadata') }),
   };
   copyString(name, source, spec, 'title');
   copyString(name, source, spec, 'whenToUse');
-  if (outputSchema !== undefined) spec.outputSchema = deepFreeze(cloneJson(name, 'outputSchema', outputSchema));
+  if (outputSchema !== undefined) spec.outputSchema = frozenJsonCopy(name, 'outputSchema', outputSchema);
   if (input !== undefined && input !== null) spec.input = input;
   for (const key of ['timeoutMs', 'maxTotalMs'] as const) {
     const value = source[key];
@@ -164,19 +176,31 @@ export function createToolSpec(options: unknown): ToolSpec {
   if (source.resetOnProgress !== undefined) spec.resetOnProgress = source.resetOnProgress === true;
   if (source.extraArgs !== undefined) {
     if (source.extraArgs !== 'drop' && source.extraArgs !== 'reject') {
-      throw invalid(name, 'extraArgs', `Tool '${name}': extraArgs must be 'drop' or 'reject', got ${describeValue(source.extraArgs)}.`);
+      throw invalid(
+        name,
+        'extraArgs',
+        `Tool '${name}': extraArgs must be 'drop' or 'reject', got ${describeValue(source.extraArgs)}.`,
+      );
     }
     spec.extraArgs = source.extraArgs;
   }
   if (source.requiresApproval !== undefined) {
     if (typeof source.requiresApproval !== 'boolean' && typeof source.requiresApproval !== 'function') {
-      throw invalid(name, 'requiresApproval', `Tool '${name}': requiresApproval must be a boolean or a function, got ${describeValue(source.requiresApproval)}.`);
+      throw invalid(
+        name,
+        'requiresApproval',
+        `Tool '${name}': requiresApproval must be a boolean or a function, got ${describeValue(source.requiresApproval)}.`,
+      );
     }
     spec.requiresApproval = source.requiresApproval;
   }
   if (source.cli !== undefined) {
     if (source.cli !== null && (typeof source.cli !== 'string' || source.cli.trim() === '')) {
-      throw invalid(name, 'cli', `Tool '${name}': cli must be a command keyword or null, got ${describeValue(source.cli)}.`);
+      throw invalid(
+        name,
+        'cli',
+        `Tool '${name}': cli must be a command keyword or null, got ${describeValue(source.cli)}.`,
+      );
     }
     spec.cli = source.cli;
   }
@@ -187,7 +211,11 @@ export function createToolSpec(options: unknown): ToolSpec {
 function jsonSchemaOf(toolName: string, field: string, schema: StandardSchemaV1, io: 'input' | 'output'): JsonSchema {
   const standard = (schema as unknown as Partial<StandardJSONSchemaV1>)['~standard'];
   if (standard === undefined || typeof standard !== 'object') {
-    throw invalid(toolName, field, `Tool '${toolName}': ${field} must be a zod or other Standard Schema, got ${describeValue(schema)}.`);
+    throw invalid(
+      toolName,
+      field,
+      `Tool '${toolName}': ${field} must be a zod or other Standard Schema, got ${describeValue(schema)}.`,
+    );
   }
   const converter = standard.jsonSchema?.[io];
   if (typeof converter !== 'function') {
@@ -201,7 +229,11 @@ function jsonSchemaOf(toolName: string, field: string, schema: StandardSchemaV1,
   try {
     converted = converter({ target: 'draft-2020-12' });
   } catch (error) {
-    throw invalid(toolName, field, `Tool '${toolName}': the ${field} schema cannot be expressed as JSON Schema: ${(error as Error).message}`);
+    throw invalid(
+      toolName,
+      field,
+      `Tool '${toolName}': the ${field} schema cannot be expressed as JSON Schema: ${(error as Error).message}`,
+    );
   }
   const { $schema: _ignored, ...rest } = converted;
   return rest as JsonSchema;
@@ -209,31 +241,63 @@ function jsonSchemaOf(toolName: string, field: string, schema: StandardSchemaV1,
 
 function objectSchema(toolName: string, field: string, schema: unknown): JsonObjectSchema {
   if (!isPlainObject(schema)) {
-    throw invalid(toolName, field, `Tool '${toolName}': ${field} must be a JSON Schema object, got ${describeValue(schema)}.`);
+    throw invalid(
+      toolName,
+      field,
+      `Tool '${toolName}': ${field} must be a JSON Schema object, got ${describeValue(schema)}.`,
+    );
   }
   if (schema.type !== 'object') {
-    throw invalid(toolName, `${field}.type`, `Tool '${toolName}': ${field} must have type "object", got ${describeValue(schema.type)}.`);
+    throw invalid(
+      toolName,
+      `${field}.type`,
+      `Tool '${toolName}': ${field} must have type "object", got ${describeValue(schema.type)}.`,
+    );
   }
   if (schema.properties !== undefined && !isPlainObject(schema.properties)) {
-    throw invalid(toolName, `${field}.properties`, `Tool '${toolName}': ${field}.properties must be an object, got ${describeValue(schema.properties)}.`);
+    throw invalid(
+      toolName,
+      `${field}.properties`,
+      `Tool '${toolName}': ${field}.properties must be an object, got ${describeValue(schema.properties)}.`,
+    );
   }
-  if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((item) => typeof item === 'string'))) {
-    throw invalid(toolName, `${field}.required`, `Tool '${toolName}': ${field}.required must be a list of property names, got ${describeValue(schema.required)}.`);
+  if (
+    schema.required !== undefined &&
+    !(Array.isArray(schema.required) && schema.required.every((item) => typeof item === 'string'))
+  ) {
+    throw invalid(
+      toolName,
+      `${field}.required`,
+      `Tool '${toolName}': ${field}.required must be a list of property names, got ${describeValue(schema.required)}.`,
+    );
   }
-  return { ...schema, type: 'object', properties: (schema.properties as JsonObjectSchema['properties']) ?? {} };
+  return {
+    ...schema,
+    type: 'object',
+    properties: (schema.properties as JsonObjectSchema['properties']) ?? {},
+  };
 }
 
 function requirements(toolName: string, value: unknown): ToolRequirements {
   if (value === undefined || value === null) return {};
-  if (!isPlainObject(value)) throw invalid(toolName, 'requires', `Tool '${toolName}': requires must be an object, got ${describeValue(value)}.`);
+  if (!isPlainObject(value))
+    throw invalid(toolName, 'requires', `Tool '${toolName}': requires must be an object, got ${describeValue(value)}.`);
   if (value.env === undefined) return {};
   if (!Array.isArray(value.env)) {
-    throw invalid(toolName, 'requires.env', `Tool '${toolName}': requires.env must be a list, got ${describeValue(value.env)}.`);
+    throw invalid(
+      toolName,
+      'requires.env',
+      `Tool '${toolName}': requires.env must be a list, got ${describeValue(value.env)}.`,
+    );
   }
   const env = value.env.map((entry: unknown, index: number) => {
     const item = typeof entry === 'string' ? { name: entry } : entry;
     if (!isPlainObject(item) || typeof item.name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(item.name)) {
-      throw invalid(toolName, `requires.env[${index}]`, `Tool '${toolName}': requires.env[${index}] must name an environment variable, got ${describeValue(entry)}.`);
+      throw invalid(
+        toolName,
+        `requires.env[${index}]`,
+        `Tool '${toolName}': requires.env[${index}] must name an environment variable, got ${describeValue(entry)}.`,
+      );
     }
     return { ...item } as { name: string };
   });
@@ -249,7 +313,12 @@ function optionalString(toolName: string, source: Record<string, unknown>, key: 
   return value;
 }
 
-function copyString(toolName: string, source: Record<string, unknown>, target: Record<string, unknown>, key: string): void {
+function copyString(
+  toolName: string,
+  source: Record<string, unknown>,
+  target: Record<string, unknown>,
+  key: string,
+): void {
   const value = optionalString(toolName, source, key);
   if (value !== undefined) target[key] = value;
 }
@@ -266,7 +335,8 @@ function stringArray(toolName: string, source: Record<string, unknown>, key: str
 function objectField(toolName: string, source: Record<string, unknown>, key: string): Record<string, unknown> {
   const value = source[key];
   if (value === undefined || value === null) return {};
-  if (!isPlainObject(value)) throw invalid(toolName, key, `Tool '${toolName}': ${key} must be an object, got ${describeValue(value)}.`);
+  if (!isPlainObject(value))
+    throw invalid(toolName, key, `Tool '${toolName}': ${key} must be an object, got ${describeValue(value)}.`);
   return value;
 }
 
@@ -299,18 +369,34 @@ export function describeValue(value: unknown): string {
   return 'an object';
 }
 
-function cloneJson<T>(toolName: string, field: string, value: T): T {
-  try {
-    return structuredClone(value);
-  } catch {
-    throw invalid(toolName, field, `Tool '${toolName}': ${field} must be plain JSON data (no functions or class instances).`);
-  }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
+/**
+ * A deep, frozen copy of JSON data (what schemas are), made in one pass: the spec must not change
+ * under the validators compiled from it, and the caller's own objects must stay theirs.
+ */
+function frozenJsonCopy<T>(toolName: string, field: string, value: T): T {
+  const copy = (node: unknown, depth: number): unknown => {
+    if (node === null || typeof node !== 'object') {
+      if (typeof node === 'function' || typeof node === 'symbol' || typeof node === 'bigint') {
+        throw invalid(
+          toolName,
+          field,
+          `Tool '${toolName}': ${field} must be plain JSON data, but it holds ${typeof node === 'function' ? 'a function' : `a ${typeof node}`}.`,
+        );
+      }
+      return node;
+    }
+    if (depth > 200)
+      throw invalid(toolName, field, `Tool '${toolName}': ${field} is nested more than 200 levels deep.`);
+    if (Array.isArray(node)) return Object.freeze(node.map((item) => copy(item, depth + 1)));
+    if (!isPlainObject(node)) {
+      throw invalid(toolName, field, `Tool '${toolName}': ${field} must be plain JSON data (no class instances).`);
+    }
+    const result: Record<string, unknown> = {};
+    for (const key of Object.keys(node)) {
+      const child = node[key];
+      if (child !== undefined) result[key] = copy(child, depth + 1);
+    }
+    return Object.freeze(result);
+  };
+  return copy(value, 0) as T;
 }

@@ -2,11 +2,11 @@ import { CallContext, type CallContextOptions } from './call-context.js';
 import type { DeadlineQueue } from './deadline-queue.js';
 import { describeValue } from './define-tool.js';
 import { closestNames } from './did-you-mean.js';
+import { locateJsonError } from './json-error.js';
 import type { JsonObjectSchema } from './json-schema.js';
 import { isPlainObject } from './json-schema.js';
-import { locateJsonError } from './json-error.js';
 import type { OutputStore } from './output-store.js';
-import { stringifyData, ToolResult, type ResultMetadata, type ToolFailure } from './tool-result.js';
+import { type ResultMetadata, stringifyData, type ToolFailure, ToolResult } from './tool-result.js';
 import type { RequiredEnvVar, ToolSpec } from './tool-spec.js';
 import type { CompiledValidator, ValidationIssue } from './validation-issue.js';
 
@@ -137,7 +137,9 @@ export function dispatchCall(
     return runPipeline(tool, rawArgs, options, runtime, started);
   } catch (error) {
     // A broken tool schema, or a bug in toolshed itself: still a result, never a throw.
-    return Promise.resolve(stampResult(internalFailure(tool.spec.name, error), tool.spec.name, started, options?.toolCallId));
+    return Promise.resolve(
+      stampResult(internalFailure(tool.spec.name, error), tool.spec.name, started, options?.toolCallId),
+    );
   }
 }
 
@@ -148,7 +150,12 @@ async function dispatchWithHooks(
   runtime: DispatchRuntime,
 ): Promise<ToolResult> {
   const started = clock.now();
-  const call: CallInfo = { tool: tool.spec.name, args: rawArgs, toolCallId: options?.toolCallId, options: options ?? {} };
+  const call: CallInfo = {
+    tool: tool.spec.name,
+    args: rawArgs,
+    toolCallId: options?.toolCallId,
+    options: options ?? {},
+  };
   for (const hook of runtime.hooks) {
     if (hook.before === undefined) continue;
     try {
@@ -204,7 +211,10 @@ function runPipeline(
   if (declared !== undefined) {
     let extra: string[] | undefined;
     for (const key in args) {
-      if (!declared.has(key) && Object.hasOwn(args, key)) (extra ??= []).push(key);
+      if (!declared.has(key) && Object.hasOwn(args, key)) {
+        extra ??= [];
+        extra.push(key);
+      }
     }
     if (extra !== undefined) {
       if ((tool.extraArgs ?? runtime.extraArgs) === 'reject') {
@@ -239,7 +249,8 @@ function runPipeline(
         (error: unknown) => finish(internalFailure(name, error), metadata, started),
       );
     }
-    if (checked.issues !== undefined) return Promise.resolve(finish(standardIssues(spec, checked.issues), metadata, started));
+    if (checked.issues !== undefined)
+      return Promise.resolve(finish(standardIssues(spec, checked.issues), metadata, started));
     args = checked.value as Record<string, unknown>;
   }
   return afterValidation(tool, args, options, runtime, metadata, started);
@@ -398,7 +409,10 @@ function finishOutput(
             .slice(0, 3)
             .map((issue) => issue.message.replace("'the arguments'", 'the output'))
             .join('; ')}.`,
-          { hint: 'This is a fault in the tool, not in your arguments; try another approach.', details: issues },
+          {
+            hint: 'This is a fault in the tool, not in your arguments; try another approach.',
+            details: issues,
+          },
         ),
         metadata,
         started,
@@ -477,7 +491,10 @@ export function invalidArguments(spec: ToolSpec, issues: readonly ValidationIssu
 
 function standardIssues(
   spec: ToolSpec,
-  issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined }>,
+  issues: ReadonlyArray<{
+    message: string;
+    path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined;
+  }>,
 ): ToolFailure {
   return invalidArguments(
     spec,
@@ -512,7 +529,8 @@ export function expectedArguments(schema: JsonObjectSchema): string {
     const type = Array.isArray(property.type)
       ? property.type.join(' or ')
       : (property.type ?? (property.enum !== undefined ? 'enum' : 'any'));
-    const enumText = property.enum !== undefined ? ` one of ${property.enum.map((value) => JSON.stringify(value)).join(', ')}` : '';
+    const enumText =
+      property.enum !== undefined ? ` one of ${property.enum.map((value) => JSON.stringify(value)).join(', ')}` : '';
     return `${key} (${type}${enumText}${required.has(key) ? ', required' : ''})`;
   });
   if (parts.length === 0) return 'This tool takes no arguments; send {}.';
@@ -553,13 +571,21 @@ function timeoutResult(toolName: string, timeoutMs: number, spec: ToolSpec, star
     capped
       ? `Tool '${toolName}' ran past its total limit of ${spec.maxTotalMs} ms.`
       : `Tool '${toolName}' timed out after ${timeoutMs} ms.`,
-    { hint: 'Try again, or ask for less work in one call.', details: { timeoutMs, maxTotalMs: spec.maxTotalMs } },
+    {
+      hint: 'Try again, or ask for less work in one call.',
+      details: { timeoutMs, maxTotalMs: spec.maxTotalMs },
+    },
   );
 }
 
 function cancelledResult(toolName: string, signal: AbortSignal | undefined): ToolFailure {
   const reason = signal?.reason;
-  const why = reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : '';
+  const why =
+    reason instanceof Error && reason.name !== 'AbortError'
+      ? `: ${reason.message}`
+      : typeof reason === 'string'
+        ? `: ${reason}`
+        : '';
   return ToolResult.error('CANCELLED', `The call to '${toolName}' was cancelled${why}.`);
 }
 
@@ -597,7 +623,8 @@ export function stampResult(result: ToolResult, toolName: string, started: numbe
 
 /** The `TOOL_NOT_FOUND` result for `name`: closest names first, then (a capped list of) all names. */
 export function toolNotFound(name: unknown, available: readonly string[]): { message: string; suggestions: string[] } {
-  const shownName = typeof name === 'string' ? (name.length > 80 ? `${name.slice(0, 77)}...` : name) : String(describeValue(name));
+  const shownName =
+    typeof name === 'string' ? (name.length > 80 ? `${name.slice(0, 77)}...` : name) : String(describeValue(name));
   const suggestions = typeof name === 'string' && name.length <= 200 ? closestNames(name, available) : [];
   let message = `Tool '${shownName}' not found.`;
   if (suggestions.length > 0) message += ` Did you mean ${suggestions.map((entry) => `'${entry}'`).join(' or ')}?`;

@@ -30,7 +30,11 @@ export function locateJsonError(text: string): JsonErrorLocation | undefined {
     }
   };
   const unexpected = (): never =>
-    fail(index >= text.length ? 'unexpected end of input' : `unexpected ${JSON.stringify(text[index])}`.replace(/^unexpected "(.*)"$/, "unexpected '$1'"));
+    fail(
+      index >= text.length
+        ? 'unexpected end of input'
+        : `unexpected ${JSON.stringify(text[index])}`.replace(/^unexpected "(.*)"$/, "unexpected '$1'"),
+    );
   const literal = (word: string) => {
     for (let offset = 0; offset < word.length; offset++) {
       if (text[index] !== word[offset]) unexpected();
@@ -49,8 +53,8 @@ export function locateJsonError(text: string): JsonErrorLocation | undefined {
       if (char < 0x20) fail('control character in string');
       if (char === 0x5c) {
         index++;
-        const escape = text[index];
-        if (escape === 'u') {
+        const escaped = text[index];
+        if (escaped === 'u') {
           for (let offset = 1; offset <= 4; offset++) {
             if (!/[0-9a-fA-F]/.test(text[index + offset] ?? '')) {
               index += offset;
@@ -58,7 +62,7 @@ export function locateJsonError(text: string): JsonErrorLocation | undefined {
             }
           }
           index += 5;
-        } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) index++;
+        } else if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) index++;
         else fail('bad escape in string');
       } else index++;
     }
@@ -81,10 +85,12 @@ export function locateJsonError(text: string): JsonErrorLocation | undefined {
       }
       while (true) {
         skipSpace();
-        if (text[index] !== '"') fail(index >= text.length ? 'unexpected end of input' : 'expected a double-quoted property name');
+        if (text[index] !== '"')
+          fail(index >= text.length ? 'unexpected end of input' : 'expected a double-quoted property name');
         string();
         skipSpace();
-        if (text[index] !== ':') fail(index >= text.length ? 'unexpected end of input' : "expected ':' after a property name");
+        if (text[index] !== ':')
+          fail(index >= text.length ? 'unexpected end of input' : "expected ':' after a property name");
         index++;
         value(depth + 1);
         skipSpace();
@@ -120,12 +126,12 @@ export function locateJsonError(text: string): JsonErrorLocation | undefined {
         fail(index >= text.length ? 'unexpected end of input' : "expected ',' or ']' after an array item");
       }
     }
-    if (char === '"') return string();
-    if (char === 't') return literal('true');
-    if (char === 'f') return literal('false');
-    if (char === 'n') return literal('null');
-    if (char === '-' || (char !== undefined && char >= '0' && char <= '9')) return number();
-    unexpected();
+    if (char === '"') string();
+    else if (char === 't') literal('true');
+    else if (char === 'f') literal('false');
+    else if (char === 'n') literal('null');
+    else if (char === '-' || (char !== undefined && char >= '0' && char <= '9')) number();
+    else unexpected();
   };
   try {
     value(0);

@@ -54,7 +54,12 @@ export class OutputStore {
     if (entry === undefined) return undefined;
     const start = Math.min(Math.max(0, offset), entry.text.length);
     const end = Math.min(entry.text.length, start + limit);
-    const page: OutputPage = { handle, text: entry.text.slice(start, end), offset: start, totalChars: entry.text.length };
+    const page: OutputPage = {
+      handle,
+      text: entry.text.slice(start, end),
+      offset: start,
+      totalChars: entry.text.length,
+    };
     if (end < entry.text.length) page.nextOffset = end;
     return page;
   }

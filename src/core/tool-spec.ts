@@ -12,7 +12,10 @@ export interface ElicitationResult {
 
 /** A request for the client's model to generate a message (MCP sampling). */
 export interface SamplingRequest {
-  messages: Array<{ role: 'user' | 'assistant'; content: { type: 'text'; text: string } | Record<string, unknown> }>;
+  messages: Array<{
+    role: 'user' | 'assistant';
+    content: { type: 'text'; text: string } | Record<string, unknown>;
+  }>;
   maxTokens: number;
   systemPrompt?: string;
   [key: string]: unknown;

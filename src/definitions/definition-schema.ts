@@ -23,7 +23,11 @@ export const TOOL_DEFINITION_SCHEMA: JsonSchema = {
     tags: { type: 'array', items: { type: 'string', minLength: 1 } },
     parameters: {
       type: 'object',
-      properties: { type: { const: 'object' }, properties: { type: 'object' }, required: { type: 'array', items: { type: 'string' } } },
+      properties: {
+        type: { const: 'object' },
+        properties: { type: 'object' },
+        required: { type: 'array', items: { type: 'string' } },
+      },
       required: ['type', 'properties'],
     },
     output_schema: { type: 'object' },

@@ -47,7 +47,13 @@ const KNOWN_KEYS = Object.keys(TOOL_DEFINITION_SCHEMA.properties ?? {});
  */
 export function definitionProblems(definition: unknown): DefinitionProblem[] {
   if (!isPlainObject(definition)) {
-    return [{ pointer: '', field: '', message: `a tool definition must be a mapping of keys to values, got ${describeValue(definition)}` }];
+    return [
+      {
+        pointer: '',
+        field: '',
+        message: `a tool definition must be a mapping of keys to values, got ${describeValue(definition)}`,
+      },
+    ];
   }
   const issues = validateDefinition(definition);
   if (issues !== undefined) return issues.map(toProblem);
@@ -56,7 +62,11 @@ export function definitionProblems(definition: unknown): DefinitionProblem[] {
     const schema = definition[key];
     if (schema === undefined) continue;
     for (const problem of schemaProblems(schema)) {
-      problems.push({ pointer: `/${key}`, field: key, message: `'${key}' is not a valid JSON Schema: ${problem}` });
+      problems.push({
+        pointer: `/${key}`,
+        field: key,
+        message: `'${key}' is not a valid JSON Schema: ${problem}`,
+      });
     }
   }
   return problems;
@@ -68,7 +78,14 @@ function toProblem(issue: ValidationIssue): DefinitionProblem {
     case 'additionalProperties': {
       const key = field.split('.').pop() ?? field;
       const parent = field.includes('.') ? field.slice(0, field.lastIndexOf('.')) : '';
-      const known = parent === '' ? KNOWN_KEYS : parent === 'annotations' ? Object.keys(ANNOTATION_KEYS) : parent === 'requires' ? ['env'] : ['name', 'description', 'url'];
+      const known =
+        parent === ''
+          ? KNOWN_KEYS
+          : parent === 'annotations'
+            ? Object.keys(ANNOTATION_KEYS)
+            : parent === 'requires'
+              ? ['env']
+              : ['name', 'description', 'url'];
       const suggestion = closestNames(key, known, 1)[0];
       return {
         pointer: issue.pointer,
@@ -77,7 +94,11 @@ function toProblem(issue: ValidationIssue): DefinitionProblem {
       };
     }
     case 'required':
-      return { pointer: issue.pointer, field, message: `missing required field '${field}' (${issue.expected})` };
+      return {
+        pointer: issue.pointer,
+        field,
+        message: `missing required field '${field}' (${issue.expected})`,
+      };
     case 'pattern':
       if (field === 'name') {
         return {
@@ -92,7 +113,11 @@ function toProblem(issue: ValidationIssue): DefinitionProblem {
       return { pointer: issue.pointer, field, message: issue.message };
     case 'const':
       if (field === 'parameters.type') {
-        return { pointer: issue.pointer, field, message: `'parameters.type' must be "object", got ${describeValue(issue.received)}` };
+        return {
+          pointer: issue.pointer,
+          field,
+          message: `'parameters.type' must be "object", got ${describeValue(issue.received)}`,
+        };
       }
       return { pointer: issue.pointer, field, message: issue.message };
     default:
@@ -158,12 +183,17 @@ export async function definitionToSpec(definition: unknown, options: DefinitionT
   if (typeof fields.max_total === 'number') spec.maxTotalMs = fields.max_total * 1000;
   if (isPlainObject(fields.annotations)) {
     const annotations: Record<string, unknown> = {};
-    for (const [from, to] of Object.entries(ANNOTATION_KEYS)) if (fields.annotations[from] !== undefined) annotations[to] = fields.annotations[from];
+    for (const [from, to] of Object.entries(ANNOTATION_KEYS))
+      if (fields.annotations[from] !== undefined) annotations[to] = fields.annotations[from];
     spec.annotations = annotations;
   }
   const metadata = isPlainObject(fields.metadata) ? { ...fields.metadata } : {};
   // The Python guide keeps the category under metadata; honour it when no top-level category is set.
-  if (spec.category === undefined && typeof metadata.category === 'string' && /^[a-z][a-z0-9_-]{0,63}$/.test(metadata.category)) {
+  if (
+    spec.category === undefined &&
+    typeof metadata.category === 'string' &&
+    /^[a-z][a-z0-9_-]{0,63}$/.test(metadata.category)
+  ) {
     spec.category = metadata.category;
   }
   spec.metadata = metadata;

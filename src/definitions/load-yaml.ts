@@ -32,18 +32,29 @@ export async function loadDefinitionFile(path: string, options: LoadYamlOptions 
   let text: string;
   try {
     const info = await stat(file);
-    if (info.isDirectory()) throw new ToolRegistrationError('INVALID_DEFINITION', 'is a folder, not a YAML file; use loadYamlDirectory.', { file: shown });
+    if (info.isDirectory())
+      throw new ToolRegistrationError('INVALID_DEFINITION', 'is a folder, not a YAML file; use loadYamlDirectory.', {
+        file: shown,
+      });
     if (info.size > MAX_DEFINITION_BYTES) {
-      throw new ToolRegistrationError('INVALID_DEFINITION', `is ${info.size} bytes, more than the ${MAX_DEFINITION_BYTES} a tool definition may have.`, { file: shown });
+      throw new ToolRegistrationError(
+        'INVALID_DEFINITION',
+        `is ${info.size} bytes, more than the ${MAX_DEFINITION_BYTES} a tool definition may have.`,
+        { file: shown },
+      );
     }
     text = await readFile(file, 'utf8');
   } catch (error) {
     if (ToolRegistrationError.isInstance(error)) throw error;
     const code = (error as { code?: string }).code;
-    throw new ToolRegistrationError('INVALID_DEFINITION', code === 'ENOENT' ? 'file not found.' : `cannot be read: ${(error as Error).message}`, {
-      file: shown,
-      cause: error,
-    });
+    throw new ToolRegistrationError(
+      'INVALID_DEFINITION',
+      code === 'ENOENT' ? 'file not found.' : `cannot be read: ${(error as Error).message}`,
+      {
+        file: shown,
+        cause: error,
+      },
+    );
   }
   return parseDefinitionText(text, shown, { ...options, baseDir: options.baseDir ?? dirname(file) });
 }
@@ -52,7 +63,11 @@ export async function loadDefinitionFile(path: string, options: LoadYamlOptions 
  * Check and resolve a YAML definition given as text; `file` is used in messages and `baseDir`
  * (default: the current folder) resolves relative handler paths.
  */
-export async function parseDefinitionText(text: string, file: string, options: LoadYamlOptions = {}): Promise<LoadedDefinition> {
+export async function parseDefinitionText(
+  text: string,
+  file: string,
+  options: LoadYamlOptions = {},
+): Promise<LoadedDefinition> {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const syntax = document.errors[0];
@@ -67,7 +82,11 @@ export async function parseDefinitionText(text: string, file: string, options: L
   try {
     definition = document.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    throw new ToolRegistrationError('INVALID_DEFINITION', `YAML could not be read: ${firstLine((error as Error).message)}`, { file, line: 1, column: 1 });
+    throw new ToolRegistrationError(
+      'INVALID_DEFINITION',
+      `YAML could not be read: ${firstLine((error as Error).message)}`,
+      { file, line: 1, column: 1 },
+    );
   }
   const locate = (pointer: string) => {
     const offset = offsetOf(document.contents, pointer);
@@ -75,7 +94,11 @@ export async function parseDefinitionText(text: string, file: string, options: L
     const position = lineCounter.linePos(offset);
     return { line: position.line, column: position.col };
   };
-  const spec = await definitionToSpec(definition, { baseDir: options.baseDir, resolveBuiltin: options.resolveBuiltin, source: { file, locate } });
+  const spec = await definitionToSpec(definition, {
+    baseDir: options.baseDir,
+    resolveBuiltin: options.resolveBuiltin,
+    source: { file, locate },
+  });
   return { spec, definition: definition as LoadedDefinition['definition'], file };
 }
 
@@ -86,7 +109,10 @@ export async function parseDefinitionText(text: string, file: string, options: L
  */
 export async function loadDefinitionDirectory(
   directory: string,
-  options: LoadYamlOptions & { pattern?: string | undefined; onProgress?: ((done: number, total: number) => void) | undefined } = {},
+  options: LoadYamlOptions & {
+    pattern?: string | undefined;
+    onProgress?: ((done: number, total: number) => void) | undefined;
+  } = {},
 ): Promise<LoadedDefinition[]> {
   const root = resolve(directory);
   const pattern = options.pattern ?? '*.yaml';
@@ -98,12 +124,19 @@ export async function loadDefinitionDirectory(
     names = (await readdir(root, { recursive })).map((name) => name.split(sep).join('/'));
   } catch (error) {
     const code = (error as { code?: string }).code;
-    throw new ToolRegistrationError('LOAD_FAILED', `Tool folder '${displayPath(root)}' ${code === 'ENOENT' ? 'does not exist' : 'is not a readable folder'}.`, {
-      cause: error,
-    });
+    throw new ToolRegistrationError(
+      'LOAD_FAILED',
+      `Tool folder '${displayPath(root)}' ${code === 'ENOENT' ? 'does not exist' : 'is not a readable folder'}.`,
+      {
+        cause: error,
+      },
+    );
   }
   const matches = picomatch(pattern, { dot: false });
-  const files = names.filter((name) => matches(name)).sort().map((name) => join(root, name));
+  const files = names
+    .filter((name) => matches(name))
+    .sort()
+    .map((name) => join(root, name));
   const loaded: LoadedDefinition[] = new Array(files.length);
   const errors: ToolRegistrationError[] = [];
   let next = 0;
@@ -117,7 +150,10 @@ export async function loadDefinitionDirectory(
         errors.push(
           ToolRegistrationError.isInstance(error)
             ? error
-            : new ToolRegistrationError('INVALID_DEFINITION', (error as Error).message, { file: displayPath(files[index]!), cause: error }),
+            : new ToolRegistrationError('INVALID_DEFINITION', (error as Error).message, {
+                file: displayPath(files[index]!),
+                cause: error,
+              }),
         );
       }
       done++;
@@ -148,7 +184,9 @@ function offsetOf(root: unknown, pointer: string): number | undefined {
     .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
   for (const segment of segments) {
     if (isMap(node)) {
-      const pair = node.items.find((item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === segment);
+      const pair = node.items.find(
+        (item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === segment,
+      );
       if (pair === undefined) return offset;
       offset = rangeStart(pair.key as Node) ?? offset;
       node = pair.value as Node | null;
@@ -169,7 +207,10 @@ function rangeStart(node: Node | null | undefined): number | undefined {
 }
 
 function firstLine(message: string): string {
-  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').trim();
+  return message
+    .split('\n')[0]!
+    .replace(/ at line \d+, column \d+:?$/, '')
+    .trim();
 }
 
 function displayPath(file: string): string {

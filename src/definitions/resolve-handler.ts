@@ -72,11 +72,16 @@ export async function resolveHandler(reference: string, options: ResolveHandlerO
   if (reference.startsWith('builtin:')) {
     const name = reference.slice('builtin:'.length);
     const handler = options.resolveBuiltin?.(name);
-    if (handler === undefined) throw fail(`handler '${reference}' names no built-in handler${options.resolveBuiltin === undefined ? ' (this registry has no built-ins enabled)' : ''}.`);
+    if (handler === undefined)
+      throw fail(
+        `handler '${reference}' names no built-in handler${options.resolveBuiltin === undefined ? ' (this registry has no built-ins enabled)' : ''}.`,
+      );
     return handler;
   }
   if (reference.startsWith('http:') || reference.startsWith('https:')) {
-    throw fail(`handler '${reference}': REST tools are defined under custom_tools in toolshed.yaml, not as a handler reference.`);
+    throw fail(
+      `handler '${reference}': REST tools are defined under custom_tools in toolshed.yaml, not as a handler reference.`,
+    );
   }
   const parsed = parseHandlerReference(reference);
   if (parsed === undefined) {
@@ -98,19 +103,33 @@ export async function resolveHandler(reference: string, options: ResolveHandlerO
     module = (await import(target)) as Record<string, unknown>;
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (!isPath && (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((error as Error).message).includes(parsed.module)) {
-      throw fail(`handler module '${parsed.module}' not found: no such package is installed, and relative paths must start with './'.`, error);
+    if (
+      !isPath &&
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+      String((error as Error).message).includes(parsed.module)
+    ) {
+      throw fail(
+        `handler module '${parsed.module}' not found: no such package is installed, and relative paths must start with './'.`,
+        error,
+      );
     }
     if (code === 'ERR_UNKNOWN_FILE_EXTENSION') {
-      throw fail(`handler module '${parsed.module}' cannot be loaded by Node directly; compile it to .js (or run under a TypeScript loader such as tsx).`, error);
+      throw fail(
+        `handler module '${parsed.module}' cannot be loaded by Node directly; compile it to .js (or run under a TypeScript loader such as tsx).`,
+        error,
+      );
     }
-    throw fail(`handler module '${parsed.module}' failed to load: ${(error as Error).name}: ${(error as Error).message}`, error);
+    throw fail(
+      `handler module '${parsed.module}' failed to load: ${(error as Error).name}: ${(error as Error).message}`,
+      error,
+    );
   }
 
   if (!Object.hasOwn(module, parsed.exportName)) {
     const exports = Object.keys(module).filter((key) => key !== 'default' || module.default !== undefined);
     const suggestions = closestNames(parsed.exportName, exports);
-    const didYouMean = suggestions.length > 0 ? ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?` : '';
+    const didYouMean =
+      suggestions.length > 0 ? ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?` : '';
     throw fail(
       `module '${parsed.module}' has no export '${parsed.exportName}'.${didYouMean} Its exports: ${exports.length > 0 ? exports.sort().join(', ') : 'none'}.`,
     );
@@ -118,7 +137,9 @@ export async function resolveHandler(reference: string, options: ResolveHandlerO
   const value = module[parsed.exportName];
   if (isToolSpec(value)) return value.handler as ToolHandler;
   if (typeof value !== 'function') {
-    throw fail(`export '${parsed.exportName}' of '${parsed.module}' is not callable (it is ${value === null ? 'null' : typeof value}).`);
+    throw fail(
+      `export '${parsed.exportName}' of '${parsed.module}' is not callable (it is ${value === null ? 'null' : typeof value}).`,
+    );
   }
   return value as ToolHandler;
 }

@@ -66,29 +66,33 @@ function declaredArguments(schema: JsonSchema): ReadonlySet<string> | undefined 
   const additional = schema.additionalProperties;
   if (additional !== undefined && additional !== false) return undefined;
   // Composed schemas may declare properties elsewhere; never drop what they might accept.
-  if (schema.patternProperties !== undefined || schema.allOf || schema.anyOf || schema.oneOf || schema.$ref) return undefined;
+  if (schema.patternProperties !== undefined || schema.allOf || schema.anyOf || schema.oneOf || schema.$ref)
+    return undefined;
   if (schema.unevaluatedProperties !== undefined && schema.unevaluatedProperties !== false) return undefined;
   return new Set(Object.keys(schema.properties ?? {}));
 }
 
 function defaultsDepth(schema: JsonSchema): 'none' | 'shallow' | 'deep' {
   let depth: 'none' | 'shallow' | 'deep' = 'none';
+  for (const [key, child] of Object.entries(schema)) {
+    if (key === 'properties') continue;
+    if (containsDefault(child)) return 'deep';
+  }
   for (const property of Object.values(schema.properties ?? {})) {
     if (property === null || typeof property !== 'object') continue;
-    if ('default' in property) depth = 'shallow';
-    const { default: _default, ...rest } = property;
-    if (containsDefault(rest)) return 'deep';
+    for (const [key, child] of Object.entries(property)) {
+      if (key === 'default') depth = 'shallow';
+      else if (containsDefault(child)) return 'deep';
+    }
   }
-  if (depth === 'none' && containsDefault({ ...schema, properties: {} })) return 'deep';
   return depth;
 }
 
 function containsDefault(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) return value.some(containsDefault);
-  for (const [key, child] of Object.entries(value)) {
-    if (key === 'default') return true;
-    if (containsDefault(child)) return true;
+  for (const key in value) {
+    if (key === 'default' || containsDefault((value as Record<string, unknown>)[key])) return true;
   }
   return false;
 }

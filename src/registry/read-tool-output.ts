@@ -16,7 +16,8 @@ export function createReadToolOutputTool(outputs: OutputStore): ToolSpec {
     title: 'Read Tool Output',
     description:
       'Read part of a tool output that was truncated. Pass the handle from the truncation marker and the offset to start at; returns the text and the offset of the next page.',
-    whenToUse: 'When a tool result ends with a "[... characters truncated ...]" marker and you need the part that was cut.',
+    whenToUse:
+      'When a tool result ends with a "[... characters truncated ...]" marker and you need the part that was cut.',
     category: 'meta',
     annotations: { readOnly: true, idempotent: true, openWorld: false },
     cli: null,
@@ -25,9 +26,25 @@ export function createReadToolOutputTool(outputs: OutputStore): ToolSpec {
     inputSchema: {
       type: 'object',
       properties: {
-        handle: { type: 'string', minLength: 1, maxLength: 200, description: 'The handle from the truncation marker.' },
-        offset: { type: 'integer', minimum: 0, default: 0, description: 'Character offset to start reading at.' },
-        limit: { type: 'integer', minimum: 1, maximum: 100_000, default: 10_000, description: 'How many characters to read.' },
+        handle: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+          description: 'The handle from the truncation marker.',
+        },
+        offset: {
+          type: 'integer',
+          minimum: 0,
+          default: 0,
+          description: 'Character offset to start reading at.',
+        },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 100_000,
+          default: 10_000,
+          description: 'How many characters to read.',
+        },
       },
       required: ['handle'],
       additionalProperties: false,
@@ -35,9 +52,13 @@ export function createReadToolOutputTool(outputs: OutputStore): ToolSpec {
     handler: ({ handle, offset, limit }) => {
       const page = outputs.read(handle, offset, limit);
       if (page === undefined) {
-        return ToolResult.error('INVALID_ARGUMENTS', `No stored output has the handle '${handle}'; it may have expired.`, {
-          hint: 'Call the original tool again to get a fresh handle.',
-        });
+        return ToolResult.error(
+          'INVALID_ARGUMENTS',
+          `No stored output has the handle '${handle}'; it may have expired.`,
+          {
+            hint: 'Call the original tool again to get a fresh handle.',
+          },
+        );
       }
       return page;
     },

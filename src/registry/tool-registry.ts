@@ -20,6 +20,7 @@ import { OutputStore } from '../core/output-store.js';
 import { fromToolProtocol, isToolProtocol, type ToolProtocol } from '../core/tool-protocol.js';
 import { type ResultMetadata, ToolResult, toModelText } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import { type ToolSearchHit, ToolSearchIndex, type ToolSearchOptions } from '../search/tool-search-index.js';
 import {
   type ApprovalRule,
   type ApprovalStore,
@@ -132,9 +133,13 @@ export class ToolRegistry {
   readonly #entries: Map<string, Entry>;
   readonly #options: ToolRegistryOptions;
   readonly #runtime: DispatchRuntime & { hooks: CallHook[] };
-  readonly #listeners = { change: new Set<RegistryEvents['change']>(), 'hook-error': new Set<RegistryEvents['hook-error']>() };
+  readonly #listeners = {
+    change: new Set<RegistryEvents['change']>(),
+    'hook-error': new Set<RegistryEvents['hook-error']>(),
+  };
   readonly #approvals: ApprovalStore;
   #sortedNames: string[] | undefined;
+  #searchIndex: ToolSearchIndex | undefined;
   #version = 0;
 
   constructor(options: ToolRegistryOptions = {}) {
@@ -142,7 +147,8 @@ export class ToolRegistry {
     this.#entries = new Map();
     this.#approvals = options.approvals ?? new MemoryApprovalStore();
     const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
-    if (!(defaultTimeoutMs > 0)) throw new RangeError(`defaultTimeoutMs must be greater than 0, got ${defaultTimeoutMs}.`);
+    if (!(defaultTimeoutMs > 0))
+      throw new RangeError(`defaultTimeoutMs must be greater than 0, got ${defaultTimeoutMs}.`);
     const runtime: DispatchRuntime & { hooks: CallHook[] } = {
       env: options.env ?? processEnv,
       defaultTimeoutMs,
@@ -188,7 +194,10 @@ export class ToolRegistry {
    */
   register(tool: RegistrableTool, options: RegisterOptions = {}): ToolSpec {
     const spec = toSpec(tool);
-    this.#commit([{ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined } }], options);
+    this.#commit(
+      [{ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined } }],
+      options,
+    );
     return spec;
   }
 
@@ -198,7 +207,10 @@ export class ToolRegistry {
   registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}): ToolSpec[] {
     const specs = tools.map(toSpec);
     this.#commit(
-      specs.map((spec) => ({ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined } })),
+      specs.map((spec) => ({
+        name: spec.name,
+        entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined },
+      })),
       options,
     );
     return specs;
@@ -210,10 +222,16 @@ export class ToolRegistry {
    */
   registerFactory(name: string, factory: () => RegistrableTool, options: RegisterOptions = {}): void {
     if (typeof factory !== 'function') {
-      throw new ToolRegistrationError('INVALID_DEFINITION', `The factory for '${name}' must be a function.`, { toolName: name });
+      throw new ToolRegistrationError('INVALID_DEFINITION', `The factory for '${name}' must be a function.`, {
+        toolName: name,
+      });
     }
     if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
-      throw new ToolRegistrationError('INVALID_DEFINITION', `Tool name '${String(name)}' is invalid: use 1-64 characters of lowercase letters, digits and underscores, starting with a letter (${TOOL_NAME_PATTERN.source}).`, { field: 'name' });
+      throw new ToolRegistrationError(
+        'INVALID_DEFINITION',
+        `Tool name '${String(name)}' is invalid: use 1-64 characters of lowercase letters, digits and underscores, starting with a letter (${TOOL_NAME_PATTERN.source}).`,
+        { field: 'name' },
+      );
     }
     this.#commit([{ name, entry: { kind: 'factory', factory, prepared: undefined } }], options);
   }
@@ -224,16 +242,39 @@ export class ToolRegistry {
    */
   async registerDefinition(definition: unknown, options: DefinitionOptions = {}): Promise<ToolSpec> {
     const { definitionToSpec } = await import('../definitions/definition-to-spec.js');
-    const spec = await definitionToSpec(definition, { baseDir: options.baseDir, resolveBuiltin: this.#options.resolveBuiltin });
-    this.#commit([{ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: definition as ToolDefinition } }], options);
+    const spec = await definitionToSpec(definition, {
+      baseDir: options.baseDir,
+      resolveBuiltin: this.#options.resolveBuiltin,
+    });
+    this.#commit(
+      [
+        {
+          name: spec.name,
+          entry: { kind: 'tool', prepared: this.#prepare(spec), definition: definition as ToolDefinition },
+        },
+      ],
+      options,
+    );
     return spec;
   }
 
   /** Load one YAML definition file (SPEC §4.1); errors name `file:line:col`, the field and what was expected. */
   async loadYamlFile(path: string, options: DefinitionOptions = {}): Promise<ToolSpec> {
     const { loadDefinitionFile } = await import('../definitions/load-yaml.js');
-    const loaded = await loadDefinitionFile(path, { baseDir: options.baseDir, resolveBuiltin: this.#options.resolveBuiltin });
-    this.#commit([{ name: loaded.spec.name, entry: { kind: 'tool', prepared: this.#prepare(loaded.spec), definition: loaded.definition } }], options, loaded.file);
+    const loaded = await loadDefinitionFile(path, {
+      baseDir: options.baseDir,
+      resolveBuiltin: this.#options.resolveBuiltin,
+    });
+    this.#commit(
+      [
+        {
+          name: loaded.spec.name,
+          entry: { kind: 'tool', prepared: this.#prepare(loaded.spec), definition: loaded.definition },
+        },
+      ],
+      options,
+      loaded.file,
+    );
     return loaded.spec;
   }
 
@@ -250,7 +291,11 @@ export class ToolRegistry {
       resolveBuiltin: this.#options.resolveBuiltin,
     });
     this.#commit(
-      loaded.map((item) => ({ name: item.spec.name, entry: { kind: 'tool', prepared: this.#prepare(item.spec), definition: item.definition }, file: item.file })),
+      loaded.map((item) => ({
+        name: item.spec.name,
+        entry: { kind: 'tool', prepared: this.#prepare(item.spec), definition: item.definition },
+        file: item.file,
+      })),
       options,
     );
     return loaded.map((item) => item.spec.name).sort();
@@ -297,6 +342,7 @@ export class ToolRegistry {
   unregister(name: string): boolean {
     if (this.#entry(name) === undefined) return false;
     this.#entries.delete(name);
+    this.#searchIndex?.remove(name);
     this.#changed({ type: 'unregister', names: [name] });
     return true;
   }
@@ -305,6 +351,7 @@ export class ToolRegistry {
   clear(): void {
     const names = this.list();
     this.#entries.clear();
+    this.#searchIndex?.clear();
     this.#changed({ type: 'clear', names });
   }
 
@@ -327,6 +374,25 @@ export class ToolRegistry {
     if (this.has(READ_TOOL_OUTPUT) && !view.has(READ_TOOL_OUTPUT)) view.#ensureOutputReader();
     view.#changed({ type: 'register', names: view.list() });
     return view;
+  }
+
+  /**
+   * Tools ranked by relevance to `query` (BM25 over name, title, description, when-to-use, tags and
+   * parameters). The index is built on the first search and then kept up to date tool by tool.
+   */
+  search(query: string, options: ToolSearchOptions = {}): ToolSearchHit[] {
+    if (this.#searchIndex === undefined) {
+      const index = new ToolSearchIndex();
+      for (const [name, entry] of this.#entries) this.#indexEntry(index, name, entry);
+      this.#searchIndex = index;
+    }
+    return this.#searchIndex.search(typeof query === 'string' ? query : '', options);
+  }
+
+  #indexEntry(index: ToolSearchIndex, name: string, entry: Entry): void {
+    if (entry.kind === 'tool') index.add(entry.prepared.spec);
+    else if (entry.prepared !== undefined) index.add(entry.prepared.spec);
+    else index.addName(name);
   }
 
   /** Add middleware run around every call (logging, metrics, tracing). */
@@ -355,7 +421,9 @@ export class ToolRegistry {
         ToolResult.error('TOOL_NOT_FOUND', toolNotFound(name, this.list()).message, {
           hint: 'Call one of the available tools by its exact name.',
         });
-      return Promise.resolve(stampResult(failure, typeof name === 'string' ? name : String(name), started, options?.toolCallId));
+      return Promise.resolve(
+        stampResult(failure, typeof name === 'string' ? name : String(name), started, options?.toolCallId),
+      );
     }
     return dispatchCall(prepared, args, options, this.#runtime);
   }
@@ -365,7 +433,9 @@ export class ToolRegistry {
     const result = await this.call(name, args, options);
     if (result.status === 'success') return result.data;
     if (result.status === 'pending_approval') {
-      const failure = ToolResult.error('EXECUTION_FAILED', toModelText(result), { metadata: result.metadata });
+      const failure = ToolResult.error('EXECUTION_FAILED', toModelText(result), {
+        metadata: result.metadata,
+      });
       throw new ToolCallError(toModelText(result), failure);
     }
     throw new ToolCallError(toModelText(result), result);
@@ -375,7 +445,10 @@ export class ToolRegistry {
    * Run a model's parallel tool calls. Read-only tools run concurrently; any other tool waits for the
    * calls before it and runs alone, in the order given. Results come back in the calls' order.
    */
-  callMany(calls: readonly BatchCall[], options: { signal?: AbortSignal; context?: CallContextOptions } = {}): Promise<ToolResult[]> {
+  callMany(
+    calls: readonly BatchCall[],
+    options: { signal?: AbortSignal; context?: CallContextOptions } = {},
+  ): Promise<ToolResult[]> {
     return runCallMany(calls, {
       call: (call) =>
         this.call(call.name, call.args, {
@@ -404,7 +477,10 @@ export class ToolRegistry {
       throw new ToolshedError('APPROVAL_INVALID', `Approval '${id}' is unknown or was already decided.`);
     }
     if (options.expectedArguments !== undefined && canonicalJson(options.expectedArguments) !== pending.arguments) {
-      throw new ToolshedError('APPROVAL_INVALID', `Approval '${id}' was given for other arguments than the stored call; refusing to run it.`);
+      throw new ToolshedError(
+        'APPROVAL_INVALID',
+        `Approval '${id}' was given for other arguments than the stored call; refusing to run it.`,
+      );
     }
     const taken = await this.#approvals.take(id);
     if (taken === undefined) {
@@ -435,7 +511,14 @@ export class ToolRegistry {
     if (options.signal !== undefined) callOptions.signal = options.signal;
     if (options.context !== undefined) callOptions.context = options.context;
     if (taken.toolCallId !== undefined) callOptions.toolCallId = taken.toolCallId;
-    return execute(prepared, JSON.parse(taken.arguments) as Record<string, unknown>, callOptions, this.#runtime, metadata, started);
+    return execute(
+      prepared,
+      JSON.parse(taken.arguments) as Record<string, unknown>,
+      callOptions,
+      this.#runtime,
+      metadata,
+      started,
+    );
   }
 
   /** The approval store (to list or inspect pending approvals). */
@@ -460,7 +543,15 @@ export class ToolRegistry {
     };
     if (typeof metadata.toolCallId === 'string') approval.toolCallId = metadata.toolCallId;
     const saved = this.#approvals.save(approval);
-    if (saved instanceof Promise) saved.catch((error: unknown) => this.#reportHookError({ name: 'approvals' }, error, { tool: spec.name, args, toolCallId: undefined, options: {} }));
+    if (saved instanceof Promise)
+      saved.catch((error: unknown) =>
+        this.#reportHookError({ name: 'approvals' }, error, {
+          tool: spec.name,
+          args,
+          toolCallId: undefined,
+          options: {},
+        }),
+      );
     return ToolResult.pendingApproval(approval.id, JSON.parse(canonical));
   }
 
@@ -479,9 +570,13 @@ export class ToolRegistry {
     if (entry.prepared === undefined) {
       const spec = toSpec(entry.factory());
       if (spec.name !== name) {
-        throw new ToolRegistrationError('INVALID_DEFINITION', `The factory registered as '${name}' made a tool named '${spec.name}'.`, {
-          toolName: name,
-        });
+        throw new ToolRegistrationError(
+          'INVALID_DEFINITION',
+          `The factory registered as '${name}' made a tool named '${spec.name}'.`,
+          {
+            toolName: name,
+          },
+        );
       }
       entry.prepared = this.#prepare(spec);
     }
@@ -496,12 +591,20 @@ export class ToolRegistry {
       return this.#prepared(name);
     } catch (error) {
       return {
-        failure: ToolResult.error('EXECUTION_FAILED', `Tool '${name}' could not be created: ${(error as Error).message}`),
+        failure: ToolResult.error(
+          'EXECUTION_FAILED',
+          `Tool '${name}' could not be created: ${(error as Error).message}`,
+        ),
       };
     }
   }
 
   #commit(items: Array<{ name: string; entry: Entry; file?: string }>, options: RegisterOptions, file?: string): void {
+    if (items.length === 1 && (options.allowOverride || !this.#entries.has(items[0]!.name))) {
+      this.#insert(items[0]!.name, items[0]!.entry);
+      this.#changed({ type: 'register', names: [items[0]!.name] });
+      return;
+    }
     const errors: ToolRegistrationError[] = [];
     const seen = new Map<string, string | undefined>();
     for (const item of items) {
@@ -509,10 +612,14 @@ export class ToolRegistry {
       if (seen.has(item.name)) {
         const first = seen.get(item.name);
         errors.push(
-          new ToolRegistrationError('DUPLICATE_TOOL', `Tool '${item.name}' is defined twice${first === undefined ? '' : ` (also in ${first})`}.`, {
-            toolName: item.name,
-            ...(where === undefined ? {} : { file: where }),
-          }),
+          new ToolRegistrationError(
+            'DUPLICATE_TOOL',
+            `Tool '${item.name}' is defined twice${first === undefined ? '' : ` (also in ${first})`}.`,
+            {
+              toolName: item.name,
+              ...(where === undefined ? {} : { file: where }),
+            },
+          ),
         );
       }
       seen.set(item.name, where);
@@ -528,21 +635,30 @@ export class ToolRegistry {
     }
     if (errors.length === 1) throw errors[0];
     if (errors.length > 1) {
-      throw new ToolRegistrationError('LOAD_FAILED', `${errors.length} tools could not be registered:\n${errors.map((error) => `  ${error.message}`).join('\n')}`, {
-        errors,
-      });
+      throw new ToolRegistrationError(
+        'LOAD_FAILED',
+        `${errors.length} tools could not be registered:\n${errors.map((error) => `  ${error.message}`).join('\n')}`,
+        {
+          errors,
+        },
+      );
     }
-    for (const item of items) this.#entries.set(item.name, item.entry);
-    if (items.some((item) => item.entry.kind === 'tool' && item.entry.prepared.spec.maxOutputChars !== undefined)) {
-      this.#ensureOutputReader();
-    }
+    for (const item of items) this.#insert(item.name, item.entry);
     this.#changed({ type: 'register', names: items.map((item) => item.name) });
+  }
+
+  #insert(name: string, entry: Entry): void {
+    this.#entries.set(name, entry);
+    if (this.#searchIndex !== undefined) this.#indexEntry(this.#searchIndex, name, entry);
+    if (entry.kind === 'tool' && entry.prepared.spec.maxOutputChars !== undefined) this.#ensureOutputReader();
   }
 
   #ensureOutputReader(): void {
     if (this.#entries.has(READ_TOOL_OUTPUT)) return;
     const spec = createReadToolOutputTool(this.#runtime.outputs);
-    this.#entries.set(READ_TOOL_OUTPUT, { kind: 'tool', prepared: this.#prepare(spec), definition: undefined });
+    const entry: Entry = { kind: 'tool', prepared: this.#prepare(spec), definition: undefined };
+    this.#entries.set(READ_TOOL_OUTPUT, entry);
+    if (this.#searchIndex !== undefined) this.#indexEntry(this.#searchIndex, READ_TOOL_OUTPUT, entry);
   }
 
   #changed(change: RegistryChange): void {
@@ -552,7 +668,12 @@ export class ToolRegistry {
       try {
         listener(change);
       } catch (error) {
-        this.#reportHookError({ name: 'change listener' }, error, { tool: '', args: undefined, toolCallId: undefined, options: {} });
+        this.#reportHookError({ name: 'change listener' }, error, {
+          tool: '',
+          args: undefined,
+          toolCallId: undefined,
+          options: {},
+        });
       }
     }
   }
@@ -577,4 +698,3 @@ function toSpec(tool: RegistrableTool): ToolSpec {
   if (isToolProtocol(tool)) return fromToolProtocol(tool);
   return createToolSpec(tool);
 }
-

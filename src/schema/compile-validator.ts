@@ -74,7 +74,7 @@ function toIssue(error: ErrorObject): ValidationIssue {
   const params = error.params as Record<string, unknown>;
   let path = pointerToPath(error.instancePath);
   let expected: string;
-  let received: unknown = error.data;
+  const received: unknown = error.data;
   let hasReceived = true;
   switch (error.keyword) {
     case 'required': {

@@ -34,7 +34,10 @@ export class ToolRegistrationError extends ToolshedError {
   readonly errors: readonly ToolRegistrationError[];
 
   constructor(
-    code: Extract<ToolshedErrorCode, 'DUPLICATE_TOOL' | 'INVALID_DEFINITION' | 'HANDLER_RESOLUTION_FAILED' | 'LOAD_FAILED'>,
+    code: Extract<
+      ToolshedErrorCode,
+      'DUPLICATE_TOOL' | 'INVALID_DEFINITION' | 'HANDLER_RESOLUTION_FAILED' | 'LOAD_FAILED'
+    >,
     message: string,
     details: SourceLocation & {
       toolName?: string;

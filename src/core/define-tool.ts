@@ -24,7 +24,8 @@ export interface ToolOptionsBase {
   resetOnProgress?: boolean;
   maxTotalMs?: number;
   annotations?: ToolAnnotations;
-  requires?: ToolRequirements;
+  /** Credentials the tool needs; a plain string names a variable without more detail. */
+  requires?: { env?: Array<ToolRequirements['env'] extends Array<infer Item> | undefined ? Item | string : never> };
   maxOutputChars?: number;
   extraArgs?: 'drop' | 'reject';
   maxConcurrency?: number;

@@ -1,10 +1,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
 import type { ToolHandler, ToolSpec } from '../core/tool-spec.js';
 import { definitionToSpec } from './definition-to-spec.js';
+import { parseYamlSource } from './yaml-source.js';
 
 /** A definition file that loaded: its spec, the definition as written, and where it came from. */
 export interface LoadedDefinition {
@@ -63,43 +63,21 @@ export async function loadDefinitionFile(path: string, options: LoadYamlOptions 
  * Check and resolve a YAML definition given as text; `file` is used in messages and `baseDir`
  * (default: the current folder) resolves relative handler paths.
  */
-export async function parseDefinitionText(
-  text: string,
-  file: string,
-  options: LoadYamlOptions = {},
-): Promise<LoadedDefinition> {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  const syntax = document.errors[0];
-  if (syntax !== undefined) {
-    const position = syntax.linePos?.[0];
-    throw new ToolRegistrationError('INVALID_DEFINITION', `YAML syntax error: ${firstLine(syntax.message)}`, {
+export async function parseDefinitionText(text: string, file: string, options: LoadYamlOptions = {}): Promise<LoadedDefinition> {
+  const source = parseYamlSource(text);
+  if (source.syntaxError !== undefined) {
+    const position = source.syntaxError.position;
+    throw new ToolRegistrationError('INVALID_DEFINITION', `YAML syntax error: ${source.syntaxError.message}`, {
       file,
-      ...(position === undefined ? {} : { line: position.line, column: position.col }),
+      ...(position === undefined ? {} : { line: position.line, column: position.column }),
     });
   }
-  let definition: unknown;
-  try {
-    definition = document.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    throw new ToolRegistrationError(
-      'INVALID_DEFINITION',
-      `YAML could not be read: ${firstLine((error as Error).message)}`,
-      { file, line: 1, column: 1 },
-    );
-  }
-  const locate = (pointer: string) => {
-    const offset = offsetOf(document.contents, pointer);
-    if (offset === undefined) return undefined;
-    const position = lineCounter.linePos(offset);
-    return { line: position.line, column: position.col };
-  };
-  const spec = await definitionToSpec(definition, {
+  const spec = await definitionToSpec(source.value, {
     baseDir: options.baseDir,
     resolveBuiltin: options.resolveBuiltin,
-    source: { file, locate },
+    source: { file, locate: source.locate },
   });
-  return { spec, definition: definition as LoadedDefinition['definition'], file };
+  return { spec, definition: source.value as LoadedDefinition['definition'], file };
 }
 
 /**
@@ -172,45 +150,6 @@ export async function loadDefinitionDirectory(
     );
   }
   return loaded;
-}
-
-function offsetOf(root: unknown, pointer: string): number | undefined {
-  let node = root as Node | null | undefined;
-  let offset = rangeStart(node);
-  if (pointer === '') return offset;
-  const segments = pointer
-    .slice(1)
-    .split('/')
-    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
-  for (const segment of segments) {
-    if (isMap(node)) {
-      const pair = node.items.find(
-        (item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === segment,
-      );
-      if (pair === undefined) return offset;
-      offset = rangeStart(pair.key as Node) ?? offset;
-      node = pair.value as Node | null;
-    } else if (isSeq(node)) {
-      const item = node.items[Number(segment)] as Node | undefined;
-      if (item === undefined) return offset;
-      offset = rangeStart(item) ?? offset;
-      node = item;
-    } else {
-      return offset;
-    }
-  }
-  return offset;
-}
-
-function rangeStart(node: Node | null | undefined): number | undefined {
-  return node?.range?.[0];
-}
-
-function firstLine(message: string): string {
-  return message
-    .split('\n')[0]!
-    .replace(/ at line \d+, column \d+:?$/, '')
-    .trim();
 }
 
 function displayPath(file: string): string {

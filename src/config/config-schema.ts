@@ -1,0 +1,136 @@
+import type { JsonSchema } from '../core/json-schema.js';
+
+const NAME: JsonSchema = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' };
+const ENV_NAME: JsonSchema = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
+const SECONDS: JsonSchema = { type: 'number', exclusiveMinimum: 0 };
+
+/** The shape of a REST tool under `custom_tools:` (SPEC §5.3). */
+export const REST_TOOL_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: NAME,
+    type: { const: 'rest_api' },
+    title: { type: 'string', minLength: 1 },
+    description: { type: 'string', pattern: '\\S' },
+    when_to_use: { type: 'string' },
+    category: { type: 'string', minLength: 1 },
+    tags: { type: 'array', items: { type: 'string' } },
+    endpoint: { type: 'string', pattern: '^https?://' },
+    method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
+    auth: {
+      oneOf: [
+        {
+          type: 'object',
+          properties: { type: { const: 'bearer' }, token_env: ENV_NAME },
+          required: ['type', 'token_env'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: { type: { const: 'header' }, name: { type: 'string', minLength: 1 }, value_env: ENV_NAME },
+          required: ['type', 'name', 'value_env'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: { type: { const: 'query' }, name: { type: 'string', minLength: 1 }, value_env: ENV_NAME },
+          required: ['type', 'name', 'value_env'],
+          additionalProperties: false,
+        },
+      ],
+    },
+    parameters: {
+      type: 'object',
+      properties: { type: { const: 'object' }, properties: { type: 'object' } },
+      required: ['type', 'properties'],
+    },
+    request: {
+      type: 'object',
+      properties: {
+        body: {},
+        query: { type: 'object', additionalProperties: { type: 'string' } },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+      },
+      additionalProperties: false,
+    },
+    response: {
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      additionalProperties: false,
+    },
+    timeout: SECONDS,
+    max_response_bytes: { type: 'integer', minimum: 1, maximum: 100_000_000 },
+    allow_private_network: { type: 'boolean' },
+    annotations: {
+      type: 'object',
+      properties: {
+        read_only: { type: 'boolean' },
+        destructive: { type: 'boolean' },
+        idempotent: { type: 'boolean' },
+        open_world: { type: 'boolean' },
+      },
+      additionalProperties: false,
+    },
+    requires_approval: { type: 'boolean' },
+    cli: { type: ['string', 'null'] },
+  },
+  required: ['id', 'type', 'description', 'endpoint', 'parameters'],
+  additionalProperties: false,
+};
+
+/** An `mcp_servers:` entry: a command to spawn, or a Streamable HTTP URL. */
+export const MCP_SERVER_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,31}$' },
+    command: { type: 'string', minLength: 1 },
+    args: { type: 'array', items: { type: 'string' } },
+    env: { type: 'object', additionalProperties: { type: 'string' } },
+    cwd: { type: 'string' },
+    url: { type: 'string', pattern: '^https?://' },
+    headers_env: { type: 'object', additionalProperties: ENV_NAME },
+    timeout: SECONDS,
+  },
+  required: ['name'],
+  oneOf: [{ required: ['command'] }, { required: ['url'] }],
+  additionalProperties: false,
+};
+
+/** Keys an agent (node) entry may have; others are reported as warnings (the seed ADR adds its own). */
+export const AGENT_KEYS = ['id', 'name', 'description', 'prompt', 'tools', 'outputs', 'output_schema', 'model', 'config'];
+
+const AGENT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    prompt: { type: 'string' },
+    tools: { type: 'array', items: { type: 'string', minLength: 1 } },
+    config: { type: 'object', additionalProperties: { type: 'object' } },
+  },
+  required: ['id'],
+};
+
+/** JSON Schema of `toolshed.yaml` (SPEC §5.1). */
+export const CONFIG_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    tools: { type: 'array', items: { type: 'string', minLength: 1 } },
+    builtins: { type: 'array', items: { type: 'string', minLength: 1 } },
+    custom_tools: { type: 'array', items: REST_TOOL_SCHEMA },
+    mcp_servers: { type: 'array', items: MCP_SERVER_SCHEMA },
+    agents: { type: 'array', items: AGENT_SCHEMA },
+    nodes: { type: 'array', items: AGENT_SCHEMA },
+    defaults: {
+      type: 'object',
+      properties: {
+        timeout: SECONDS,
+        max_output_chars: { type: 'integer', minimum: 1 },
+        extra_args: { enum: ['drop', 'reject'] },
+      },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+};

@@ -1,0 +1,88 @@
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+
+/** A 1-based line and column in a source file. */
+export interface SourcePosition {
+  line: number;
+  column: number;
+}
+
+/** YAML text parsed to plain data, with a way back from a JSON Pointer to where it was written. */
+export interface YamlSource {
+  /** The parsed value (`undefined` when there was a syntax error). */
+  value: unknown;
+  /** The first syntax error, if any, with its position. */
+  syntaxError?: { message: string; position?: SourcePosition };
+  /** Where the node at `pointer` (`/agents/0/tools/2`) starts; the nearest existing parent otherwise. */
+  locate(pointer: string): SourcePosition | undefined;
+}
+
+/**
+ * Parse YAML keeping positions, so later checks can report `file:line:col` for any field. Duplicate
+ * keys are syntax errors; aliases are capped (a "billion laughs" file cannot blow up memory).
+ *
+ * @example
+ * ```ts
+ * const source = parseYamlSource('name: x\ntimeout: 0\n');
+ * source.locate('/timeout'); // { line: 2, column: 1 }
+ * ```
+ */
+export function parseYamlSource(text: string): YamlSource {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const locate = (pointer: string): SourcePosition | undefined => {
+    const offset = offsetOf(document.contents, pointer);
+    if (offset === undefined) return undefined;
+    const position = lineCounter.linePos(offset);
+    return { line: position.line, column: position.col };
+  };
+  const syntax = document.errors[0];
+  if (syntax !== undefined) {
+    const position = syntax.linePos?.[0];
+    return {
+      value: undefined,
+      syntaxError: {
+        message: firstLine(syntax.message),
+        ...(position === undefined ? {} : { position: { line: position.line, column: position.col } }),
+      },
+      locate,
+    };
+  }
+  try {
+    return { value: document.toJS({ maxAliasCount: 100 }), locate };
+  } catch (error) {
+    return { value: undefined, syntaxError: { message: firstLine((error as Error).message), position: { line: 1, column: 1 } }, locate };
+  }
+}
+
+function offsetOf(root: unknown, pointer: string): number | undefined {
+  let node = root as Node | null | undefined;
+  let offset = node?.range?.[0];
+  if (pointer === '') return offset;
+  const segments = pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+  for (const segment of segments) {
+    if (isMap(node)) {
+      const pair = node.items.find((item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === segment);
+      if (pair === undefined) return offset;
+      offset = (pair.key as Node | null)?.range?.[0] ?? offset;
+      node = pair.value as Node | null;
+    } else if (isSeq(node)) {
+      const item = node.items[Number(segment)] as Node | undefined;
+      if (item === undefined) return offset;
+      offset = item.range?.[0] ?? offset;
+      node = item;
+    } else {
+      return offset;
+    }
+  }
+  return offset;
+}
+
+function firstLine(message: string): string {
+  return message
+    .split('\n')[0]!
+    .replace(/ at line \d+, column \d+:?$/, '')
+    .trim();
+}

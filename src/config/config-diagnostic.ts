@@ -26,7 +26,9 @@ export class ConfigError extends Error {
 
   constructor(diagnostics: readonly ConfigDiagnostic[]) {
     const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
-    super(`Configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${errors.map(formatDiagnostic).join('\n')}`);
+    super(
+      `Configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${errors.map(formatDiagnostic).join('\n')}`,
+    );
     this.name = 'ConfigError';
     this.diagnostics = diagnostics;
   }

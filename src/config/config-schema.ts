@@ -18,6 +18,9 @@ export const REST_TOOL_SCHEMA: JsonSchema = {
     endpoint: { type: 'string', pattern: '^https?://' },
     method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
     auth: {
+      type: 'object',
+      discriminator: { propertyName: 'type' },
+      required: ['type'],
       oneOf: [
         {
           type: 'object',
@@ -92,12 +95,21 @@ export const MCP_SERVER_SCHEMA: JsonSchema = {
     timeout: SECONDS,
   },
   required: ['name'],
-  oneOf: [{ required: ['command'] }, { required: ['url'] }],
   additionalProperties: false,
 };
 
 /** Keys an agent (node) entry may have; others are reported as warnings (the seed ADR adds its own). */
-export const AGENT_KEYS = ['id', 'name', 'description', 'prompt', 'tools', 'outputs', 'output_schema', 'model', 'config'];
+export const AGENT_KEYS = [
+  'id',
+  'name',
+  'description',
+  'prompt',
+  'tools',
+  'outputs',
+  'output_schema',
+  'model',
+  'config',
+];
 
 const AGENT_SCHEMA: JsonSchema = {
   type: 'object',

@@ -21,14 +21,17 @@ export function expandEnv(
   const expand = (node: unknown, pointer: string): unknown => {
     if (typeof node === 'string') {
       if (!node.includes('$')) return node;
-      return node.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (match, name: string | undefined, fallback: string | undefined) => {
-        if (match === '$$') return '$';
-        const found = env[name!];
-        if (found !== undefined && found !== '') return found;
-        if (fallback !== undefined) return fallback;
-        problems.push({ pointer, variable: name! });
-        return '';
-      });
+      return node.replace(
+        /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+        (match, name: string | undefined, fallback: string | undefined) => {
+          if (match === '$$') return '$';
+          const found = env[name!];
+          if (found !== undefined && found !== '') return found;
+          if (fallback !== undefined) return fallback;
+          problems.push({ pointer, variable: name! });
+          return '';
+        },
+      );
     }
     if (Array.isArray(node)) return node.map((item, index) => expand(item, `${pointer}/${index}`));
     if (typeof node === 'object' && node !== null) {

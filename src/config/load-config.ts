@@ -104,7 +104,12 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     diagnostics.push({ ...at(source, pointer), severity: 'error', message });
   const warning = (source: YamlSource | undefined, pointer: string, message: string) =>
     diagnostics.push({ ...at(source, pointer), severity: 'warning', message });
-  const done = (config: ToolshedConfig | undefined): ConfigCheck => ({ config, diagnostics: sortDiagnostics(diagnostics), catalog, env });
+  const done = (config: ToolshedConfig | undefined): ConfigCheck => ({
+    config,
+    diagnostics: sortDiagnostics(diagnostics),
+    catalog,
+    env,
+  });
 
   let text: string;
   try {
@@ -116,19 +121,34 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     text = readFileSync(file, 'utf8');
   } catch (failure) {
     const code = (failure as { code?: string }).code;
-    error(undefined, '', code === 'ENOENT' ? 'configuration file not found' : `cannot read the configuration: ${(failure as Error).message}`);
+    error(
+      undefined,
+      '',
+      code === 'ENOENT'
+        ? 'configuration file not found'
+        : `cannot read the configuration: ${(failure as Error).message}`,
+    );
     return done(undefined);
   }
 
   const source = parseYamlSource(text);
   if (source.syntaxError !== undefined) {
     const position = source.syntaxError.position ?? { line: 1, column: 1 };
-    diagnostics.push({ file: shown, ...position, severity: 'error', message: `YAML syntax error: ${source.syntaxError.message}` });
+    diagnostics.push({
+      file: shown,
+      ...position,
+      severity: 'error',
+      message: `YAML syntax error: ${source.syntaxError.message}`,
+    });
     return done(undefined);
   }
   const raw = source.value ?? {};
   if (!isPlainObject(raw)) {
-    error(source, '', 'the configuration must be a mapping with keys such as tools, builtins, custom_tools, mcp_servers and agents');
+    error(
+      source,
+      '',
+      'the configuration must be a mapping with keys such as tools, builtins, custom_tools, mcp_servers and agents',
+    );
     return done(undefined);
   }
 
@@ -141,19 +161,47 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   }
   const expanded = expandEnv(raw, env);
   for (const problem of expanded.problems) {
-    error(source, problem.pointer, `environment variable ${problem.variable} is not set and has no default; set it (export ${problem.variable}=...) or write \${${problem.variable}:-default}`);
+    error(
+      source,
+      problem.pointer,
+      `environment variable ${problem.variable} is not set and has no default; set it (export ${problem.variable}=...) or write \${${problem.variable}:-default}`,
+    );
   }
   const value = expanded.value as Record<string, unknown>;
+  const unexpanded = new Set(expanded.problems.map((problem) => problem.pointer));
   const issues = validateSchema(value);
   for (const issue of issues ?? []) {
+    // A value left empty by a missing variable was reported already.
+    if (unexpanded.has(issue.pointer)) continue;
     const field = issue.path;
     const message =
       issue.keyword === 'additionalProperties'
         ? unknownKeyMessage(field)
         : issue.keyword === 'required'
           ? `missing required field '${field}' (${issue.expected})`
-          : issue.message.replace(/^'([^']*)'/, "'$1'");
+          : issue.keyword === 'pattern' && issue.expected.includes('^https?:')
+            ? `'${field}' must be an http:// or https:// URL, got ${JSON.stringify(issue.received)}`
+            : issue.message;
     error(source, issue.pointer, message);
+  }
+  const servers = (value.mcp_servers as Array<Record<string, unknown>> | undefined) ?? [];
+  servers.forEach((server, index) => {
+    if (!isPlainObject(server)) return;
+    const targets = ['command', 'url'].filter((key) => server[key] !== undefined);
+    if (targets.length !== 1) {
+      error(
+        source,
+        `/mcp_servers/${index}`,
+        targets.length === 0
+          ? `MCP server '${String(server.name)}' needs either a command (stdio) or a url (Streamable HTTP)`
+          : `MCP server '${String(server.name)}' has both a command and a url; keep one`,
+      );
+    }
+  });
+  if (
+    servers.some((server) => isPlainObject(server) && (server.command === undefined) === (server.url === undefined))
+  ) {
+    return done(undefined);
   }
   if (issues !== undefined) return done(undefined);
 
@@ -163,13 +211,19 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   const agentsKey = value.agents !== undefined ? 'agents' : 'nodes';
   const rawAgents = ((value[agentsKey] as Array<Record<string, unknown>> | undefined) ?? []).map((agent, index) => {
     for (const key of Object.keys(agent)) {
-      if (!AGENT_KEYS.includes(key)) warning(source, `/${agentsKey}/${index}/${key}`, `key '${key}' of agent '${String(agent.id)}' is not used by toolshed`);
+      if (!AGENT_KEYS.includes(key))
+        warning(
+          source,
+          `/${agentsKey}/${index}/${key}`,
+          `key '${key}' of agent '${String(agent.id)}' is not used by toolshed`,
+        );
     }
     return agent;
   });
   const seenAgents = new Set<string>();
   rawAgents.forEach((agent, index) => {
-    if (seenAgents.has(agent.id as string)) error(source, `/${agentsKey}/${index}/id`, `agent id '${String(agent.id)}' is used twice`);
+    if (seenAgents.has(agent.id as string))
+      error(source, `/${agentsKey}/${index}/id`, `agent id '${String(agent.id)}' is used twice`);
     seenAgents.add(agent.id as string);
   });
 
@@ -194,7 +248,11 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   const add = (entry: CatalogEntry, pointer: string) => {
     const existing = catalog.get(entry.name);
     if (existing !== undefined) {
-      error(source, pointer, `tool '${entry.name}' is defined twice (as a ${existing.source.replace('_', ' ')} and as a ${entry.source.replace('_', ' ')})`);
+      error(
+        source,
+        pointer,
+        `tool '${entry.name}' is defined twice (as a ${existing.source.replace('_', ' ')} and as a ${entry.source.replace('_', ' ')})`,
+      );
       return;
     }
     catalog.set(entry.name, entry);
@@ -202,8 +260,16 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
 
   for (const [index, entry] of config.tools.entries()) {
     const pointer = `/tools/${index}`;
-    for (const loaded of await loadToolSource(resolve(baseDir, entry), entry, (message) => error(source, pointer, message), diagnostics)) {
-      add({ name: loaded.spec.name, source: loaded.kind, spec: loaded.spec, requiredEnv: loaded.spec.requires.env ?? [] }, pointer);
+    for (const loaded of await loadToolSource(
+      resolve(baseDir, entry),
+      entry,
+      (message) => error(source, pointer, message),
+      diagnostics,
+    )) {
+      add(
+        { name: loaded.spec.name, source: loaded.kind, spec: loaded.spec, requiredEnv: loaded.spec.requires.env ?? [] },
+        pointer,
+      );
     }
   }
 
@@ -217,7 +283,11 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   };
   config.builtins.forEach((name, index) => {
     if (!enableBuiltin(name, `/builtins/${index}`)) {
-      error(source, `/builtins/${index}`, unknownToolMessage(`unknown built-in '${name}'`, name, [...builtins.keys()].sort(), 'Available built-ins'));
+      error(
+        source,
+        `/builtins/${index}`,
+        unknownToolMessage(`unknown built-in '${name}'`, name, [...builtins.keys()].sort(), 'Available built-ins'),
+      );
     }
   });
 
@@ -227,7 +297,8 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   const mcpNames = new Set(config.mcpServers.map((server) => server.name));
   const seenServers = new Set<string>();
   config.mcpServers.forEach((server, index) => {
-    if (seenServers.has(server.name)) error(source, `/mcp_servers/${index}/name`, `MCP server name '${server.name}' is used twice`);
+    if (seenServers.has(server.name))
+      error(source, `/mcp_servers/${index}/name`, `MCP server name '${server.name}' is used twice`);
     seenServers.add(server.name);
   });
 
@@ -236,13 +307,25 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       const pointer = `/${agentsKey}/${agentIndex}/tools/${toolIndex}`;
       if (catalog.has(name) || enableBuiltin(name, pointer)) return;
       const server = name.includes('__') ? name.slice(0, name.indexOf('__')) : undefined;
-      if (server !== undefined && [...mcpNames].some((known) => known.toLowerCase().replace(/[^a-z0-9]+/g, '_') === server)) return;
+      if (
+        server !== undefined &&
+        [...mcpNames].some((known) => known.toLowerCase().replace(/[^a-z0-9]+/g, '_') === server)
+      )
+        return;
       const available = [...new Set([...catalog.keys(), ...builtins.keys()])].sort();
-      error(source, pointer, unknownToolMessage(`unknown tool '${name}' in agent '${agent.id}'`, name, available, 'Available tools'));
+      error(
+        source,
+        pointer,
+        unknownToolMessage(`unknown tool '${name}' in agent '${agent.id}'`, name, available, 'Available tools'),
+      );
     });
     for (const toolName of Object.keys(agent.config)) {
       if (!agent.tools.includes(toolName)) {
-        warning(source, `/${agentsKey}/${agentIndex}/config/${toolName}`, `config for tool '${toolName}' in agent '${agent.id}' is unused: the agent does not list that tool`);
+        warning(
+          source,
+          `/${agentsKey}/${agentIndex}/config/${toolName}`,
+          `config for tool '${toolName}' in agent '${agent.id}' is unused: the agent does not list that tool`,
+        );
       }
     }
   });
@@ -255,7 +338,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       const key = `${entry.name}:${variable.name}`;
       if (warned.has(key)) continue;
       warned.add(key);
-      const where = variable.url === undefined ? '' : ` Get one at ${variable.url}, then:`;
+      const where = variable.url === undefined ? ' Set it in the environment:' : ` Get one at ${variable.url}, then:`;
       warning(
         source,
         pointerOf(config, entry.name, agentsKey),
@@ -380,8 +463,12 @@ function unknownKeyMessage(field: string): string {
 
 function unknownToolMessage(problem: string, name: string, available: string[], label: string): string {
   const suggestions = closestNames(name, available, 3);
-  const didYouMean = suggestions.length > 0 ? ` Did you mean ${suggestions.map((entry) => `'${entry}'`).join(' or ')}?` : '';
-  const list = available.length === 0 ? 'none' : available.slice(0, 30).join(', ') + (available.length > 30 ? `, and ${available.length - 30} more` : '');
+  const didYouMean =
+    suggestions.length > 0 ? ` Did you mean ${suggestions.map((entry) => `'${entry}'`).join(' or ')}?` : '';
+  const list =
+    available.length === 0
+      ? 'none'
+      : available.slice(0, 30).join(', ') + (available.length > 30 ? `, and ${available.length - 30} more` : '');
   return `${problem}.${didYouMean} ${label}: ${list}.`;
 }
 

@@ -37,6 +37,7 @@ export function restToolRequirements(tool: RestToolConfig): Array<{ name: string
   const auth = tool.auth;
   if (auth === undefined) return [];
   const variable = auth.type === 'bearer' ? auth.token_env : auth.value_env;
-  const what = auth.type === 'bearer' ? 'bearer token' : `${auth.type === 'header' ? 'header' : 'query parameter'} ${auth.name}`;
+  const what =
+    auth.type === 'bearer' ? 'bearer token' : `${auth.type === 'header' ? 'header' : 'query parameter'} ${auth.name}`;
   return [{ name: variable, description: `${what} for ${tool.id}` }];
 }

@@ -8,7 +8,8 @@ export interface SecretFinding {
   reason: string;
 }
 
-const SECRET_KEY = /(^|[_-])(api[_-]?key|apikey|token|secret|password|passwd|authorization|auth|private[_-]?key|access[_-]?key|client[_-]?secret|credentials?)$/i;
+const SECRET_KEY =
+  /(^|[_-])(api[_-]?key|apikey|token|secret|password|passwd|authorization|auth|private[_-]?key|access[_-]?key|client[_-]?secret|credentials?)$/i;
 
 // Shapes of well-known credentials (prefixes published by their issuers).
 const SECRET_SHAPES: Array<[RegExp, string]> = [

@@ -140,6 +140,7 @@ export class ToolRegistry {
   readonly #approvals: ApprovalStore;
   #sortedNames: string[] | undefined;
   #searchIndex: ToolSearchIndex | undefined;
+  #toolConfig: Readonly<Record<string, Record<string, unknown>>> | undefined;
   #version = 0;
 
   constructor(options: ToolRegistryOptions = {}) {
@@ -358,11 +359,16 @@ export class ToolRegistry {
   /**
    * A registry holding only `names` (a sub-agent's tools), sharing this registry's settings and tools.
    * With `strict` (the default), an unknown name throws {@link ToolNotFoundError} with suggestions;
-   * otherwise unknown names are skipped.
+   * otherwise unknown names are skipped. `config` gives per-tool configuration (an agent's attachment
+   * config), handed to the handler as `ctx.config` unless a call brings its own.
    */
-  subset(names: readonly string[], options: { strict?: boolean } = {}): ToolRegistry {
+  subset(
+    names: readonly string[],
+    options: { strict?: boolean; config?: Readonly<Record<string, Record<string, unknown>>> } = {},
+  ): ToolRegistry {
     const strict = options.strict ?? true;
     const view = new ToolRegistry({ ...this.#options, hooks: this.#runtime.hooks });
+    if (options.config !== undefined) view.#toolConfig = options.config;
     for (const name of names) {
       const entry = this.#entry(name);
       if (entry === undefined) {

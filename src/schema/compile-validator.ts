@@ -15,6 +15,7 @@ const ajv = new Ajv2020({
   useDefaults: true,
   coerceTypes: false,
   validateFormats: true,
+  discriminator: true,
 });
 addFormats(ajv);
 
@@ -147,6 +148,23 @@ function toIssue(error: ErrorObject): ValidationIssue {
     case 'uniqueItems':
       expected = `a list without duplicates (items ${String(params.j)} and ${String(params.i)} are equal)`;
       break;
+    case 'discriminator': {
+      const tag = String(params.tag);
+      const options = ((error.parentSchema as JsonSchema | undefined)?.oneOf ?? [])
+        .map((branch) => branch.properties?.[tag]?.const)
+        .filter((value) => value !== undefined)
+        .map((value) => JSON.stringify(value));
+      const tagPath = path === '' ? tag : `${path}.${tag}`;
+      const tagValue = params.tagValue;
+      return {
+        path: tagPath,
+        pointer: `${error.instancePath}/${escapePointer(tag)}`,
+        keyword: 'discriminator',
+        expected: `one of ${options.join(', ')}`,
+        received: tagValue,
+        message: `'${tagPath}' must be one of ${options.join(', ')}, got ${describeReceived(tagValue)}`,
+      };
+    }
     case 'anyOf':
     case 'oneOf':
       expected = `one of: ${((error.schema as JsonSchema[] | undefined) ?? []).map(describeSchema).join('; ')}`;

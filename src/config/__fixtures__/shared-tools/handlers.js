@@ -1,0 +1,3 @@
+export function wordCount({ text }) {
+  return text.split(/\s+/).filter(Boolean).length;
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { compileValidator, describeSchema, schemaProblems } from './compile-validator.js';
+
+describe('compileValidator', () => {
+  it('returns undefined for a valid value and applies defaults in place', () => {
+    const validate = compileValidator({ type: 'object', properties: { limit: { type: 'integer', default: 10 } } });
+    const value: Record<string, unknown> = {};
+    expect(validate(value)).toBeUndefined();
+    expect(value).toEqual({ limit: 10 });
+  });
+
+  it('returns one issue per problem with path, pointer, keyword, expectation and value', () => {
+    const validate = compileValidator({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'array', items: { type: 'string' } } },
+      required: ['a'],
+    });
+    expect(validate({ b: ['x', 2] })).toEqual([
+      {
+        path: 'a',
+        pointer: '/a',
+        keyword: 'required',
+        expected: 'a number',
+        message: "missing required argument 'a' (a number)",
+      },
+      {
+        path: 'b[1]',
+        pointer: '/b/1',
+        keyword: 'type',
+        expected: 'a string',
+        received: 2,
+        message: "'b[1]' must be a string, got number 2",
+      },
+    ]);
+  });
+
+  it('describes the whole value as the arguments', () => {
+    expect(compileValidator({ type: 'object', properties: {} })(5)?.[0]?.message).toBe(
+      'the arguments must be an object, got number 5',
+    );
+  });
+
+  it('shortens long strings it quotes', () => {
+    const issues = compileValidator({ type: 'object', properties: { n: { type: 'number' } } })({ n: 'x'.repeat(100) });
+    expect(issues?.[0]?.message).toBe(`'n' must be a number, got string "${'x'.repeat(37)}..."`);
+  });
+
+  it('describes const, multipleOf, uniqueItems and anyOf', () => {
+    const validate = compileValidator({
+      type: 'object',
+      properties: {
+        kind: { const: 'file' },
+        step: { type: 'number', multipleOf: 5 },
+        ids: { type: 'array', uniqueItems: true },
+        id: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      },
+    });
+    expect(validate({ kind: 'dir', step: 3, ids: [1, 1], id: true })?.map((issue) => issue.message)).toEqual([
+      `'kind' must be exactly "file", got string "dir"`,
+      "'step' must be a multiple of 5, got number 3",
+      "'ids' must be a list without duplicates (items 0 and 1 are equal), got a list of 2 items",
+      "'id' must be a string, got boolean true",
+      "'id' must be an integer, got boolean true",
+      "'id' must be one of: a string; an integer, got boolean true",
+    ]);
+  });
+
+  it('escapes property names with / and ~ in pointers', () => {
+    const issues = compileValidator({ type: 'object', properties: { 'a/b': { type: 'string' } }, required: ['a/b'] })(
+      {},
+    );
+    expect(issues?.[0]).toMatchObject({ path: 'a/b', pointer: '/a~1b' });
+  });
+
+  it('compiles a schema once and reuses the validator for an equal schema', () => {
+    const first = compileValidator({ type: 'object', properties: { q: { type: 'string' } } });
+    const second = compileValidator({ type: 'object', properties: { q: { type: 'string' } } });
+    expect(second).toBe(first);
+  });
+
+  it('throws for a schema that cannot compile', () => {
+    expect(() => compileValidator({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } })).toThrow();
+  });
+});
+
+describe('schemaProblems', () => {
+  it('finds nothing wrong with a valid schema', () => {
+    expect(schemaProblems({ type: 'object', properties: { a: { type: 'string' } } })).toEqual([]);
+  });
+
+  it('names the place of a misspelt type', () => {
+    const problems = schemaProblems({ type: 'object', properties: { a: { type: 'strnig' } } });
+    expect(problems[0]).toBe('properties.a.type must be equal to one of the allowed values');
+  });
+});
+
+describe('describeSchema', () => {
+  it.each([
+    [{ type: 'string' }, 'a string'],
+    [{ type: 'integer' }, 'an integer'],
+    [{ type: ['string', 'null'] }, 'a string or null'],
+    [{ type: 'array', items: { type: 'string' } }, 'a list of strings'],
+    [{ type: 'array', items: { type: 'number' } }, 'a list of numbers'],
+    [{ type: 'array' }, 'a list'],
+    [{ enum: ['c', 'f'] }, 'one of "c", "f"'],
+    [{ const: 3 }, 'exactly 3'],
+    [{ anyOf: [{ type: 'string' }, { type: 'number' }] }, 'a string or a number'],
+    [{ $ref: '#/$defs/Address' }, 'a Address'],
+    [{}, 'any value'],
+  ] as const)('describes %j as %s', (schema, words) => {
+    expect(describeSchema(schema as never)).toBe(words);
+  });
+
+  it('describes the boolean schemas', () => {
+    expect(describeSchema(true)).toBe('any value');
+    expect(describeSchema(false)).toBe('nothing');
+    expect(describeSchema(undefined)).toBe('any value');
+  });
+});

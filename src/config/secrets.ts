@@ -54,7 +54,7 @@ export function findLiteralSecrets(value: unknown): SecretFinding[] {
       return;
     }
     if (Array.isArray(node)) {
-      node.forEach((item, index) => visit(item, `${pointer}/${index}`, `${path}[${index}]`, key));
+      for (const [index, item] of node.entries()) visit(item, `${pointer}/${index}`, `${path}[${index}]`, key);
       return;
     }
     if (typeof node === 'object' && node !== null) {

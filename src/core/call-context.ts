@@ -21,8 +21,10 @@ export interface CallContextOptions {
   agentId?: string;
   onProgress?(event: ProgressEvent): void;
   onLog?(level: LogLevel, data: unknown): void;
-  elicit?(message: string, requestedSchema: JsonSchema): Promise<ElicitationResult>;
-  sample?(request: SamplingRequest): Promise<SamplingResult>;
+  /** Ask the person behind the client; `signal` aborts when the call times out or is cancelled. */
+  elicit?(message: string, requestedSchema: JsonSchema, options: { signal: AbortSignal }): Promise<ElicitationResult>;
+  /** Ask the client's model; `signal` aborts when the call times out or is cancelled. */
+  sample?(request: SamplingRequest, options: { signal: AbortSignal }): Promise<SamplingResult>;
 }
 
 let callCounter = 0;
@@ -108,7 +110,7 @@ export class CallContext implements ToolContext {
         ),
       );
     }
-    return elicit(message, requestedSchema);
+    return elicit(message, requestedSchema, { signal: this.signal });
   }
 
   sample(request: SamplingRequest): Promise<SamplingResult> {
@@ -120,6 +122,6 @@ export class CallContext implements ToolContext {
         ),
       );
     }
-    return sample(request);
+    return sample(request, { signal: this.signal });
   }
 }

@@ -73,8 +73,12 @@ function unlink(node: Node, list: DeadlineList): void {
   node.list = undefined;
 }
 
+// setTimeout turns longer delays into 1 ms (with a warning); a deadline that far out is re-armed when
+// the capped timer fires.
+const MAX_TIMER_DELAY = 2_147_483_647;
+
 function arm(list: DeadlineList, delay: number): void {
-  list.timer = setTimeout(() => expire(list), Math.max(0, delay)) as TimerHandle;
+  list.timer = setTimeout(() => expire(list), Math.min(MAX_TIMER_DELAY, Math.max(0, delay))) as TimerHandle;
 }
 
 function expire(list: DeadlineList): void {

@@ -143,19 +143,32 @@ export function dispatchCall(
   }
 }
 
-async function dispatchWithHooks(
-  tool: PreparedTool,
+/**
+ * Deliver a result decided before dispatch (an unknown tool, a factory that failed) through the
+ * registry's hooks, so middleware sees every call.
+ */
+export function deliverFailure(
+  name: string,
   rawArgs: unknown,
   options: CallOptions | undefined,
   runtime: DispatchRuntime,
+  failure: ToolFailure,
 ): Promise<ToolResult> {
   const started = clock.now();
-  const call: CallInfo = {
-    tool: tool.spec.name,
-    args: rawArgs,
-    toolCallId: options?.toolCallId,
-    options: options ?? {},
-  };
+  if (runtime.hooks.length === 0) return Promise.resolve(stampResult(failure, name, started, options?.toolCallId));
+  return withHooks(name, rawArgs, options, runtime, () =>
+    Promise.resolve(stampResult(failure, name, started, options?.toolCallId)),
+  );
+}
+
+async function withHooks(
+  name: string,
+  rawArgs: unknown,
+  options: CallOptions | undefined,
+  runtime: DispatchRuntime,
+  run: () => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const call: CallInfo = { tool: name, args: rawArgs, toolCallId: options?.toolCallId, options: options ?? {} };
   for (const hook of runtime.hooks) {
     if (hook.before === undefined) continue;
     try {
@@ -164,12 +177,7 @@ async function dispatchWithHooks(
       runtime.reportHookError(hook, error, call);
     }
   }
-  let result: ToolResult;
-  try {
-    result = await runPipeline(tool, rawArgs, options, runtime, started);
-  } catch (error) {
-    result = stampResult(internalFailure(tool.spec.name, error), tool.spec.name, started, options?.toolCallId);
-  }
+  const result = await run();
   for (const hook of runtime.hooks) {
     if (hook.after === undefined) continue;
     try {
@@ -179,6 +187,22 @@ async function dispatchWithHooks(
     }
   }
   return result;
+}
+
+function dispatchWithHooks(
+  tool: PreparedTool,
+  rawArgs: unknown,
+  options: CallOptions | undefined,
+  runtime: DispatchRuntime,
+): Promise<ToolResult> {
+  const started = clock.now();
+  return withHooks(tool.spec.name, rawArgs, options, runtime, async () => {
+    try {
+      return await runPipeline(tool, rawArgs, options, runtime, started);
+    } catch (error) {
+      return stampResult(internalFailure(tool.spec.name, error), tool.spec.name, started, options?.toolCallId);
+    }
+  });
 }
 
 function runPipeline(
@@ -223,7 +247,8 @@ function runPipeline(
       const kept: Record<string, unknown> = {};
       for (const key in args) if (declared.has(key)) kept[key] = args[key];
       args = kept;
-      owned = true;
+      // The copy is shallow: nested objects are still the caller's.
+      owned = tool.copyArgs !== 'deep';
       metadata.droppedArgs = extra;
     }
   }
@@ -301,7 +326,13 @@ export function execute(
   if (output === null || typeof output !== 'object' || typeof (output as PromiseLike<unknown>).then !== 'function') {
     return Promise.resolve(finishOutput(tool, output, runtime, metadata, started));
   }
-  const timeoutMs = options?.timeoutMs ?? spec.timeoutMs ?? runtime.defaultTimeoutMs;
+  const timeoutMs = validTimeout(options?.timeoutMs) ?? spec.timeoutMs ?? runtime.defaultTimeoutMs;
+  if (timeoutMs === Number.POSITIVE_INFINITY && signal === undefined) {
+    return Promise.resolve(output as PromiseLike<unknown>).then(
+      (value) => finishOutputSafely(tool, value, runtime, metadata, started),
+      (error: unknown) => finish(executionFailed(spec.name, error), metadata, started),
+    );
+  }
   return settle(output as PromiseLike<unknown>, tool, context, timeoutMs, signal, runtime, metadata, started);
 }
 
@@ -309,6 +340,26 @@ export function execute(
  * Wait for an async handler under its deadline and the caller's signal, resolving to the final
  * result: one promise per call, whichever of output, deadline and abort comes first wins.
  */
+// A per-call timeout that is not a positive number is ignored (the tool's or registry's applies):
+// dispatch never throws, and a NaN must not disable the deadline.
+function validTimeout(value: number | undefined): number | undefined {
+  return typeof value === 'number' && value > 0 ? value : undefined;
+}
+
+function finishOutputSafely(
+  tool: PreparedTool,
+  value: unknown,
+  runtime: DispatchRuntime,
+  metadata: ResultMetadata,
+  started: number,
+): ToolResult {
+  try {
+    return finishOutput(tool, value, runtime, metadata, started);
+  } catch (error) {
+    return finish(internalFailure(tool.spec.name, error), metadata, started);
+  }
+}
+
 function settle(
   pending: PromiseLike<unknown>,
   tool: PreparedTool,
@@ -353,6 +404,8 @@ function settle(
         if (!done) arm();
       };
       deadline = { cancel: () => clearTimeout(timer) };
+    } else if (timeoutMs === Number.POSITIVE_INFINITY) {
+      deadline = { cancel: () => undefined };
     } else {
       deadline = runtime.deadlines.add(timeoutMs, started, onTimeout);
     }
@@ -361,11 +414,7 @@ function settle(
       (value) => {
         if (done) return;
         stop();
-        try {
-          resolve(finishOutput(tool, value, runtime, metadata, started));
-        } catch (error) {
-          resolve(finish(internalFailure(spec.name, error), metadata, started));
-        }
+        resolve(finishOutputSafely(tool, value, runtime, metadata, started));
       },
       (error: unknown) => {
         if (done) return;
@@ -407,7 +456,7 @@ function finishOutput(
           'OUTPUT_INVALID',
           `Tool '${spec.name}' returned output that does not match its output schema: ${issues
             .slice(0, 3)
-            .map((issue) => issue.message.replace("'the arguments'", 'the output'))
+            .map((issue) => issue.message.replace(/^the arguments /, 'the output '))
             .join('; ')}.`,
           {
             hint: 'This is a fault in the tool, not in your arguments; try another approach.',

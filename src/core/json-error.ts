@@ -73,7 +73,8 @@ export function locateJsonError(text: string): JsonErrorLocation | undefined {
     index += match![0].length;
   };
   const value = (depth: number): void => {
-    if (depth > 10_000) fail('nested too deeply');
+    // Deep enough for any real arguments, shallow enough for the call stack.
+    if (depth > 1_000) fail('nested too deeply');
     skipSpace();
     const char = text[index];
     if (char === '{') {

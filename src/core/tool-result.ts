@@ -221,16 +221,21 @@ export function stringifyData(data: unknown): string {
   try {
     return JSON.stringify(data) ?? String(data);
   } catch {
-    const seen = new WeakSet<object>();
-    return (
-      JSON.stringify(data, (_key, value: unknown) => {
-        if (typeof value === 'bigint') return value.toString();
-        if (typeof value === 'object' && value !== null) {
-          if (seen.has(value)) return '[Circular]';
-          seen.add(value);
-        }
-        return value;
-      }) ?? String(data)
-    );
+    try {
+      const seen = new WeakSet<object>();
+      return (
+        JSON.stringify(data, (_key, value: unknown) => {
+          if (typeof value === 'bigint') return value.toString();
+          if (typeof value === 'object' && value !== null) {
+            if (seen.has(value)) return '[Circular]';
+            seen.add(value);
+          }
+          return value;
+        }) ?? String(data)
+      );
+    } catch (error) {
+      // Nesting deeper than the stack allows: say so rather than throw.
+      return `[data that cannot be shown as JSON: ${(error as Error).message}]`;
+    }
   }
 }

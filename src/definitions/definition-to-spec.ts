@@ -4,7 +4,7 @@ import { ToolRegistrationError } from '../core/errors/tool-registration-error.js
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import type { ToolHandler, ToolSpec } from '../core/tool-spec.js';
 import type { ValidationIssue } from '../core/validation-issue.js';
-import { compileValidator, schemaProblems } from '../schema/compile-validator.js';
+import { compileValidator, schemaIssues } from '../schema/compile-validator.js';
 import { ANNOTATION_KEYS, TOOL_DEFINITION_SCHEMA } from './definition-schema.js';
 import { resolveHandler } from './resolve-handler.js';
 
@@ -61,12 +61,18 @@ export function definitionProblems(definition: unknown): DefinitionProblem[] {
   for (const key of ['parameters', 'output_schema'] as const) {
     const schema = definition[key];
     if (schema === undefined) continue;
-    for (const problem of schemaProblems(schema)) {
-      problems.push({
-        pointer: `/${key}`,
-        field: key,
-        message: `'${key}' is not a valid JSON Schema: ${problem}`,
-      });
+    for (const issue of schemaIssues(schema)) {
+      const field = issue.path === '' ? key : `${key}.${issue.path}`;
+      let message = `'${field}' ${issue.message.replace(/^('[^']*'|the arguments) /, '')}`;
+      if (issue.keyword === 'enum' && typeof issue.received === 'string' && field.endsWith('type')) {
+        const suggestion = closestNames(
+          issue.received,
+          ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'],
+          1,
+        )[0];
+        if (suggestion !== undefined) message += `; did you mean "${suggestion}"?`;
+      }
+      problems.push({ pointer: `/${key}${issue.pointer}`, field, message: `invalid JSON Schema: ${message}` });
     }
   }
   return problems;

@@ -40,7 +40,7 @@ export async function loadDefinitionFile(path: string, options: LoadYamlOptions 
       throw new ToolRegistrationError(
         'INVALID_DEFINITION',
         `is ${info.size} bytes, more than the ${MAX_DEFINITION_BYTES} a tool definition may have.`,
-        { file: shown },
+        { file: shown, line: 1, column: 1 },
       );
     }
     text = await readFile(file, 'utf8');
@@ -63,7 +63,11 @@ export async function loadDefinitionFile(path: string, options: LoadYamlOptions 
  * Check and resolve a YAML definition given as text; `file` is used in messages and `baseDir`
  * (default: the current folder) resolves relative handler paths.
  */
-export async function parseDefinitionText(text: string, file: string, options: LoadYamlOptions = {}): Promise<LoadedDefinition> {
+export async function parseDefinitionText(
+  text: string,
+  file: string,
+  options: LoadYamlOptions = {},
+): Promise<LoadedDefinition> {
   const source = parseYamlSource(text);
   if (source.syntaxError !== undefined) {
     const position = source.syntaxError.position;

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isToolSpec } from '../core/define-tool.js';
@@ -145,6 +145,7 @@ export async function resolveHandler(reference: string, options: ResolveHandlerO
 }
 
 function resolvePackage(specifier: string, baseDir: string): string | undefined {
+  if (specifier.startsWith('node:') || isBuiltin(specifier)) return specifier;
   try {
     return pathToFileURL(createRequire(resolve(baseDir, 'noop.js')).resolve(specifier)).href;
   } catch {

@@ -28,10 +28,11 @@ export interface YamlSource {
  */
 export function parseYamlSource(text: string): YamlSource {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
   const locate = (pointer: string): SourcePosition | undefined => {
     const offset = offsetOf(document.contents, pointer);
-    if (offset === undefined) return undefined;
+    // An empty document has no nodes: point at its start.
+    if (offset === undefined) return { line: 1, column: 1 };
     const position = lineCounter.linePos(offset);
     return { line: position.line, column: position.col };
   };
@@ -50,7 +51,11 @@ export function parseYamlSource(text: string): YamlSource {
   try {
     return { value: document.toJS({ maxAliasCount: 100 }), locate };
   } catch (error) {
-    return { value: undefined, syntaxError: { message: firstLine((error as Error).message), position: { line: 1, column: 1 } }, locate };
+    return {
+      value: undefined,
+      syntaxError: { message: firstLine((error as Error).message), position: { line: 1, column: 1 } },
+      locate,
+    };
   }
 }
 
@@ -64,7 +69,9 @@ function offsetOf(root: unknown, pointer: string): number | undefined {
     .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
   for (const segment of segments) {
     if (isMap(node)) {
-      const pair = node.items.find((item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === segment);
+      const pair = node.items.find(
+        (item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === segment,
+      );
       if (pair === undefined) return offset;
       offset = (pair.key as Node | null)?.range?.[0] ?? offset;
       node = pair.value as Node | null;

@@ -1,11 +1,12 @@
 import type { CallContextOptions } from '../core/call-context.js';
 import { DeadlineQueue } from '../core/deadline-queue.js';
-import { createToolSpec, TOOL_NAME_PATTERN } from '../core/define-tool.js';
+import { createToolSpec, describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
 import {
   type CallHook,
   type CallInfo,
   type CallOptions,
   type DispatchRuntime,
+  deliverFailure,
   dispatchCall,
   execute,
   type PreparedTool,
@@ -132,7 +133,7 @@ let defaultRegistry: ToolRegistry | undefined;
 export class ToolRegistry {
   readonly #entries: Map<string, Entry>;
   readonly #options: ToolRegistryOptions;
-  readonly #runtime: DispatchRuntime & { hooks: CallHook[] };
+  readonly #runtime: Mutable<DispatchRuntime> & { hooks: CallHook[] };
   readonly #listeners = {
     change: new Set<RegistryEvents['change']>(),
     'hook-error': new Set<RegistryEvents['hook-error']>(),
@@ -150,7 +151,7 @@ export class ToolRegistry {
     const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
     if (!(defaultTimeoutMs > 0))
       throw new RangeError(`defaultTimeoutMs must be greater than 0, got ${defaultTimeoutMs}.`);
-    const runtime: DispatchRuntime & { hooks: CallHook[] } = {
+    const runtime: Mutable<DispatchRuntime> & { hooks: CallHook[] } = {
       env: options.env ?? processEnv,
       defaultTimeoutMs,
       extraArgs: options.extraArgs ?? 'drop',
@@ -353,6 +354,8 @@ export class ToolRegistry {
     const names = this.list();
     this.#entries.clear();
     this.#searchIndex?.clear();
+    // A registry-wide output budget still truncates, so its reader must stay.
+    if (this.#options.maxOutputChars !== undefined) this.#ensureOutputReader();
     this.#changed({ type: 'clear', names });
   }
 
@@ -369,6 +372,9 @@ export class ToolRegistry {
     const strict = options.strict ?? true;
     const view = new ToolRegistry({ ...this.#options, hooks: this.#runtime.hooks });
     if (options.config !== undefined) view.#toolConfig = options.config;
+    // One store of truncated outputs for the registry and its views, so any reader finds any handle.
+    view.#runtime.outputs = this.#runtime.outputs;
+    if (view.#entries.delete(READ_TOOL_OUTPUT)) view.#ensureOutputReader();
     for (const name of names) {
       const entry = this.#entry(name);
       if (entry === undefined) {
@@ -421,15 +427,21 @@ export class ToolRegistry {
   call(name: string, args?: unknown, options?: CallOptions): Promise<ToolResult> {
     const prepared = typeof name === 'string' ? this.#preparedForCall(name) : undefined;
     if (prepared === undefined || 'failure' in prepared) {
-      const started = performance.now();
+      const shownName = typeof name === 'string' ? name : describeValue(name);
       const failure =
         prepared?.failure ??
         ToolResult.error('TOOL_NOT_FOUND', toolNotFound(name, this.list()).message, {
           hint: 'Call one of the available tools by its exact name.',
         });
-      return Promise.resolve(
-        stampResult(failure, typeof name === 'string' ? name : String(name), started, options?.toolCallId),
-      );
+      return deliverFailure(shownName, args, options, this.#runtime, failure);
+    }
+    if (
+      this.#toolConfig !== undefined &&
+      options?.context?.config === undefined &&
+      Object.hasOwn(this.#toolConfig, name)
+    ) {
+      const config = this.#toolConfig[name];
+      return dispatchCall(prepared, args, { ...options, context: { ...options?.context, config } }, this.#runtime);
     }
     return dispatchCall(prepared, args, options, this.#runtime);
   }
@@ -462,8 +474,8 @@ export class ToolRegistry {
           ...(call.id === undefined ? {} : { toolCallId: call.id }),
           ...(options.context === undefined ? {} : { context: options.context }),
         }),
-      isReadOnly: (name) => this.#prepared(name)?.spec.annotations.readOnly === true,
-      maxConcurrencyOf: (name) => this.#prepared(name)?.spec.maxConcurrency,
+      isReadOnly: (name) => this.#safePrepared(name)?.spec.annotations.readOnly === true,
+      maxConcurrencyOf: (name) => this.#safePrepared(name)?.spec.maxConcurrency,
       maxConcurrency: this.#options.maxConcurrency ?? 8,
     });
   }
@@ -589,6 +601,16 @@ export class ToolRegistry {
     return entry.prepared;
   }
 
+  // For scheduling decisions: a tool whose factory fails counts as unknown here; its call reports why.
+  #safePrepared(name: unknown): PreparedTool | undefined {
+    if (typeof name !== 'string') return undefined;
+    try {
+      return this.#prepared(name);
+    } catch {
+      return undefined;
+    }
+  }
+
   #preparedForCall(name: string): PreparedTool | { failure: ReturnType<typeof ToolResult.error> } | undefined {
     const entry = this.#entries.get(name);
     if (entry === undefined) return undefined;
@@ -699,6 +721,8 @@ export class ToolRegistry {
     }
   }
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function toSpec(tool: RegistrableTool): ToolSpec {
   if (isToolProtocol(tool)) return fromToolProtocol(tool);

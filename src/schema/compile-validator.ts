@@ -49,20 +49,45 @@ export function compileValidator(schema: JsonSchema): CompiledValidator {
 }
 
 /**
- * Problems with a JSON Schema itself (unknown types, malformed keywords), as sentences; empty when it
- * is a valid draft 2020-12 schema.
+ * Problems with a JSON Schema itself (unknown types, malformed keywords), located by JSON Pointer into
+ * the schema; empty when it is a valid draft 2020-12 schema. Of the meta-schema's alternatives, only
+ * the most telling issue per place is kept (`type: strnig` → one "must be one of" issue).
  *
  * @example
  * ```ts
- * schemaProblems({ type: 'strnig' }); // ['type must be equal to one of the allowed values ...']
+ * schemaIssues({ type: 'object', properties: { a: { type: 'strnig' } } })[0].message;
+ * // '\'properties.a.type\' must be one of "array", "boolean", ..., got string "strnig"'
+ * ```
+ */
+export function schemaIssues(schema: unknown): ValidationIssue[] {
+  if (ajv.validateSchema(stripMetaKeys(schema)) === true) return [];
+  const issues = (ajv.errors ?? []).map(toIssue);
+  const byPointer = new Map<string, ValidationIssue[]>();
+  for (const issue of issues) byPointer.set(issue.pointer, [...(byPointer.get(issue.pointer) ?? []), issue]);
+  const kept: ValidationIssue[] = [];
+  for (const [pointer, group] of byPointer) {
+    const deeper = [...byPointer.keys()].some((other) => other !== pointer && other.startsWith(`${pointer}/`));
+    const specific = group.filter((issue) => issue.keyword !== 'anyOf' && issue.keyword !== 'oneOf');
+    if (specific.length === 0) {
+      if (!deeper) kept.push(group[0]!);
+      continue;
+    }
+    const preferred = specific.find((issue) => issue.keyword === 'enum') ?? specific[0]!;
+    kept.push(preferred);
+  }
+  return kept;
+}
+
+/**
+ * {@link schemaIssues} as sentences (`'properties.a.type' must be one of ...`).
+ *
+ * @example
+ * ```ts
+ * schemaProblems({ type: 'strnig' }); // ['\'type\' must be one of "array", ... got string "strnig"']
  * ```
  */
 export function schemaProblems(schema: unknown): string[] {
-  if (ajv.validateSchema(stripMetaKeys(schema)) === true) return [];
-  return (ajv.errors ?? []).map((error) => {
-    const where = error.instancePath === '' ? 'the schema' : pointerToPath(error.instancePath);
-    return `${where} ${error.message ?? 'is invalid'}`;
-  });
+  return schemaIssues(schema).map((issue) => issue.message.replace(/^the arguments/, 'the schema'));
 }
 
 function stripMetaKeys(schema: unknown): object {

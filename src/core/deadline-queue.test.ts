@@ -1,0 +1,69 @@
+import { describe, expect, it, vi } from 'vitest';
+import { DeadlineQueue } from './deadline-queue.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('DeadlineQueue', () => {
+  it('fires deadlines of the same duration in the order they were added', async () => {
+    const queue = new DeadlineQueue();
+    const fired: string[] = [];
+    queue.add(20, performance.now(), () => fired.push('first'));
+    queue.add(20, performance.now(), () => fired.push('second'));
+    await sleep(60);
+    expect(fired).toEqual(['first', 'second']);
+  });
+
+  it('does not fire a cancelled deadline', async () => {
+    const queue = new DeadlineQueue();
+    const fired: string[] = [];
+    const first = queue.add(10, performance.now(), () => fired.push('first'));
+    queue.add(10, performance.now(), () => fired.push('second'));
+    first.cancel();
+    first.cancel();
+    await sleep(50);
+    expect(fired).toEqual(['second']);
+  });
+
+  it('fires deadlines of different durations independently', async () => {
+    const queue = new DeadlineQueue();
+    const fired: string[] = [];
+    queue.add(60, performance.now(), () => fired.push('long'));
+    queue.add(5, performance.now(), () => fired.push('short'));
+    await sleep(30);
+    expect(fired).toEqual(['short']);
+    await sleep(60);
+    expect(fired).toEqual(['short', 'long']);
+  });
+
+  it('counts a deadline from the start time it was given', async () => {
+    const queue = new DeadlineQueue();
+    let firedAt = 0;
+    const started = performance.now() - 30;
+    queue.add(40, started, () => {
+      firedAt = performance.now();
+    });
+    await sleep(80);
+    expect(firedAt - started).toBeGreaterThanOrEqual(39);
+  });
+});
+
+describe('DeadlineQueue with long durations', () => {
+  it('waits for a deadline beyond the 32-bit timer limit without re-arming a timer every millisecond', async () => {
+    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const queue = new DeadlineQueue();
+      const fire = vi.fn();
+      // 35 days: a valid timeoutMs, but more than setTimeout's 2^31 - 1 ms.
+      const deadline = queue.add(3_000_000_000, performance.now(), fire);
+      const armedBefore = setTimeoutSpy.mock.calls.length;
+      await sleep(40);
+      const armedDuring = setTimeoutSpy.mock.calls.length - armedBefore;
+      deadline.cancel();
+      expect(fire).not.toHaveBeenCalled();
+      // The sleep itself arms one timer.
+      expect(armedDuring).toBeLessThanOrEqual(2);
+    } finally {
+      setTimeoutSpy.mockRestore();
+    }
+  });
+});

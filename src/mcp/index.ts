@@ -1,0 +1,28 @@
+/**
+ * toolshed/mcp — serve a tool registry over the Model Context Protocol: stdio for local clients
+ * (`toolshed mcp`, Claude Desktop), Streamable HTTP for the service (`/mcp`, per agent).
+ *
+ * Node-only; built on `@modelcontextprotocol/sdk`. The node:http bridge and the session machinery are
+ * internal and not exported.
+ */
+
+export type { HostPolicy } from './host-validation.js';
+export { checkHostAndOrigin } from './host-validation.js';
+export type { ImportMcpServerOptions, McpServerConfig, McpServerConnection } from './import-mcp-server.js';
+export { importMcpServer, McpServerUnavailableError } from './import-mcp-server.js';
+export type { McpCallToolResult } from './mcp-call-result.js';
+export { toCallToolResult } from './mcp-call-result.js';
+export type {
+  McpEndpoint,
+  McpEndpointResolver,
+  McpHttpHandler,
+  McpHttpHandlerOptions,
+} from './mcp-http-handler.js';
+export { createMcpHttpHandler } from './mcp-http-handler.js';
+export type { McpCallContext, McpServerOptions } from './mcp-server.js';
+export { createMcpServer } from './mcp-server.js';
+export type { McpTool, McpToolAnnotations, McpToolListing } from './mcp-tool-list.js';
+export { listMcpTools, toMcpTool, toolsHash } from './mcp-tool-list.js';
+export { mcpToolName } from './mcp-tool-name.js';
+export type { StdioServeOptions, StdioServing } from './serve-stdio.js';
+export { serveStdio } from './serve-stdio.js';

@@ -1,0 +1,227 @@
+import { createRequire } from 'node:module';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  LoggingLevelSchema,
+  type ServerNotification,
+  type ServerRequest,
+  SetLevelRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CallContextOptions } from '../core/call-context.js';
+import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-spec.js';
+import type { ToolRegistry } from '../registry/tool-registry.js';
+import { toCallToolResult } from './mcp-call-result.js';
+import { listMcpTools } from './mcp-tool-list.js';
+
+/**
+ * What a call gets from the server's configuration: per-agent config, environment, agent id.
+ *
+ * @example
+ * ```ts
+ * const context: McpCallContext = { agentId: 'support-bot', config: { mailbox: 'support@example.com' } };
+ * ```
+ */
+export type McpCallContext = Pick<CallContextOptions, 'config' | 'env' | 'agentId'>;
+
+/**
+ * Settings of {@link createMcpServer}.
+ *
+ * @example
+ * ```ts
+ * const options: McpServerOptions = {
+ *   name: 'support-tools',
+ *   logLevel: 'warning',
+ *   context: (tool) => ({ config: toolConfig[tool] ?? {} }),
+ *   onError: (error) => console.error(error),
+ * };
+ * ```
+ */
+export interface McpServerOptions {
+  /** The server name reported in `initialize` (default `toolshed`). */
+  name?: string;
+  /** The server version reported in `initialize` (default: toolshed's version). */
+  version?: string;
+  /** Instructions for the client's model, sent in the `initialize` result. */
+  instructions?: string;
+  /**
+   * The least severe tool log level forwarded as `notifications/message` until the client sends
+   * `logging/setLevel` (default `info`).
+   */
+  logLevel?: LogLevel;
+  /** Context for each call (agent config, env), fixed or per tool name. */
+  context?: McpCallContext | ((tool: string) => McpCallContext | undefined);
+  /** How long a tool's elicitation or sampling request may wait for the client (default: the SDK's 60 s). */
+  clientRequestTimeoutMs?: number;
+  /** Told about problems that do not fail a request: a tool left out of the listing, a lost notification. */
+  onError?: (error: unknown) => void;
+}
+
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+const LOG_LEVELS: readonly LogLevel[] = LoggingLevelSchema.options;
+
+const toolshedVersion = readVersion();
+
+/**
+ * An MCP server (the SDK's low-level `Server`) that serves a registry's tools.
+ *
+ * - `tools/list` comes straight from the registry: name, title, description, the raw JSON Schema
+ *   2020-12 input schema (`$defs`, `additionalProperties` and all), the output schema when it is an
+ *   object schema, and annotations as MCP hints; the result's `_meta.tools_hash` is a content hash of
+ *   the listing.
+ * - `tools/call` runs `registry.call` with the request's abort signal. The tool's `ctx.progress`
+ *   becomes `notifications/progress` (when the request carried a `progressToken`), `ctx.log` becomes
+ *   `notifications/message` (filtered by `logging/setLevel`), and `ctx.elicit` / `ctx.sample` send
+ *   `elicitation/create` / `sampling/createMessage` to the client when it declared the capability. All
+ *   of them travel on the call's own stream. Failures are `isError: true` results, never JSON-RPC errors.
+ * - A change of the registry's tool set sends `notifications/tools/list_changed`.
+ *
+ * Capabilities: `tools` (with `listChanged`) and `logging`. One server serves one connection: connect
+ * it to a transport (stdio, Streamable HTTP, in-memory) with `server.connect(transport)`. The server
+ * listens to the registry from the client's `initialized` notification until it closes; to hook
+ * `oninitialized` or `onclose` yourself, wrap the existing callback rather than replace it.
+ *
+ * @example
+ * ```ts
+ * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+ * import { createMcpServer } from 'toolshed/mcp';
+ *
+ * const server = createMcpServer(registry, { name: 'my-tools' });
+ * await server.connect(new StdioServerTransport());
+ * ```
+ */
+export function createMcpServer(registry: ToolRegistry, options: McpServerOptions = {}): Server {
+  // The low-level Server, not McpServer: McpServer wants zod shapes and rebuilds the schemas from them,
+  // while the registry already holds the exact JSON Schema (2020-12, $defs and all) to list.
+  const server = new Server(
+    { name: options.name ?? 'toolshed', version: options.version ?? toolshedVersion },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {} },
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      // A directory load registers many tools in one tick: tell the client once.
+      debouncedNotificationMethods: ['notifications/tools/list_changed'],
+    },
+  );
+  const report = options.onError ?? (() => {});
+  let logLevel: LogLevel = options.logLevel ?? 'info';
+
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel = request.params.level;
+    return {};
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    const listing = listMcpTools(registry);
+    for (const skipped of listing.skipped) report(skipped.error);
+    return { tools: listing.tools, _meta: { tools_hash: listing.toolsHash } };
+  });
+
+  const callTool = async (params: CallToolRequest['params'], extra: CallExtra) => {
+    const name = params.name;
+    // Notifications are sent without blocking the tool, but must reach the client before the result.
+    const sending: Promise<void>[] = [];
+    const send = (notification: ServerNotification) => {
+      sending.push(extra.sendNotification(notification).catch(report));
+    };
+    const base = typeof options.context === 'function' ? options.context(name) : options.context;
+    const context: CallContextOptions = { ...base };
+    const progressToken = params._meta?.progressToken;
+    if (progressToken !== undefined) {
+      context.onProgress = (event) => send({ method: 'notifications/progress', params: { progressToken, ...event } });
+    }
+    context.onLog = (level, data) => {
+      if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logLevel)) return;
+      send({ method: 'notifications/message', params: { level, logger: name, data } });
+    };
+    // The tool's own signal (aborted on its timeout and on the client's cancellation) ends a pending
+    // elicitation or sampling request with the call.
+    const requestOptions = (signal: AbortSignal) => ({
+      signal,
+      ...(options.clientRequestTimeoutMs === undefined ? {} : { timeout: options.clientRequestTimeoutMs }),
+    });
+    const capabilities = server.getClientCapabilities();
+    if (capabilities?.elicitation !== undefined) {
+      context.elicit = async (message, requestedSchema, { signal }) => {
+        // The schema is the tool's own; the client validates it against what elicitation allows.
+        const elicitation = {
+          method: 'elicitation/create',
+          params: { message, requestedSchema },
+        } as unknown as ServerRequest;
+        const answer = await extra.sendRequest(elicitation, ElicitResultSchema, requestOptions(signal));
+        const result: ElicitationResult = { action: answer.action };
+        if (answer.content !== undefined) result.content = answer.content;
+        return result;
+      };
+    }
+    if (capabilities?.sampling !== undefined) {
+      context.sample = async (sampling, { signal }) => {
+        const createMessage = {
+          method: 'sampling/createMessage',
+          params: sampling,
+        } as unknown as ServerRequest;
+        const answer = await extra.sendRequest(createMessage, CreateMessageResultSchema, requestOptions(signal));
+        return answer as SamplingResult;
+      };
+    }
+    const toolCallId =
+      extra.sessionId === undefined ? String(extra.requestId) : `${extra.sessionId}:${String(extra.requestId)}`;
+    const result = await registry.call(name, params.arguments ?? {}, {
+      signal: extra.signal,
+      toolCallId,
+      context,
+    });
+    await Promise.all(sending);
+    return toCallToolResult(result, listMcpTools(registry).structured.has(name));
+  };
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    try {
+      return await callTool(request.params, extra);
+    } catch (error) {
+      // Only a throwing `context` option gets here (`registry.call` never throws); still a result.
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        content: [
+          {
+            type: 'text' as const,
+            text: `Error [EXECUTION_FAILED]: The call to '${request.params.name}' could not be prepared: ${message}`,
+          },
+        ],
+        isError: true,
+        _meta: { error_code: 'EXECUTION_FAILED', retryable: false },
+      };
+    }
+  });
+
+  // Listen only once a client is there to tell, so a server that never connects leaks no listener.
+  let stopListening: (() => void) | undefined;
+  const previousOnInitialized = server.oninitialized;
+  server.oninitialized = () => {
+    stopListening ??= registry.on('change', () => {
+      if (server.transport !== undefined) server.sendToolListChanged().catch(report);
+    });
+    previousOnInitialized?.();
+  };
+  const previousOnClose = server.onclose;
+  server.onclose = () => {
+    stopListening?.();
+    stopListening = undefined;
+    previousOnClose?.();
+  };
+  return server;
+}
+
+function readVersion(): string {
+  try {
+    // src/mcp and dist/mcp are both two levels below the package root.
+    const manifest = createRequire(import.meta.url)('../../package.json') as { version?: unknown };
+    return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+/**
+ * A web-standard `Request` for a node:http request. The body streams from the socket (nothing is read
+ * up front), and `signal` should abort when the client goes away.
+ *
+ * @example
+ * ```ts
+ * createServer(async (incoming, outgoing) => {
+ *   const request = toWebRequest(incoming, new AbortController().signal);
+ *   await writeWebResponse(await handle(request), outgoing);
+ * });
+ * ```
+ */
+export function toWebRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(incoming.headers)) {
+    // HTTP/2 pseudo-headers (`:path`) are not headers a Request may carry.
+    if (value === undefined || key.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(key, item);
+    else headers.set(key, value);
+  }
+  const secure = (incoming.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
+  const url = requestUrl(incoming.url ?? '/', incoming.headers.host, secure ? 'https' : 'http');
+  const method = incoming.method ?? 'GET';
+  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
+  if (method !== 'GET' && method !== 'HEAD') {
+    init.body = Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
+    init.duplex = 'half';
+  }
+  return new Request(url, init);
+}
+
+/**
+ * Write a web-standard `Response` to a node:http response, streaming its body chunk by chunk (so
+ * server-sent events reach the client as they are produced) and cancelling the body when the client
+ * disconnects.
+ *
+ * @example
+ * ```ts
+ * await writeWebResponse(new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } }), outgoing);
+ * ```
+ */
+export async function writeWebResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+  outgoing.statusCode = response.status;
+  for (const [key, value] of response.headers) {
+    if (key !== 'set-cookie') outgoing.setHeader(key, value);
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) outgoing.setHeader('set-cookie', cookies);
+  if (response.body === null) {
+    outgoing.end();
+    return;
+  }
+  // An event stream may stay silent for a while; the client needs the headers now.
+  if (response.headers.get('content-type')?.startsWith('text/event-stream') === true) outgoing.flushHeaders();
+  const reader = response.body.getReader();
+  let closed = false;
+  const onClose = () => {
+    closed = true;
+    reader.cancel().catch(() => {});
+  };
+  outgoing.on('close', onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || closed) break;
+      if (!outgoing.write(value)) await drained(outgoing);
+    }
+  } catch {
+    // The body failed or the client went away mid-stream: there is no one left to tell.
+  } finally {
+    outgoing.off('close', onClose);
+    if (!outgoing.writableEnded) outgoing.end();
+  }
+}
+
+function drained(outgoing: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      outgoing.off('drain', done);
+      outgoing.off('close', done);
+      resolve();
+    };
+    outgoing.on('drain', done);
+    outgoing.on('close', done);
+  });
+}
+
+function requestUrl(path: string, host: string | undefined, protocol: string): string {
+  // The Host header is checked later; a malformed one must not make the request unparseable first.
+  for (const base of [host === undefined ? undefined : `${protocol}://${host}`, `${protocol}://localhost`]) {
+    if (base === undefined) continue;
+    try {
+      const url = new URL(path, base);
+      // A Request refuses URLs with credentials (`Host: evil@127.0.0.1`).
+      if (url.username === '' && url.password === '') return url.href;
+    } catch {
+      // Try the next base.
+    }
+  }
+  return `${protocol}://localhost/`;
+}

@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpHttpHandler } from '../../src/mcp/index.js';
+import { createConformanceRegistry } from './conformance-tools.js';
+import { listen } from './listen.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const suite = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url),
+);
+const register = fileURLToPath(new URL('./conformance/register.mjs', import.meta.url));
+const baseline = fileURLToPath(new URL('./conformance/baseline.yml', import.meta.url));
+
+interface SuiteRun {
+  exitCode: number | null;
+  output: string;
+  scenarios: Map<string, { passed: number; failed: number }>;
+  total: string | undefined;
+}
+
+/** Run the official MCP conformance suite (server mode) against `url` in a child process. */
+function runSuite(url: string, extra: string[]): Promise<SuiteRun> {
+  return new Promise((resolve, reject) => {
+    // The suite is ESM that imports `globSync` from fs (Node ≥ 22); register.mjs supplies it on Node 20.
+    const child = spawn(process.execPath, ['--import', register, suite, 'server', '--url', url, ...extra], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill(), 120_000);
+    child.on('error', reject);
+    child.on('close', (exitCode) => {
+      clearTimeout(timer);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping ANSI colour codes
+      const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
+      const scenarios = new Map<string, { passed: number; failed: number }>();
+      for (const match of plain.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed/gm)) {
+        scenarios.set(match[1] as string, { passed: Number(match[2]), failed: Number(match[3]) });
+      }
+      const total = /^Total: \d+ passed, \d+ failed.*$/m.exec(plain)?.[0];
+      resolve({ exitCode, output: plain, scenarios, total });
+    });
+  });
+}
+
+describe('MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, server mode)', () => {
+  let server: Awaited<ReturnType<typeof listen>>;
+
+  beforeAll(async () => {
+    server = await listen(createMcpHttpHandler(createConformanceRegistry()));
+  });
+
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('passes the active suite with only resources, prompts and completion in the baseline', async () => {
+    const run = await runSuite(server.url, ['--expected-failures', baseline]);
+    if (run.exitCode !== 0) console.error(run.output);
+    expect(run.exitCode).toBe(0);
+    expect(run.total).toBeDefined();
+
+    const expected = [...readFileSync(baseline, 'utf8').matchAll(/^ {2}- (\S+)$/gm)].map((match) => match[1]);
+    expect(expected.length).toBeGreaterThan(0);
+    for (const name of expected) expect(name).toMatch(/^(resources-|prompts-|completion-)/);
+
+    const core = [...run.scenarios.keys()].filter(
+      (name) => name === 'server-initialize' || name === 'tools-list' || name.startsWith('tools-call-'),
+    );
+    expect(core).toHaveLength(12);
+    for (const name of core) expect({ name, ...run.scenarios.get(name) }).toMatchObject({ name, failed: 0 });
+    const failing = [...run.scenarios].filter(([, counts]) => counts.failed > 0).map(([name]) => name);
+    expect(failing.sort()).toEqual([...expected].sort());
+
+    const passed = run.scenarios.size - failing.length;
+    console.log(run.total);
+    console.log(
+      `toolshed MCP conformance: ${passed} of ${run.scenarios.size} scenarios passed, ${failing.length} expected failures (baseline: ${failing.join(', ')})`,
+    );
+  });
+
+  it('passes the pending JSON Schema 2020-12 scenario ($schema, $defs, additionalProperties kept)', async () => {
+    const run = await runSuite(server.url, ['--scenario', 'json-schema-2020-12']);
+    if (run.exitCode !== 0) console.error(run.output);
+    expect(run.exitCode).toBe(0);
+    expect(run.output).toMatch(/Passed: 4\/4, 0 failed, 0 warnings/);
+  });
+});

@@ -1,0 +1,368 @@
+import { request as httpRequest } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineTool } from '../../src/index.js';
+import { createMcpHttpHandler, type McpHttpHandler, type McpHttpHandlerOptions } from '../../src/mcp/index.js';
+import { createConformanceRegistry } from './conformance-tools.js';
+import { listen } from './listen.js';
+
+type Listening = Awaited<ReturnType<typeof listen>>;
+
+const cleanups: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function start(
+  registryOrResolver: Parameters<typeof createMcpHttpHandler>[0] = createConformanceRegistry(),
+  options: McpHttpHandlerOptions = {},
+): Promise<Listening & { handler: McpHttpHandler }> {
+  const handler = createMcpHttpHandler(registryOrResolver, options);
+  const server = await listen(handler);
+  cleanups.push(() => server.close());
+  return { ...server, handler };
+}
+
+async function connectClient(
+  url: string,
+  capabilities = {},
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'toolshed-http-test', version: '1.0.0' }, { capabilities });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  cleanups.push(() => client.close());
+  return { client, transport };
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A request through node:http, which (unlike fetch) may set any Host header. */
+function raw(
+  port: number,
+  options: {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    chunked?: boolean;
+  },
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/mcp',
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          ...options.headers,
+        },
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+      },
+    );
+    request.on('error', reject);
+    if (options.body !== undefined) {
+      if (options.chunked === true) {
+        // Several writes without a Content-Length: the size is only known while reading.
+        const body = Buffer.from(options.body);
+        for (let offset = 0; offset < body.length; offset += 64 * 1024)
+          request.write(body.subarray(offset, offset + 64 * 1024));
+      } else request.write(options.body);
+    }
+    request.end();
+  });
+}
+
+const initialize = (id = 1) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
+  });
+
+/** The JSON-RPC messages in an SSE body (or the JSON body itself). */
+function messages(response: RawResponse): Array<Record<string, unknown>> {
+  if (String(response.headers['content-type']).startsWith('application/json')) return [JSON.parse(response.body)];
+  return response.body
+    .split('\n')
+    .filter((line) => line.startsWith('data: ') && line.length > 6)
+    .map((line) => JSON.parse(line.slice(6)));
+}
+
+async function openSession(port: number, path = '/mcp', headers: Record<string, string> = {}): Promise<string> {
+  const response = await raw(port, { path, headers, body: initialize() });
+  expect(response.status).toBe(200);
+  const sessionId = response.headers['mcp-session-id'];
+  expect(typeof sessionId).toBe('string');
+  const initialized = await raw(port, {
+    path,
+    headers: { ...headers, 'mcp-session-id': String(sessionId) },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  expect(initialized.status).toBe(202);
+  return String(sessionId);
+}
+
+describe('MCP Streamable HTTP handler', () => {
+  it('serves list, call, progress and sampling to the SDK client over HTTP sessions', async () => {
+    const { url, handler } = await start();
+    const { client, transport } = await connectClient(url, { sampling: {} });
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(handler.sessionCount).toBe(1);
+
+    const listing = await client.listTools();
+    expect(listing.tools).toHaveLength(13);
+    expect(listing._meta?.tools_hash).toMatch(/^[0-9a-f]{64}$/);
+
+    const progress: number[] = [];
+    const called = await client.callTool({ name: 'test_tool_with_progress' }, undefined, {
+      onprogress: (event) => progress.push(event.progress),
+    });
+    expect(called.content).toEqual([{ type: 'text', text: 'Tool with progress executed successfully' }]);
+    expect(progress).toEqual([0, 50, 100]);
+
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'from the client' },
+      model: 'test-model',
+    }));
+    const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hello' } });
+    expect(sampled.content).toEqual([{ type: 'text', text: 'LLM response: from the client' }]);
+  });
+
+  it('sends list_changed to an HTTP client on its standalone stream', async () => {
+    const registry = createConformanceRegistry();
+    const { url } = await start(registry);
+    const { client } = await connectClient(url);
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changes++;
+    });
+    await client.listTools();
+    // The client opens its GET stream right after initialization; give it a moment to be there.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    registry.register(defineTool({ name: 'late_tool', description: 'Registered later.', handler: () => 'late' }));
+    await expect.poll(() => changes).toBe(1);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('late_tool');
+  });
+
+  it('refuses a non-local Host with 403 (DNS-rebinding protection)', async () => {
+    const { port } = await start();
+    const response = await raw(port, { headers: { host: 'evil.example.com' }, body: initialize() });
+    expect(response.status).toBe(403);
+    expect(JSON.parse(response.body)).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: expect.stringContaining("Host 'evil.example.com' is not allowed") },
+    });
+  });
+
+  it('refuses a foreign Origin with 403 and accepts local and same-origin ones', async () => {
+    const { port } = await start();
+    const foreign = await raw(port, { headers: { origin: 'https://evil.example.com' }, body: initialize() });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toContain("Origin 'https://evil.example.com' is not allowed");
+    const nullOrigin = await raw(port, { headers: { origin: 'null' }, body: initialize() });
+    expect(nullOrigin.status).toBe(403);
+    const local = await raw(port, { headers: { origin: 'http://localhost:5173' }, body: initialize() });
+    expect(local.status).toBe(200);
+    const same = await raw(port, { headers: { origin: `http://127.0.0.1:${port}` }, body: initialize() });
+    expect(same.status).toBe(200);
+  });
+
+  it('accepts hosts and origins listed in the options', async () => {
+    const { port } = await start(createConformanceRegistry(), {
+      allowedHosts: ['tools.example.com'],
+      allowedOrigins: ['https://app.example.com'],
+    });
+    const allowed = await raw(port, {
+      headers: { host: 'tools.example.com:8443', origin: 'https://app.example.com' },
+      body: initialize(),
+    });
+    expect(allowed.status).toBe(200);
+    const sameSite = await raw(port, {
+      headers: { host: 'tools.example.com', origin: 'https://tools.example.com' },
+      body: initialize(),
+    });
+    expect(sameSite.status).toBe(200);
+    const other = await raw(port, { headers: { host: 'other.example.com' }, body: initialize() });
+    expect(other.status).toBe(403);
+    const garbage = await raw(port, { headers: { host: 'evil@127.0.0.1' }, body: initialize() });
+    expect(garbage.status).toBe(403);
+  });
+
+  it('answers 400 to a request without a session id and 404 to an unknown one', async () => {
+    const { port } = await start();
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+
+    const missing = await raw(port, { body: list });
+    expect(missing.status).toBe(400);
+    expect(JSON.parse(missing.body).error).toMatchObject({
+      code: -32000,
+      message: expect.stringContaining('Mcp-Session-Id'),
+    });
+
+    const unknown = await raw(port, { headers: { 'mcp-session-id': 'no-such-session' }, body: list });
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body).error).toMatchObject({
+      code: -32001,
+      message: expect.stringContaining('Session not found'),
+    });
+
+    const getWithout = await raw(port, { method: 'GET', headers: { accept: 'text/event-stream' } });
+    expect(getWithout.status).toBe(400);
+    const deleteUnknown = await raw(port, { method: 'DELETE', headers: { 'mcp-session-id': 'no-such-session' } });
+    expect(deleteUnknown.status).toBe(404);
+  });
+
+  it('answers malformed JSON with a JSON-RPC parse error and 400', async () => {
+    const { port } = await start();
+    for (const body of ['{"jsonrpc": "2.0", "id": 1, "method": ', 'not json at all', '']) {
+      const response = await raw(port, { body });
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    }
+    const sessionId = await openSession(port);
+    const inSession = await raw(port, { headers: { 'mcp-session-id': sessionId }, body: '{"jsonrpc":' });
+    expect(inSession.status).toBe(400);
+    expect(JSON.parse(inSession.body).error.code).toBe(-32700);
+  });
+
+  it('refuses an oversized body with 413, declared or streamed', async () => {
+    const { port } = await start(createConformanceRegistry(), { maxBodyBytes: 1024 });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { padding: 'x'.repeat(300_000) },
+    });
+    const declared = await raw(port, { body: big });
+    expect(declared.status).toBe(413);
+    expect(JSON.parse(declared.body).error.message).toContain('exceeds 1024 bytes');
+    const streamed = await raw(port, { body: big, chunked: true });
+    expect(streamed.status).toBe(413);
+    // The server is still fine afterwards.
+    expect((await raw(port, { body: initialize() })).status).toBe(200);
+  });
+
+  it('ends a session on DELETE', async () => {
+    const { port, handler } = await start();
+    const sessionId = await openSession(port);
+    expect(handler.sessionCount).toBe(1);
+    const listed = await raw(port, {
+      headers: { 'mcp-session-id': sessionId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(listed.status).toBe(200);
+    expect(messages(listed)[0]).toMatchObject({ id: 2, result: { tools: expect.any(Array) } });
+
+    const deleted = await raw(port, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+    expect(deleted.status).toBe(200);
+    expect(handler.sessionCount).toBe(0);
+    const after = await raw(port, {
+      headers: { 'mcp-session-id': sessionId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    });
+    expect(after.status).toBe(404);
+  });
+
+  it('answers other methods with 405 and an Allow header', async () => {
+    const { port } = await start();
+    const response = await raw(port, { method: 'PUT', body: initialize() });
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('POST, GET, DELETE');
+  });
+
+  it('serves a registry per path through a resolver, and keeps each session on its own path', async () => {
+    const agents = new Map([
+      ['alpha', createConformanceRegistry().subset(['test_simple_text'])],
+      ['beta', createConformanceRegistry().subset(['test_error_handling'])],
+    ]);
+    const { port } = await start((request) => {
+      const match = /^\/mcp\/agents\/([a-z]+)$/.exec(new URL(request.url).pathname);
+      return match === null ? undefined : agents.get(match[1] as string);
+    });
+    const alpha = await openSession(port, '/mcp/agents/alpha');
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const listed = await raw(port, { path: '/mcp/agents/alpha', headers: { 'mcp-session-id': alpha }, body: list });
+    expect(messages(listed)[0]).toMatchObject({ result: { tools: [{ name: 'test_simple_text' }] } });
+
+    const elsewhere = await raw(port, { path: '/mcp/agents/beta', headers: { 'mcp-session-id': alpha }, body: list });
+    expect(elsewhere.status).toBe(404);
+    const nobody = await raw(port, { path: '/mcp/agents/gamma', body: initialize() });
+    expect(nobody.status).toBe(404);
+    expect(JSON.parse(nobody.body).error.message).toContain("no MCP endpoint at '/mcp/agents/gamma'");
+  });
+
+  it("binds a session to the caller's scope, so its id is useless with another caller's credentials", async () => {
+    const { port } = await start(createConformanceRegistry(), {
+      sessionScope: (request) => request.headers.get('x-workspace') ?? undefined,
+    });
+    const sessionId = await openSession(port, '/mcp', { 'x-workspace': 'ws_a' });
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const own = await raw(port, { headers: { 'x-workspace': 'ws_a', 'mcp-session-id': sessionId }, body: list });
+    expect(own.status).toBe(200);
+    const other = await raw(port, { headers: { 'x-workspace': 'ws_b', 'mcp-session-id': sessionId }, body: list });
+    expect(other.status).toBe(404);
+    const none = await raw(port, { headers: { 'mcp-session-id': sessionId }, body: list });
+    expect(none.status).toBe(404);
+  });
+
+  it('refuses new sessions beyond maxSessions with 503', async () => {
+    const { port } = await start(createConformanceRegistry(), { maxSessions: 1 });
+    await openSession(port);
+    const second = await raw(port, { body: initialize() });
+    expect(second.status).toBe(503);
+    expect(second.headers['retry-after']).toBe('60');
+  });
+
+  it('closes sessions that stay idle longer than sessionIdleMs', async () => {
+    const { port, handler } = await start(createConformanceRegistry(), { sessionIdleMs: 50 });
+    const sessionId = await openSession(port);
+    expect(handler.sessionCount).toBe(1);
+    await expect.poll(() => handler.sessionCount, { timeout: 3000 }).toBe(0);
+    const after = await raw(port, {
+      headers: { 'mcp-session-id': sessionId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(after.status).toBe(404);
+  });
+
+  it('serves web-standard requests through fetch', async () => {
+    const handler = createMcpHttpHandler(createConformanceRegistry());
+    cleanups.push(() => handler.close());
+    const response = await handler.fetch(
+      new Request('http://localhost:4319/mcp', {
+        method: 'POST',
+        headers: {
+          host: 'localhost:4319',
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+        },
+        body: initialize(),
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('mcp-session-id')).toBeTruthy();
+    expect(await response.text()).toContain('"protocolVersion":"2025-11-25"');
+    await handler.close();
+    expect(handler.sessionCount).toBe(0);
+  });
+});

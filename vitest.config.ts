@@ -1,7 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { SummaryReporter } from './test/support/summary-reporter.js';
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  // Documentation examples import the package by name; tests run them against the sources.
+  resolve: {
+    alias: [
+      { find: /^toolshed$/, replacement: source('./src/index.ts') },
+      { find: /^toolshed\/(mcp|config|builtins)$/, replacement: source('./src/$1/index.ts') },
+    ],
+  },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,

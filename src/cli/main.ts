@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { ToolshedError } from '../core/errors/toolshed-error.js';
+import type { CliContext } from './cli-context.js';
+import { CliError, type ExitCode } from './cli-error.js';
+import { defineCallCommand } from './commands/call.js';
+import { defineDescribeCommand } from './commands/describe.js';
+import { defineListCommand } from './commands/list.js';
+import { type CliIo, processIo, visible } from './output.js';
+
+/**
+ * Build the `toolshed` command tree. Usage errors are thrown as `CommanderError`s (after commander has
+ * printed them) instead of exiting, so {@link runCli} decides the exit code.
+ *
+ * The verbs' modules are small; the registry (and Ajv, YAML, handler modules) loads only inside a
+ * verb's action, so `--help` and usage errors never pay for it.
+ *
+ * @example
+ * ```ts
+ * let exitCode = 0;
+ * const program = createProgram({ io: processIo(), setExitCode: (code) => { exitCode = code; } });
+ * await program.parseAsync(['list'], { from: 'user' });
+ * ```
+ */
+export function createProgram(context: CliContext): Command {
+  const { io } = context;
+  const program = new Command('toolshed')
+    .description('Define an LLM agent tool once; list, describe and call the tools of YAML definitions.')
+    .version(readVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand('help [verb]', 'show help for a verb')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      getOutHelpWidth: () => io.stdout.columns ?? 100,
+      getErrHelpWidth: () => io.stderr.columns ?? 100,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    })
+    .showHelpAfterError("Run 'toolshed --help' for usage.")
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 ok; 1 failure (a tool error result, tools that fail to load); 2 usage error.',
+        'Tools come from --tools PATH (repeatable), else from ./tools when that folder exists.',
+      ].join('\n'),
+    );
+  defineListCommand(program, context);
+  defineDescribeCommand(program, context);
+  defineCallCommand(program, context);
+  return program;
+}
+
+/**
+ * Run the CLI on `argv` (the arguments after `toolshed`) and return the exit code: 0 ok, 1 failure,
+ * 2 usage. Never throws for user errors: they are printed to stderr as one message, without a stack
+ * trace. Waits until everything written has been handed to the streams.
+ *
+ * Set `TOOLSHED_DEBUG=1` to print the stack of an unexpected internal error.
+ *
+ * @example
+ * ```ts
+ * const exitCode = await runCli(['call', 'add_numbers', '--args', '{"a": 1, "b": 2}']);
+ * ```
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<ExitCode> {
+  let exitCode: ExitCode = 0;
+  const program = createProgram({
+    io,
+    setExitCode: (code) => {
+      exitCode = code;
+    },
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    exitCode = reportError(error, io);
+  }
+  await Promise.all([io.stdout.flush(), io.stderr.flush()]);
+  return exitCode;
+}
+
+/**
+ * The `bin/toolshed.js` entry: run the CLI on `process.argv` and exit with its code. Exiting
+ * explicitly ends handlers a timed-out or cancelled call left running.
+ *
+ * @example
+ * ```js
+ * // bin/toolshed.js
+ * import { main } from '../dist/cli/main.js';
+ * await main();
+ * ```
+ */
+export async function main(): Promise<never> {
+  const exitCode = await runCli(process.argv.slice(2));
+  process.exit(exitCode);
+}
+
+function reportError(error: unknown, io: CliIo): ExitCode {
+  if (error instanceof CommanderError) {
+    // Commander has already printed the message (or the help) through configureOutput.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+    if (error.code === 'commander.help') return error.exitCode === 0 ? 0 : 2;
+    return 2;
+  }
+  if (error instanceof CliError) {
+    io.stderr.write(`${visible(error.message)}\n`);
+    return error.exitCode;
+  }
+  if (ToolshedError.isInstance(error)) {
+    // Registry errors are written for people: `file:line:col: ...`, "Did you mean ...?".
+    io.stderr.write(`${visible(error.message)}\n`);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (io.env.TOOLSHED_DEBUG !== undefined && io.env.TOOLSHED_DEBUG !== '' && error instanceof Error) {
+    io.stderr.write(`${visible(error.stack ?? message)}\n`);
+  } else {
+    io.stderr.write(`error: unexpected failure: ${visible(message)} (set TOOLSHED_DEBUG=1 for the stack trace)\n`);
+  }
+  return 1;
+}
+
+function readVersion(): string {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: unknown;
+    };
+    return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

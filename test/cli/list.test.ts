@@ -1,0 +1,102 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, lines, runCli } from './run-cli.js';
+
+beforeAll(assertBuilt);
+
+const NO_TOOLS =
+  'No tools registered. Pass --tools PATH (a YAML definition file or a folder of *.yaml files), or create a ./tools folder.';
+
+let empty: string;
+beforeAll(async () => {
+  empty = await mkdtemp(join(tmpdir(), 'toolshed-cli-'));
+});
+afterAll(async () => {
+  await rm(empty, { recursive: true, force: true });
+});
+
+describe('toolshed list', () => {
+  it('lists ./tools by default: name, category and first sentence, aligned', async () => {
+    const run = await runCli(['list']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(lines(run.stdout)).toEqual([
+      'add_numbers  math     Add two numbers and return their sum.',
+      'banner       text     Shows a \\u001b[31mred\\u001b[0m banner.',
+      'echo         text     Repeat the text back.',
+      'explode      general  Always fails.',
+      'sleep        time     Wait for a number of milliseconds, then answer.',
+      'web_search   web      Search the web for a query and return the top results.',
+    ]);
+  });
+
+  it('never writes ANSI codes to a pipe, even from a hostile description', async () => {
+    const run = await runCli(['list']);
+    expect(run.stdout).not.toContain('\u001b');
+    expect(run.stderr).not.toContain('\u001b');
+  });
+
+  it('prints {"tools": [...]} with --json', async () => {
+    const run = await runCli(['list', '--json']);
+    expect(run.exitCode).toBe(0);
+    const parsed = JSON.parse(run.stdout) as { tools: Array<Record<string, unknown>> };
+    expect(parsed.tools.map((tool) => tool.name)).toEqual([
+      'add_numbers',
+      'banner',
+      'echo',
+      'explode',
+      'sleep',
+      'web_search',
+    ]);
+    expect(parsed.tools[0]).toEqual({
+      name: 'add_numbers',
+      title: 'Add Numbers',
+      category: 'math',
+      description: 'Add two numbers and return their sum. Works with integers and decimals.',
+      tags: ['arithmetic', 'numbers'],
+    });
+    expect(parsed.tools[2]).toMatchObject({ name: 'echo', title: null, tags: [] });
+    expect(parsed.tools[1]?.description).toBe('Shows a \u001b[31mred\u001b[0m banner. Then resets the colours.');
+    expect(run.stdout).not.toContain('\u001b');
+  });
+
+  it('loads a single definition file and several --tools paths', async () => {
+    const single = await runCli(['list', '--tools', 'tools/echo.yaml']);
+    expect(single.exitCode).toBe(0);
+    expect(lines(single.stdout)).toEqual(['echo  text  Repeat the text back.']);
+
+    const several = await runCli(['list', '--tools', 'tools/echo.yaml', '--tools', 'tools/add_numbers.yaml', '--json']);
+    expect(several.exitCode).toBe(0);
+    expect((JSON.parse(several.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toEqual([
+      'add_numbers',
+      'echo',
+    ]);
+  });
+
+  it('loads the same path given twice once', async () => {
+    const run = await runCli(['list', '--tools', 'tools', '--tools', './tools/']);
+    expect(run.exitCode).toBe(0);
+    expect(lines(run.stdout)).toHaveLength(6);
+  });
+
+  it('prints a friendly line when there are no tools and no ./tools folder', async () => {
+    const run = await runCli(['list'], { cwd: empty });
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe(`${NO_TOOLS}\n`);
+  });
+
+  it('prints an empty list with --json when there are no tools', async () => {
+    const run = await runCli(['list', '--json'], { cwd: empty });
+    expect(run.exitCode).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ tools: [] });
+  });
+
+  it('prints the friendly line for a --tools folder without definitions', async () => {
+    const run = await runCli(['list', '--tools', empty]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe(`${NO_TOOLS}\n`);
+  });
+});

@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, FIXTURES, lines, runCli } from './run-cli.js';
+
+beforeAll(assertBuilt);
+
+describe('toolshed usage errors (exit 2)', () => {
+  it('prints the help on stderr and exits 2 when no verb is given', async () => {
+    const run = await runCli([]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(lines(run.stderr)[0]).toBe('Usage: toolshed [options] [command]');
+  });
+
+  it('rejects an unknown verb with the closest verb', async () => {
+    const run = await runCli(['lst']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(lines(run.stderr)).toEqual([
+      "error: unknown command 'lst'",
+      '(Did you mean list?)',
+      "Run 'toolshed --help' for usage.",
+    ]);
+  });
+
+  it.each(['describe', 'call'])('rejects %s without a tool name', async (verb) => {
+    const run = await runCli([verb]);
+    expect(run.exitCode).toBe(2);
+    expect(lines(run.stderr)).toEqual([
+      "error: missing required argument 'tool'",
+      `Run 'toolshed ${verb} --help' for usage.`,
+    ]);
+  });
+
+  it('rejects an unknown flag', async () => {
+    const run = await runCli(['list', '--bogus']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(lines(run.stderr)).toEqual(["error: unknown option '--bogus'", "Run 'toolshed list --help' for usage."]);
+  });
+
+  it('suggests the flag that was probably meant', async () => {
+    const run = await runCli(['list', '--jsn']);
+    expect(run.exitCode).toBe(2);
+    expect(lines(run.stderr)).toEqual([
+      "error: unknown option '--jsn'",
+      '(Did you mean --json?)',
+      "Run 'toolshed list --help' for usage.",
+    ]);
+  });
+
+  it('rejects --tools without a path', async () => {
+    const run = await runCli(['list', '--tools']);
+    expect(run.exitCode).toBe(2);
+    expect(lines(run.stderr)[0]).toBe("error: option '--tools <path>' argument missing");
+  });
+
+  it('rejects a second tool name', async () => {
+    const run = await runCli(['describe', 'echo', 'add_numbers']);
+    expect(run.exitCode).toBe(2);
+    expect(lines(run.stderr)[0]).toBe("error: too many arguments for 'describe'. Expected 1 argument but got 2.");
+  });
+
+  it.each(['abc', '0', '-5', '1.5', '99999999999'])('rejects --timeout %s', async (value) => {
+    const run = await runCli(['call', 'echo', '--timeout', value]);
+    expect(run.exitCode).toBe(2);
+    expect(lines(run.stderr)).toEqual([
+      `error: option '--timeout <ms>' argument '${value}' is invalid. Use a whole number of milliseconds from 1 to 2147483647.`,
+      "Run 'toolshed call --help' for usage.",
+    ]);
+  });
+});
+
+describe('toolshed --help', () => {
+  it('describes every verb and the exit codes', async () => {
+    const run = await runCli(['--help']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^ {2}list \[options\]/m);
+    expect(run.stdout).toMatch(/^ {2}describe \[options\] <tool>/m);
+    expect(run.stdout).toMatch(/^ {2}call \[options\] <tool>/m);
+    expect(run.stdout).toContain('Exit codes: 0 ok; 1 failure');
+  });
+
+  it.each([
+    ['list', 'Usage: toolshed list [options]'],
+    ['describe', 'Usage: toolshed describe [options] <tool>'],
+    ['call', 'Usage: toolshed call [options] <tool>'],
+  ])('gives %s its own help with --tools and --json', async (verb, usage) => {
+    for (const args of [
+      [verb, '--help'],
+      ['help', verb],
+    ]) {
+      const run = await runCli(args);
+      expect(run.exitCode).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(lines(run.stdout)[0]).toBe(usage);
+      expect(run.stdout).toContain('--tools <path>');
+      expect(run.stdout).toContain('--json');
+      expect(run.stdout).toContain('Examples:');
+    }
+  });
+
+  it('shows --help without loading tools, even when ./tools is broken', async () => {
+    const run = await runCli(['list', '--help'], { cwd: join(FIXTURES, 'broken') });
+    expect(run.exitCode).toBe(0);
+  });
+
+  it('prints the package version', async () => {
+    const manifest = JSON.parse(readFileSync(join(FIXTURES, '..', '..', '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const run = await runCli(['--version']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe(`${manifest.version}\n`);
+  });
+});

@@ -12,7 +12,8 @@ import { loadDefinitionDirectory, loadDefinitionFile } from '../definitions/load
 import { parseYamlSource, type YamlSource } from '../definitions/yaml-source.js';
 import type { McpServerConfig } from '../mcp/import-mcp-server.js';
 import type { RegistrableTool } from '../registry/tool-registry.js';
-import { compileValidator } from '../schema/compile-validator.js';
+import { validate as validateToolshedConfig } from '../schema/generated/toolshed-config.js';
+import { runStandalone } from '../schema/run-standalone.js';
 import type { ConfigDiagnostic } from './config-diagnostic.js';
 import { AGENT_KEYS, CONFIG_SCHEMA, MCP_SERVER_SCHEMA, REST_TOOL_SCHEMA } from './config-schema.js';
 import { expandEnv } from './expand-env.js';
@@ -75,8 +76,6 @@ export interface ConfigCheck {
 
 /** Configuration files larger than this are refused. */
 export const MAX_CONFIG_BYTES = 1_000_000;
-
-const validateSchema = compileValidator(CONFIG_SCHEMA);
 
 /**
  * Check `toolshed.yaml` without running any tool (SPEC §5.1): YAML syntax, the schema of every section,
@@ -169,7 +168,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   }
   const value = expanded.value as Record<string, unknown>;
   const unexpanded = new Set(expanded.problems.map((problem) => problem.pointer));
-  const issues = validateSchema(value);
+  const issues = runStandalone(validateToolshedConfig, value);
   for (const issue of issues ?? []) {
     // A value left empty by a missing variable was reported already.
     if (unexpanded.has(issue.pointer)) continue;

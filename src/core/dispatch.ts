@@ -42,7 +42,11 @@ export interface CallHook {
 /** A registered tool with everything the hot path needs precomputed. */
 export interface PreparedTool {
   readonly spec: ToolSpec;
-  readonly validateInput: CompiledValidator;
+  /**
+   * Validates and applies defaults. May answer with a promise once, while the validator compiler
+   * loads (it is imported on first use, so listing tools never pays for it).
+   */
+  readonly validateInput: (value: unknown) => ReturnType<CompiledValidator> | Promise<ReturnType<CompiledValidator>>;
   readonly validateOutput: CompiledValidator | undefined;
   /** Declared argument names, when undeclared ones count as extra (no `additionalProperties` allowed). */
   readonly declaredArgs: ReadonlySet<string> | undefined;
@@ -257,8 +261,31 @@ function runPipeline(
     args = tool.copyArgs === 'shallow' ? { ...args } : (structuredCloneSafe(args) as Record<string, unknown>);
   }
   const issues = tool.validateInput(args);
-  if (issues !== undefined) return Promise.resolve(finish(invalidArguments(spec, issues), metadata, started));
+  if (issues !== undefined) {
+    if (issues instanceof Promise) {
+      return issues.then(
+        (found) =>
+          found === undefined
+            ? afterInputSchema(tool, args, options, runtime, metadata, started)
+            : finish(invalidArguments(spec, found), metadata, started),
+        (error: unknown) => finish(internalFailure(name, error), metadata, started),
+      );
+    }
+    return Promise.resolve(finish(invalidArguments(spec, issues), metadata, started));
+  }
+  return afterInputSchema(tool, args, options, runtime, metadata, started);
+}
 
+/** Step 4, second half: a tool's own Standard Schema (zod refinements and transforms). */
+function afterInputSchema(
+  tool: PreparedTool,
+  args: Record<string, unknown>,
+  options: CallOptions | undefined,
+  runtime: DispatchRuntime,
+  metadata: ResultMetadata,
+  started: number,
+): Promise<ToolResult> {
+  const spec = tool.spec;
   if (spec.input !== undefined) {
     const checked = spec.input['~standard'].validate(args);
     if (checked instanceof Promise) {
@@ -268,15 +295,16 @@ function runPipeline(
           try {
             return afterValidation(tool, outcome.value as Record<string, unknown>, options, runtime, metadata, started);
           } catch (error) {
-            return finish(internalFailure(name, error), metadata, started);
+            return finish(internalFailure(spec.name, error), metadata, started);
           }
         },
-        (error: unknown) => finish(internalFailure(name, error), metadata, started),
+        (error: unknown) => finish(internalFailure(spec.name, error), metadata, started),
       );
     }
-    if (checked.issues !== undefined)
+    if (checked.issues !== undefined) {
       return Promise.resolve(finish(standardIssues(spec, checked.issues), metadata, started));
-    args = checked.value as Record<string, unknown>;
+    }
+    return afterValidation(tool, checked.value as Record<string, unknown>, options, runtime, metadata, started);
   }
   return afterValidation(tool, args, options, runtime, metadata, started);
 }

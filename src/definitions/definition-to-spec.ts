@@ -4,7 +4,9 @@ import { ToolRegistrationError } from '../core/errors/tool-registration-error.js
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import type { ToolHandler, ToolSpec } from '../core/tool-spec.js';
 import type { ValidationIssue } from '../core/validation-issue.js';
-import { compileValidator, schemaIssues } from '../schema/compile-validator.js';
+import { validate as validateToolDefinition } from '../schema/generated/tool-definition.js';
+import { schemaIssues } from '../schema/meta-schema.js';
+import { runStandalone } from '../schema/run-standalone.js';
 import { ANNOTATION_KEYS, TOOL_DEFINITION_SCHEMA } from './definition-schema.js';
 import { resolveHandler } from './resolve-handler.js';
 
@@ -31,7 +33,6 @@ export interface DefinitionToSpecOptions {
   source?: DefinitionSource;
 }
 
-const validateDefinition = compileValidator(TOOL_DEFINITION_SCHEMA);
 const KNOWN_KEYS = Object.keys(TOOL_DEFINITION_SCHEMA.properties ?? {});
 
 /**
@@ -55,7 +56,7 @@ export function definitionProblems(definition: unknown): DefinitionProblem[] {
       },
     ];
   }
-  const issues = validateDefinition(definition);
+  const issues = runStandalone(validateToolDefinition, definition);
   if (issues !== undefined) return issues.map(toProblem);
   const problems: DefinitionProblem[] = [];
   for (const key of ['parameters', 'output_schema'] as const) {

@@ -2,7 +2,23 @@ import type { PreparedTool } from '../core/dispatch.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { CompiledValidator } from '../core/validation-issue.js';
-import { compileValidator, schemaProblems } from '../schema/compile-validator.js';
+import { schemaProblems } from '../schema/meta-schema.js';
+
+type Compiler = typeof import('../schema/compile-validator.js');
+
+// Ajv is imported on the first call that needs a validator, not when tools are registered or listed:
+// importing it costs more than a CLI start may spend.
+let compiler: Compiler | undefined;
+let loadingCompiler: Promise<Compiler> | undefined;
+
+/** Load the validator compiler (Ajv); calls resolve at once after the first time. */
+export function loadValidatorCompiler(): Promise<Compiler> {
+  loadingCompiler ??= import('../schema/compile-validator.js').then((module) => {
+    compiler = module;
+    return module;
+  });
+  return loadingCompiler;
+}
 
 /**
  * Precompute what dispatch needs for `spec`. Schemas compile on first use (compiling costs ~1 ms, so
@@ -13,7 +29,7 @@ export function prepareTool(spec: ToolSpec, hasApprovalRule = false): PreparedTo
   const schema = spec.inputSchema;
   const prepared = {
     spec,
-    validateInput: undefined as unknown as CompiledValidator,
+    validateInput: undefined as unknown as PreparedTool['validateInput'],
     validateOutput: undefined as CompiledValidator | undefined,
     declaredArgs: declaredArguments(schema),
     copyArgs: defaultsDepth(schema),
@@ -21,11 +37,13 @@ export function prepareTool(spec: ToolSpec, hasApprovalRule = false): PreparedTo
     extraArgs: spec.extraArgs,
     mayNeedApproval: hasApprovalRule || (spec.requiresApproval !== undefined && spec.requiresApproval !== false),
   };
-  prepared.validateInput = (value) => {
+  const compileInput = (value: unknown) => {
     const validator = compileOrExplain(spec, schema, 'input');
     prepared.validateInput = validator;
     return validator(value);
   };
+  prepared.validateInput = (value) =>
+    compiler === undefined ? loadValidatorCompiler().then(() => compileInput(value)) : compileInput(value);
   if (spec.outputSchema !== undefined) {
     const outputSchema = spec.outputSchema;
     prepared.validateOutput = (value) => {
@@ -48,8 +66,12 @@ export class InvalidToolSchemaError extends Error {
 function compileOrExplain(spec: ToolSpec, schema: JsonSchema, which: 'input' | 'output'): CompiledValidator {
   const problems = schemaProblems(schema);
   if (problems.length > 0) return brokenSchema(spec, which, problems.join('; '));
+  if (compiler === undefined) {
+    // Only reachable for output checks of a call that skipped input validation; see resolveApproval.
+    return brokenSchema(spec, which, 'the validator compiler is not loaded yet');
+  }
   try {
-    return compileValidator(schema);
+    return compiler.compileValidator(schema);
   } catch (error) {
     return brokenSchema(spec, which, (error as Error).message);
   }

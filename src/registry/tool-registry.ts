@@ -30,7 +30,7 @@ import {
   type PendingApproval,
 } from './approvals.js';
 import { type BatchCall, runCallMany } from './call-many.js';
-import { prepareTool } from './prepare-tool.js';
+import { loadValidatorCompiler, prepareTool } from './prepare-tool.js';
 import { createReadToolOutputTool, READ_TOOL_OUTPUT } from './read-tool-output.js';
 
 /** Anything `register` accepts: a spec from `defineTool`, spec-shaped options, or a protocol object. */
@@ -525,6 +525,8 @@ export class ToolRegistry {
         started,
       );
     }
+    // The approved call skips input validation, which is what loads the output validator's compiler.
+    await loadValidatorCompiler();
     const callOptions: CallOptions = {};
     if (options.signal !== undefined) callOptions.signal = options.signal;
     if (options.context !== undefined) callOptions.context = options.context;

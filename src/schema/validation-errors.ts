@@ -1,0 +1,180 @@
+import type { ErrorObject } from 'ajv';
+import type { JsonSchema } from '../core/json-schema.js';
+import type { ValidationIssue } from '../core/validation-issue.js';
+
+/**
+ * One Ajv error as a {@link ValidationIssue}: the path in `a.b[2]` form, what was expected in words,
+ * the value received, and one phrase a model or a config author can act on. Needs Ajv's `verbose`
+ * errors (`data`, `parentSchema`), as every validator toolshed builds has.
+ */
+export function toIssue(error: ErrorObject): ValidationIssue {
+  const params = error.params as Record<string, unknown>;
+  let path = pointerToPath(error.instancePath);
+  let expected: string;
+  const received: unknown = error.data;
+  let hasReceived = true;
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(params.missingProperty);
+      path = path === '' ? missing : `${path}.${missing}`;
+      const propertySchema = (error.parentSchema as JsonSchema | undefined)?.properties?.[missing];
+      expected = propertySchema === undefined ? 'a value' : describeSchema(propertySchema);
+      hasReceived = false;
+      return {
+        path,
+        pointer: `${error.instancePath}/${escapePointer(missing)}`,
+        keyword: 'required',
+        expected,
+        message: `missing required argument '${path}' (${expected})`,
+      };
+    }
+    case 'additionalProperties': {
+      const extra = String(params.additionalProperty);
+      const accepted = Object.keys((error.parentSchema as JsonSchema | undefined)?.properties ?? {});
+      path = path === '' ? extra : `${path}.${extra}`;
+      expected = accepted.length > 0 ? `one of the accepted arguments: ${accepted.join(', ')}` : 'no arguments';
+      return {
+        path,
+        pointer: `${error.instancePath}/${escapePointer(extra)}`,
+        keyword: 'additionalProperties',
+        expected,
+        message: `unexpected argument '${path}'; accepted arguments are ${accepted.length > 0 ? accepted.join(', ') : 'none'}`,
+      };
+    }
+    case 'type':
+      expected = withArticle(String(params.type).replaceAll(',', ' or '));
+      break;
+    case 'enum':
+      expected = `one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
+      break;
+    case 'const':
+      expected = `exactly ${JSON.stringify(params.allowedValue)}`;
+      break;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      expected = `${String(params.comparison)} ${String(params.limit)}`;
+      break;
+    case 'minLength':
+      expected = `at least ${String(params.limit)} character${params.limit === 1 ? '' : 's'} long`;
+      break;
+    case 'maxLength':
+      expected = `at most ${String(params.limit)} characters long`;
+      break;
+    case 'minItems':
+      expected = `a list of at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`;
+      break;
+    case 'maxItems':
+      expected = `a list of at most ${String(params.limit)} items`;
+      break;
+    case 'minProperties':
+    case 'maxProperties':
+      expected = `an object with ${error.keyword === 'minProperties' ? 'at least' : 'at most'} ${String(params.limit)} properties`;
+      break;
+    case 'pattern':
+      expected = `a string matching /${String(params.pattern)}/`;
+      break;
+    case 'format':
+      expected = `a valid ${String(params.format)}`;
+      break;
+    case 'multipleOf':
+      expected = `a multiple of ${String(params.multipleOf)}`;
+      break;
+    case 'uniqueItems':
+      expected = `a list without duplicates (items ${String(params.j)} and ${String(params.i)} are equal)`;
+      break;
+    case 'discriminator': {
+      const tag = String(params.tag);
+      const options = ((error.parentSchema as JsonSchema | undefined)?.oneOf ?? [])
+        .map((branch) => branch.properties?.[tag]?.const)
+        .filter((value) => value !== undefined)
+        .map((value) => JSON.stringify(value));
+      const tagPath = path === '' ? tag : `${path}.${tag}`;
+      const tagValue = params.tagValue;
+      return {
+        path: tagPath,
+        pointer: `${error.instancePath}/${escapePointer(tag)}`,
+        keyword: 'discriminator',
+        expected: `one of ${options.join(', ')}`,
+        received: tagValue,
+        message: `'${tagPath}' must be one of ${options.join(', ')}, got ${describeReceived(tagValue)}`,
+      };
+    }
+    case 'anyOf':
+    case 'oneOf':
+      expected = `one of: ${((error.schema as JsonSchema[] | undefined) ?? []).map(describeSchema).join('; ')}`;
+      break;
+    default:
+      expected = error.message ?? 'a valid value';
+  }
+  const subject = path === '' ? 'the arguments' : `'${path}'`;
+  const message = hasReceived
+    ? `${subject} must be ${expected}, got ${describeReceived(received)}`
+    : `${subject} must be ${expected}`;
+  return { path, pointer: error.instancePath, keyword: error.keyword, expected, received, message };
+}
+
+/**
+ * A few words describing what a schema accepts: `a number`, `one of "c", "f"`, `a list of strings`.
+ *
+ * @example
+ * ```ts
+ * describeSchema({ type: 'array', items: { type: 'string' } }); // 'a list of strings'
+ * ```
+ */
+export function describeSchema(schema: JsonSchema | boolean | undefined): string {
+  if (schema === undefined || schema === true) return 'any value';
+  if (schema === false) return 'nothing';
+  if (schema.enum !== undefined) return `one of ${schema.enum.map((value) => JSON.stringify(value)).join(', ')}`;
+  if (schema.const !== undefined) return `exactly ${JSON.stringify(schema.const)}`;
+  const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
+  if (types.length === 0) {
+    const options = schema.anyOf ?? schema.oneOf;
+    if (options !== undefined) return options.map(describeSchema).join(' or ');
+    if (schema.$ref !== undefined) return `a ${schema.$ref.split('/').pop() ?? 'value'}`;
+    return 'any value';
+  }
+  return types
+    .map((type) => {
+      if (type === 'array' && typeof schema.items === 'object' && schema.items.type !== undefined) {
+        const itemType = String(schema.items.type);
+        return `a list of ${itemType === 'string' ? 'strings' : `${itemType}s`}`;
+      }
+      return withArticle(type === 'array' ? 'list' : type);
+    })
+    .join(' or ');
+}
+
+function withArticle(type: string): string {
+  if (type === 'null') return 'null';
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function describeReceived(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'string') {
+    const shown = value.length > 40 ? `${value.slice(0, 37)}...` : value;
+    return `string ${JSON.stringify(shown)}`;
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
+  if (Array.isArray(value)) return `a list of ${value.length} item${value.length === 1 ? '' : 's'}`;
+  if (typeof value === 'object') return 'an object';
+  return typeof value;
+}
+
+function escapePointer(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+function pointerToPath(pointer: string): string {
+  if (pointer === '') return '';
+  let path = '';
+  for (const raw of pointer.slice(1).split('/')) {
+    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (/^\d+$/.test(segment)) path += `[${segment}]`;
+    else path += path === '' ? segment : `.${segment}`;
+  }
+  return path;
+}

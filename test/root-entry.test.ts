@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -33,8 +33,10 @@ function loadGraph(entry: string): { files: Set<string>; packages: Set<string> }
     if (files.has(file)) return;
     files.add(file);
     for (const specifier of staticImports(file)) {
-      if (specifier.startsWith('.')) visit(join(dirname(file), specifier.replace(/\.js$/, '.ts')));
-      else packages.add(specifier.startsWith('node:') ? specifier : packageName(specifier));
+      if (specifier.startsWith('.')) {
+        const target = join(dirname(file), specifier);
+        visit(existsSync(target.replace(/\.js$/, '.ts')) ? target.replace(/\.js$/, '.ts') : target);
+      } else packages.add(specifier.startsWith('node:') ? specifier : packageName(specifier));
     }
   };
   visit(entry);

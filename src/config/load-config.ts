@@ -60,7 +60,10 @@ export interface ConfigOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Read `.env` beside the config file (default true). */
   dotenv?: boolean;
-  /** The built-in tools that `builtins:` may name. */
+  /**
+   * The built-in tools that `builtins:` may name (default: toolshed's own, with the file tools confined
+   * to the configuration's folder).
+   */
   builtins?: readonly ToolSpec[];
 }
 
@@ -272,7 +275,12 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     }
   }
 
-  const builtins = new Map((options.builtins ?? []).map((spec) => [spec.name, spec]));
+  const builtinSpecs =
+    options.builtins ??
+    (config.builtins.length > 0 || config.agents.some((agent) => agent.tools.length > 0)
+      ? (await import('../builtins/create-builtins.js')).createBuiltins({ files: { root: baseDir } })
+      : []);
+  const builtins = new Map(builtinSpecs.map((spec) => [spec.name, spec]));
   const enableBuiltin = (name: string, pointer: string): boolean => {
     if (catalog.has(name)) return true;
     const spec = builtins.get(name);

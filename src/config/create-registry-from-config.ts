@@ -1,0 +1,99 @@
+import type { ToolSpec } from '../core/tool-spec.js';
+import { importMcpServer, type McpServerConnection } from '../mcp/import-mcp-server.js';
+import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
+import { type ConfigDiagnostic, ConfigError } from './config-diagnostic.js';
+import { type AgentConfig, type ConfigOptions, type ToolshedConfig, validateConfig } from './load-config.js';
+import { createRestTool, type RestToolOptions } from './rest-tool.js';
+
+/** A configuration turned into a live registry. */
+export interface LoadedConfig {
+  config: ToolshedConfig;
+  /** Every tool the configuration enables. */
+  registry: ToolRegistry;
+  /** Warnings (errors make `loadConfig` throw). */
+  diagnostics: ConfigDiagnostic[];
+  agents: AgentConfig[];
+  /** The tools of one agent, with its per-tool config as `ctx.config`; throws for an unknown id. */
+  agent(id: string): ToolRegistry;
+  /** Disconnect MCP servers. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link loadConfig}. */
+export interface LoadConfigOptions extends ConfigOptions {
+  /** Settings for the registry (the file's `defaults:` fill what is not set here). */
+  registryOptions?: ToolRegistryOptions;
+  /** Connect to `mcp_servers` and import their tools (default true). */
+  connectMcp?: boolean;
+  /** Options for REST tools (tests exempt a loopback fake from the SSRF guard). */
+  restTools?: RestToolOptions;
+}
+
+/**
+ * Build a registry from `toolshed.yaml` (SPEC §5.1): tool definition files and modules, the built-ins
+ * it enables (also those agents name), REST tools from `custom_tools`, and the tools of `mcp_servers`.
+ * Throws {@link ConfigError} listing every error when the file does not validate; a tool whose
+ * credentials are missing still loads and fails only its own calls with `MISSING_CREDENTIALS`.
+ *
+ * @example
+ * ```ts
+ * const loaded = await loadConfig('toolshed.yaml');
+ * const research = loaded.agent('research');
+ * await research.call('serper_search', { query: 'toolshed' });
+ * await loaded.close();
+ * ```
+ */
+export async function loadConfig(path: string, options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const check = await validateConfig(path, options);
+  const errors = check.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  if (errors.length > 0 || check.config === undefined) throw new ConfigError(check.diagnostics);
+  const config = check.config;
+  const registry = new ToolRegistry({
+    env: check.env,
+    ...(config.defaults.timeoutMs === undefined ? {} : { defaultTimeoutMs: config.defaults.timeoutMs }),
+    ...(config.defaults.maxOutputChars === undefined ? {} : { maxOutputChars: config.defaults.maxOutputChars }),
+    ...(config.defaults.extraArgs === undefined ? {} : { extraArgs: config.defaults.extraArgs }),
+    ...options.registryOptions,
+  });
+  const specs: ToolSpec[] = [];
+  for (const entry of check.catalog.values()) if (entry.spec !== undefined) specs.push(entry.spec);
+  for (const tool of config.customTools) specs.push(createRestTool(tool, options.restTools));
+  registry.registerAll(specs);
+
+  const connections: McpServerConnection[] = [];
+  if (options.connectMcp !== false) {
+    try {
+      for (const server of config.mcpServers) {
+        connections.push(
+          await importMcpServer(registry, { ...server, cwd: server.cwd ?? config.baseDir }, { env: check.env }),
+        );
+      }
+    } catch (error) {
+      await Promise.allSettled(connections.map((connection) => connection.close()));
+      throw error;
+    }
+  }
+
+  const views = new Map<string, ToolRegistry>();
+  return {
+    config,
+    registry,
+    diagnostics: check.diagnostics,
+    agents: config.agents,
+    agent(id: string) {
+      const known = views.get(id);
+      if (known !== undefined) return known;
+      const agent = config.agents.find((candidate) => candidate.id === id);
+      if (agent === undefined) {
+        const ids = config.agents.map((candidate) => candidate.id);
+        throw new Error(`No agent '${id}' in ${config.file}. Agents: ${ids.length > 0 ? ids.join(', ') : 'none'}.`);
+      }
+      const view = registry.subset(agent.tools, { strict: false, config: agent.config });
+      views.set(id, view);
+      return view;
+    },
+    async close() {
+      await Promise.allSettled(connections.map((connection) => connection.close()));
+    },
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * toolshed/config — `toolshed.yaml`: check it (`validateConfig`) and build a registry from it
+ * (`loadConfig`). Node-only: it reads files, `.env` and starts MCP servers.
+ */
+
+export type { ConfigDiagnostic } from './config-diagnostic.js';
+export { ConfigError, formatDiagnostic } from './config-diagnostic.js';
+export type { LoadConfigOptions, LoadedConfig } from './create-registry-from-config.js';
+export { loadConfig } from './create-registry-from-config.js';
+export { expandEnv } from './expand-env.js';
+export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './load-config.js';
+export { validateConfig } from './load-config.js';
+export type { RestToolConfig } from './rest-tool-config.js';
+export type { SecretFinding } from './secrets.js';
+export { findLiteralSecrets } from './secrets.js';

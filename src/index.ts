@@ -6,6 +6,32 @@
  * file-system code on first use. Node-only and heavy parts live behind subpath exports.
  */
 
+export type { AnthropicTool } from './adapters/anthropic/index.js';
+export { toAnthropicTools } from './adapters/anthropic/index.js';
+export type {
+  ExportCheckReport,
+  ExportCheckStatus,
+  ExportCheckTarget,
+  ToolExportCheck,
+} from './adapters/check-exports.js';
+export { checkExports } from './adapters/check-exports.js';
+export type { GeminiFunctionDeclaration, GeminiSchema, GeminiTool } from './adapters/gemini/index.js';
+export { toGeminiTools } from './adapters/gemini/index.js';
+export type { McpToolEntry } from './adapters/mcp/index.js';
+export { toMcpTools } from './adapters/mcp/index.js';
+export type {
+  OpenAIChatTool,
+  OpenAIChatToolsOptions,
+  OpenAIResponsesTool,
+  OpenAIResponsesToolsOptions,
+  OpenAIToolsOptions,
+} from './adapters/openai/index.js';
+export { decodeStrictArguments, toOpenAITools } from './adapters/openai/index.js';
+export type { PromptDocsOptions } from './adapters/prompt-docs/index.js';
+export { cliDecisionGaps, renderPromptDocs } from './adapters/prompt-docs/index.js';
+export type { ExportResult, ExportTarget, ExportWarning, ExportWarningKind } from './adapters/shared/export-result.js';
+export type { WireNameMap } from './adapters/shared/wire-name.js';
+export { createWireNameMap, toWireName, WIRE_NAME_PATTERN } from './adapters/shared/wire-name.js';
 export type { CallContextOptions, ProgressEvent } from './core/call-context.js';
 export type {
   AudioContent,

@@ -26,13 +26,21 @@ function examplesOf(file: string): Example[] {
     if (block[1] !== 'ts' || !/\bexample\b/.test(block[2] ?? '')) return;
     const next = blocks[index + 1];
     const between = next === undefined ? '' : text.slice(block.index! + block[0].length, next.index);
-    const output = next !== undefined && next[1] === 'text' && /\boutput\b/.test(next[2] ?? '') && between.trim() === '' ? next[3] : undefined;
+    const output =
+      next !== undefined && next[1] === 'text' && /\boutput\b/.test(next[2] ?? '') && between.trim() === ''
+        ? next[3]
+        : undefined;
     examples.push({ file, index: examples.length, code: block[3]!, output: output?.trimEnd() });
   });
   return examples;
 }
 
-const documents = [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join(ROOT, 'docs', name))];
+const documents = [
+  join(ROOT, 'README.md'),
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join(ROOT, 'docs', name)),
+];
 const examples = documents.flatMap(examplesOf);
 
 afterAll(() => rmSync(WORK, { recursive: true, force: true }));

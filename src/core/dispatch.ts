@@ -68,6 +68,11 @@ export interface DispatchRuntime {
   readonly deadlines: DeadlineQueue;
   readonly hooks: readonly CallHook[];
   reportHookError(hook: CallHook, error: unknown, call: CallInfo): void;
+  /**
+   * Arguments with nulls a provider's strict mode sent for optional properties, turned back into absent
+   * keys; tried only when validation fails, so valid calls never pay for it.
+   */
+  decodeNulls?(spec: ToolSpec, args: Record<string, unknown>): Record<string, unknown>;
   /** Decide whether the call needs approval; returns a pending result when it does. */
   approvalGate?(tool: PreparedTool, args: Record<string, unknown>, metadata: ResultMetadata): ToolResult | undefined;
 }
@@ -264,16 +269,39 @@ function runPipeline(
   if (issues !== undefined) {
     if (issues instanceof Promise) {
       return issues.then(
-        (found) =>
-          found === undefined
-            ? afterInputSchema(tool, args, options, runtime, metadata, started)
-            : finish(invalidArguments(spec, found), metadata, started),
+        (found) => {
+          if (found === undefined) return afterInputSchema(tool, args, options, runtime, metadata, started);
+          const decoded = decodeNullsIfValid(tool, args, runtime);
+          if (decoded !== undefined) return afterInputSchema(tool, decoded, options, runtime, metadata, started);
+          return finish(invalidArguments(spec, found), metadata, started);
+        },
         (error: unknown) => finish(internalFailure(name, error), metadata, started),
       );
     }
+    const decoded = decodeNullsIfValid(tool, args, runtime);
+    if (decoded !== undefined) return afterInputSchema(tool, decoded, options, runtime, metadata, started);
     return Promise.resolve(finish(invalidArguments(spec, issues), metadata, started));
   }
   return afterInputSchema(tool, args, options, runtime, metadata, started);
+}
+
+function decodeNullsIfValid(
+  tool: PreparedTool,
+  args: Record<string, unknown>,
+  runtime: DispatchRuntime,
+): Record<string, unknown> | undefined {
+  if (runtime.decodeNulls === undefined || !containsNull(args, 0)) return undefined;
+  const decoded = runtime.decodeNulls(tool.spec, args);
+  if (decoded === args) return undefined;
+  const again = tool.validateInput(decoded);
+  return again === undefined ? decoded : undefined;
+}
+
+function containsNull(value: unknown, depth: number): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object' || depth > 32) return false;
+  for (const child of Object.values(value as object)) if (containsNull(child, depth + 1)) return true;
+  return false;
 }
 
 /** Step 4, second half: a tool's own Standard Schema (zod refinements and transforms). */

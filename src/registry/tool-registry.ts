@@ -1,3 +1,17 @@
+import { type AnthropicTool, toAnthropicTools } from '../adapters/anthropic/index.js';
+import { checkExports, type ExportCheckReport } from '../adapters/check-exports.js';
+import { type GeminiTool, toGeminiTools } from '../adapters/gemini/index.js';
+import { type McpToolEntry, toMcpTools } from '../adapters/mcp/index.js';
+import {
+  decodeStrictArguments,
+  type OpenAIChatTool,
+  type OpenAIChatToolsOptions,
+  type OpenAIResponsesTool,
+  type OpenAIResponsesToolsOptions,
+  toOpenAITools,
+} from '../adapters/openai/index.js';
+import { type PromptDocsOptions, renderPromptDocs } from '../adapters/prompt-docs/index.js';
+import type { ExportResult } from '../adapters/shared/export-result.js';
 import type { CallContextOptions } from '../core/call-context.js';
 import { DeadlineQueue } from '../core/deadline-queue.js';
 import { createToolSpec, describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
@@ -141,6 +155,7 @@ export class ToolRegistry {
   readonly #approvals: ApprovalStore;
   #sortedNames: string[] | undefined;
   #searchIndex: ToolSearchIndex | undefined;
+  readonly #exports = new Map<string, { version: number; value: unknown }>();
   #toolConfig: Readonly<Record<string, Record<string, unknown>>> | undefined;
   #version = 0;
 
@@ -161,6 +176,8 @@ export class ToolRegistry {
       hooks: [...(options.hooks ?? [])],
       reportHookError: (hook, error, call) => this.#reportHookError(hook, error, call),
       approvalGate: (tool, args, metadata) => this.#approvalGate(tool, args, metadata),
+      // Models in OpenAI strict mode send null for optional arguments they leave out.
+      decodeNulls: (spec, args) => decodeStrictArguments(spec, args) as Record<string, unknown>,
     };
     this.#runtime = runtime;
     if (options.maxOutputChars !== undefined) this.#ensureOutputReader();
@@ -405,6 +422,53 @@ export class ToolRegistry {
     if (entry.kind === 'tool') index.add(entry.prepared.spec);
     else if (entry.prepared !== undefined) index.add(entry.prepared.spec);
     else index.addName(name);
+  }
+
+  /**
+   * The tools in OpenAI function-calling form (Chat Completions by default, or `api: 'responses'`),
+   * optionally strict. Cached until the tool set changes.
+   */
+  toOpenAITools(options?: OpenAIChatToolsOptions): ExportResult<OpenAIChatTool>;
+  toOpenAITools(options: OpenAIResponsesToolsOptions): ExportResult<OpenAIResponsesTool>;
+  toOpenAITools(
+    options: OpenAIChatToolsOptions | OpenAIResponsesToolsOptions = { api: 'chat' },
+  ): ExportResult<OpenAIChatTool> | ExportResult<OpenAIResponsesTool> {
+    return this.#cachedExport(`openai:${options.api ?? 'chat'}:${options.strict === true}`, () =>
+      toOpenAITools(this.tools(), options as OpenAIChatToolsOptions),
+    );
+  }
+
+  /** The tools in Anthropic's `{name, description, input_schema}` form. Cached until the tool set changes. */
+  toAnthropicTools(): ExportResult<AnthropicTool> {
+    return this.#cachedExport('anthropic', () => toAnthropicTools(this.tools()));
+  }
+
+  /** The tools as Gemini `functionDeclarations`. Cached until the tool set changes. */
+  toGeminiTools(): ExportResult<GeminiTool> {
+    return this.#cachedExport('gemini', () => toGeminiTools(this.tools()));
+  }
+
+  /** The tools as MCP `tools/list` entries. Cached until the tool set changes. */
+  toMcpTools(): ExportResult<McpToolEntry> {
+    return this.#cachedExport('mcp', () => toMcpTools(this.tools()));
+  }
+
+  /** The system-prompt block describing the tools (SPEC §5.2). */
+  renderPromptDocs(options: PromptDocsOptions = {}): string {
+    return this.#cachedExport(`prompt:${JSON.stringify(options)}`, () => renderPromptDocs(this.tools(), options));
+  }
+
+  /** Compile every tool for every export target and report, per tool and target, what was rewritten or left out. */
+  check(): ExportCheckReport {
+    return this.#cachedExport('check', () => checkExports(this.tools()));
+  }
+
+  #cachedExport<T>(key: string, build: () => T): T {
+    const cached = this.#exports.get(key);
+    if (cached !== undefined && cached.version === this.#version) return cached.value as T;
+    const value = build();
+    this.#exports.set(key, { version: this.#version, value });
+    return value;
   }
 
   /** Add middleware run around every call (logging, metrics, tracing). */

@@ -1,0 +1,119 @@
+/**
+ * Timing helpers shared by every bench case. `medianOfRounds` is the one place that repeats a
+ * measurement; `measureCall` builds on it for per-call figures.
+ */
+
+/** Results land here (a module-level store V8 cannot drop), so the optimiser cannot drop the calls being timed. */
+let _sink;
+
+/**
+ * The middle value of `values` (the mean of the two middle ones for an even count).
+ *
+ * @param {readonly number[]} values
+ * @returns {number}
+ */
+export function median(values) {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/**
+ * Nanoseconds elapsed since `start` (a `process.hrtime.bigint()` reading).
+ *
+ * @param {bigint} start
+ * @returns {number}
+ */
+export function elapsedNs(start) {
+  return Number(process.hrtime.bigint() - start);
+}
+
+/**
+ * Run `round` `warmup` times untimed, then `rounds` times, and return the median of the figures the
+ * rounds return (whatever unit `round` reports). Garbage is collected before each round unless
+ * `collectGarbage` is false (for rounds of a few microseconds over a big heap, where a full GC per
+ * round would cost far more than the measurement).
+ *
+ * @param {() => number | Promise<number>} round one measurement; returns its figure
+ * @param {{ rounds?: number, warmup?: number, collectGarbage?: boolean }} [options] defaults: 5 rounds after 1 warm-up round, with GC
+ * @returns {Promise<{ median: number, rounds: number[] }>}
+ */
+export async function medianOfRounds(round, { rounds = 5, warmup = 1, collectGarbage = true } = {}) {
+  const collect = collectGarbage ? () => globalThis.gc?.() : () => {};
+  for (let index = 0; index < warmup; index++) {
+    collect();
+    await round();
+  }
+  const figures = [];
+  for (let index = 0; index < rounds; index++) {
+    collect();
+    figures.push(await round());
+  }
+  return { median: median(figures), rounds: figures };
+}
+
+/**
+ * Time `iterations` calls of `fn` (sync), in nanoseconds for all of them.
+ *
+ * @param {() => unknown} fn
+ * @param {number} iterations
+ * @returns {number}
+ */
+function loopSync(fn, iterations) {
+  const start = process.hrtime.bigint();
+  for (let index = 0; index < iterations; index++) _sink = fn();
+  return elapsedNs(start);
+}
+
+/**
+ * Time `iterations` awaited calls of `fn`, one after another, in nanoseconds for all of them.
+ *
+ * @param {() => unknown} fn
+ * @param {number} iterations
+ * @returns {Promise<number>}
+ */
+async function loopAsync(fn, iterations) {
+  const start = process.hrtime.bigint();
+  for (let index = 0; index < iterations; index++) _sink = await fn();
+  return elapsedNs(start);
+}
+
+/** A round runs its loop in chunks of calls taking at least this long, until the round's time is up. */
+const CHUNK_NS = 20e6;
+
+/**
+ * Nanoseconds per call of `fn`, as the median of `rounds` rounds after one warm-up round.
+ *
+ * Each round is time-boxed: it runs chunks of calls (the iteration count found by doubling until
+ * one chunk takes 20 ms) until `roundMs` have passed, and reports elapsed time over calls made. So
+ * a round lasts `roundMs` to `roundMs` + one chunk whatever the machine's load or the JIT does,
+ * without an up-front estimate of the call's cost. With `async`, each call is awaited before the
+ * next starts.
+ *
+ * @param {() => unknown} fn the call to time, with its arguments bound
+ * @param {{ async?: boolean, roundMs?: number, rounds?: number }} [options] defaults: sync, 300 ms, 5 rounds
+ * @returns {Promise<{ nsPerCall: number, roundsNsPerCall: number[], roundsMs: number[], callsPerChunk: number }>}
+ */
+export async function measureCall(fn, { async = false, roundMs = 300, rounds = 5 } = {}) {
+  const loop = async ? loopAsync : loopSync;
+  let chunk = 1;
+  while ((await loop(fn, chunk)) < CHUNK_NS) chunk *= 2;
+  const roundsMs = [];
+  const round = async () => {
+    let elapsed = 0;
+    let calls = 0;
+    while (elapsed < roundMs * 1e6) {
+      elapsed += await loop(fn, chunk);
+      calls += chunk;
+    }
+    roundsMs.push(elapsed / 1e6);
+    return elapsed / calls;
+  };
+  const result = await medianOfRounds(round, { rounds, warmup: 1 });
+  return {
+    nsPerCall: result.median,
+    roundsNsPerCall: result.rounds,
+    roundsMs: roundsMs.slice(1),
+    callsPerChunk: chunk,
+  };
+}

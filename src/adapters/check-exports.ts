@@ -1,0 +1,137 @@
+import type { ToolSpec } from '../core/tool-spec.js';
+import { toAnthropicTools } from './anthropic/to-anthropic-tools.js';
+import { toGeminiTools } from './gemini/to-gemini-tools.js';
+import { toMcpTools } from './mcp/to-mcp-tools.js';
+import { toOpenAITools } from './openai/to-openai-tools.js';
+import { type ExportResult, type ExportWarning, isExclusion } from './shared/export-result.js';
+
+/**
+ * The exports {@link checkExports} compiles every tool for.
+ *
+ * @example
+ * ```ts
+ * const target: ExportCheckTarget = 'openai-chat-strict';
+ * ```
+ */
+export type ExportCheckTarget = 'openai-chat' | 'openai-chat-strict' | 'anthropic' | 'gemini' | 'mcp';
+
+/**
+ * Every {@link ExportCheckTarget}, in report order.
+ *
+ * @example
+ * ```ts
+ * for (const target of EXPORT_CHECK_TARGETS) console.log(target, report.tools[0]?.targets[target].status);
+ * ```
+ */
+export const EXPORT_CHECK_TARGETS: readonly ExportCheckTarget[] = [
+  'openai-chat',
+  'openai-chat-strict',
+  'anthropic',
+  'gemini',
+  'mcp',
+];
+
+/**
+ * How one tool fared with one target: `ok` (exported as is), `rewritten` (exported, changed to fit),
+ * or `excluded` (left out: dropped or unsupported).
+ *
+ * @example
+ * ```ts
+ * const failing = report.tools.filter(({ targets }) => targets.gemini.status === 'excluded');
+ * ```
+ */
+export type ExportCheckStatus = 'ok' | 'rewritten' | 'excluded';
+
+/**
+ * One tool's outcome for one target, with the warnings behind it.
+ *
+ * @example
+ * ```ts
+ * const outcome: ExportCheckOutcome = { status: 'rewritten', warnings: [{ tool: 'search', target: 'openai', kind: 'rewritten', message: '…' }] };
+ * ```
+ */
+export interface ExportCheckOutcome {
+  readonly status: ExportCheckStatus;
+  readonly warnings: readonly ExportWarning[];
+}
+
+/**
+ * One tool's outcome for every target.
+ *
+ * @example
+ * ```ts
+ * const entry: ToolExportCheck | undefined = checkExports(specs).tools.find((item) => item.tool === 'search');
+ * ```
+ */
+export interface ToolExportCheck {
+  readonly tool: string;
+  readonly targets: Readonly<Record<ExportCheckTarget, ExportCheckOutcome>>;
+}
+
+/**
+ * The report of {@link checkExports}.
+ *
+ * @example
+ * ```ts
+ * const report: ExportCheckReport = checkExports(specs);
+ * if (!report.ok) process.exitCode = 1;
+ * ```
+ */
+export interface ExportCheckReport {
+  /** True when every tool exports to every target (rewrites allowed). */
+  readonly ok: boolean;
+  /** One entry per distinct tool name, in the order of the specs. */
+  readonly tools: readonly ToolExportCheck[];
+}
+
+/**
+ * Compile every tool for every target — OpenAI Chat without and with strict mode, Anthropic, Gemini
+ * and MCP — and report, per tool and target, whether it exported as is, was rewritten (and how), or
+ * cannot be expressed. The check behind `registry.check()` and `toolshed validate`; never throws.
+ *
+ * The Responses API shares the Chat API's schemas, so `openai-chat-strict` speaks for both.
+ *
+ * @example
+ * ```ts
+ * const report = checkExports(registry.tools());
+ * for (const { tool, targets } of report.tools) {
+ *   for (const [target, outcome] of Object.entries(targets)) {
+ *     if (outcome.status !== 'ok') console.log(`${tool} → ${target}: ${outcome.status}`);
+ *   }
+ * }
+ * ```
+ */
+export function checkExports(specs: readonly ToolSpec[]): ExportCheckReport {
+  const results: Record<ExportCheckTarget, ExportResult<unknown>> = {
+    'openai-chat': toOpenAITools(specs, { api: 'chat' }),
+    'openai-chat-strict': toOpenAITools(specs, { api: 'chat', strict: true }),
+    anthropic: toAnthropicTools(specs),
+    gemini: toGeminiTools(specs),
+    mcp: toMcpTools(specs),
+  };
+  const names: string[] = [];
+  const list: readonly unknown[] = Array.isArray(specs) ? specs : [];
+  list.forEach((candidate, index) => {
+    const name =
+      typeof candidate === 'object' && candidate !== null ? (candidate as { name?: unknown }).name : undefined;
+    const label = typeof name === 'string' && name !== '' ? name : `#${index}`;
+    if (!names.includes(label)) names.push(label);
+  });
+  const tools = names.map((tool) => {
+    const targets = {} as Record<ExportCheckTarget, ExportCheckOutcome>;
+    for (const target of EXPORT_CHECK_TARGETS) {
+      const warnings = results[target].warnings.filter((warning) => warning.tool === tool);
+      const status: ExportCheckStatus = warnings.some(isExclusion)
+        ? 'excluded'
+        : warnings.length > 0
+          ? 'rewritten'
+          : 'ok';
+      targets[target] = { status, warnings };
+    }
+    return { tool, targets };
+  });
+  return {
+    ok: tools.every((entry) => EXPORT_CHECK_TARGETS.every((target) => entry.targets[target].status !== 'excluded')),
+    tools,
+  };
+}

@@ -1,0 +1,3 @@
+export { toMcpInputSchema, toMcpOutputSchema } from './mcp-schema.js';
+export type { McpObjectSchema, McpToolAnnotations, McpToolEntry } from './mcp-tool.js';
+export { toMcpTools } from './to-mcp-tools.js';

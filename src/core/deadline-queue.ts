@@ -18,7 +18,16 @@ interface DeadlineList {
   head: Node | undefined;
   tail: Node | undefined;
   timer: TimerHandle | undefined;
+  /** Whether the timer currently keeps the process alive. */
+  refed: boolean;
+  /** Whether an idle check is scheduled. */
+  idleCheck: boolean;
 }
+
+// Node has setImmediate; other runtimes get the next timer turn instead.
+const nextTurn: (callback: () => void) => unknown =
+  (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate ??
+  ((callback: () => void) => setTimeout(callback, 0));
 
 /**
  * Deadlines for many concurrent calls at the cost of a list append each.
@@ -26,8 +35,9 @@ interface DeadlineList {
  * A `setTimeout`/`clearTimeout` pair costs ~400 ns in Node 20, more than the rest of a dispatch.
  * Calls with the same duration expire in the order they start, so each duration keeps a FIFO list
  * and one timer armed for its head; finishing a call unlinks its node in O(1). The timer is never
- * cleared on the hot path: it is re-armed only when it fires, and unref'd while its list is empty so
- * an idle process can still exit (ref'd again, cheaply, when a call arrives).
+ * cleared on the hot path: it is re-armed only when it fires. When a list empties, the timer is
+ * unref'd on the next turn of the event loop if the list is still empty then, so an idle process can
+ * exit while back-to-back calls never toggle it.
  */
 export class DeadlineQueue {
   readonly #lists = new Map<number, DeadlineList>();
@@ -36,7 +46,7 @@ export class DeadlineQueue {
   add(durationMs: number, now: number, fire: () => void): Deadline {
     let list = this.#lists.get(durationMs);
     if (list === undefined) {
-      list = { head: undefined, tail: undefined, timer: undefined };
+      list = { head: undefined, tail: undefined, timer: undefined, refed: false, idleCheck: false };
       this.#lists.set(durationMs, list);
     }
     const node: Node = {
@@ -51,7 +61,10 @@ export class DeadlineQueue {
     else list.tail.next = node;
     list.tail = node;
     if (list.timer === undefined) arm(list, durationMs);
-    else if (node.prev === undefined) list.timer.ref?.();
+    else if (!list.refed) {
+      list.timer.ref?.();
+      list.refed = true;
+    }
     return node;
   }
 }
@@ -60,7 +73,18 @@ function cancelNode(this: Node): void {
   const list = this.list;
   if (list === undefined) return;
   unlink(this, list);
-  if (list.head === undefined) list.timer?.unref?.();
+  if (list.head === undefined && !list.idleCheck) {
+    list.idleCheck = true;
+    nextTurn(() => releaseIfIdle(list));
+  }
+}
+
+function releaseIfIdle(list: DeadlineList): void {
+  list.idleCheck = false;
+  if (list.head === undefined && list.refed && list.timer !== undefined) {
+    list.timer.unref?.();
+    list.refed = false;
+  }
 }
 
 function unlink(node: Node, list: DeadlineList): void {
@@ -79,10 +103,12 @@ const MAX_TIMER_DELAY = 2_147_483_647;
 
 function arm(list: DeadlineList, delay: number): void {
   list.timer = setTimeout(() => expire(list), Math.min(MAX_TIMER_DELAY, Math.max(0, delay))) as TimerHandle;
+  list.refed = true;
 }
 
 function expire(list: DeadlineList): void {
   list.timer = undefined;
+  list.refed = false;
   const now = performance.now();
   // A 1 ms tolerance: timers may fire a fraction of a millisecond early.
   while (list.head !== undefined && list.head.at <= now + 1) {

@@ -1,5 +1,5 @@
 import { CallContext, type CallContextOptions } from './call-context.js';
-import type { DeadlineQueue } from './deadline-queue.js';
+import type { Deadline, DeadlineQueue } from './deadline-queue.js';
 import { describeValue } from './define-tool.js';
 import { closestNames } from './did-you-mean.js';
 import { locateJsonError } from './json-error.js';
@@ -428,57 +428,70 @@ function settle(
 ): Promise<ToolResult> {
   const spec = tool.spec;
   return new Promise<ToolResult>((resolve) => {
+    // Whichever of output, deadline and abort comes first settles the call; the others find `done`.
     let done = false;
-    let deadline: { cancel(): void };
-    const stop = () => {
+    let deadline: Deadline;
+    let onAbort: (() => void) | undefined;
+    const settleWith = (result: ToolResult) => {
       done = true;
       deadline.cancel();
-      if (signal !== undefined) signal.removeEventListener('abort', onAbort);
+      if (onAbort !== undefined) signal!.removeEventListener('abort', onAbort);
+      resolve(result);
     };
     const onTimeout = () => {
       if (done) return;
-      stop();
       context.abort(new TimeoutError(`Tool '${spec.name}' timed out after ${timeoutMs} ms.`));
-      resolve(finish(timeoutResult(spec.name, timeoutMs, spec, started), metadata, started));
+      settleWith(finish(timeoutResult(spec.name, timeoutMs, spec, started), metadata, started));
     };
-    const onAbort = () => {
-      if (done) return;
-      stop();
-      context.abort(signal?.reason);
-      resolve(finish(cancelledResult(spec.name, signal), metadata, started));
-    };
-    if (spec.resetOnProgress === true) {
-      // Rare path: a plain timer that each progress report pushes back, capped by maxTotalMs.
-      const cap = started + (spec.maxTotalMs ?? Number.POSITIVE_INFINITY);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const arm = () => {
-        if (timer !== undefined) clearTimeout(timer);
-        timer = setTimeout(onTimeout, Math.max(0, Math.min(timeoutMs, cap - clock.now())));
+    if (spec.resetOnProgress === true) deadline = progressDeadline(context, timeoutMs, spec, started, onTimeout);
+    else if (timeoutMs === Number.POSITIVE_INFINITY) deadline = NO_DEADLINE;
+    else deadline = runtime.deadlines.add(timeoutMs, started, onTimeout);
+    if (signal !== undefined) {
+      onAbort = () => {
+        if (done) return;
+        context.abort(signal.reason);
+        settleWith(finish(cancelledResult(spec.name, signal), metadata, started));
       };
-      arm();
-      context.onProgressTick = () => {
-        if (!done) arm();
-      };
-      deadline = { cancel: () => clearTimeout(timer) };
-    } else if (timeoutMs === Number.POSITIVE_INFINITY) {
-      deadline = { cancel: () => undefined };
-    } else {
-      deadline = runtime.deadlines.add(timeoutMs, started, onTimeout);
+      signal.addEventListener('abort', onAbort, { once: true });
     }
-    if (signal !== undefined) signal.addEventListener('abort', onAbort, { once: true });
     pending.then(
       (value) => {
-        if (done) return;
-        stop();
-        resolve(finishOutputSafely(tool, value, runtime, metadata, started));
+        if (!done) settleWith(finishOutputSafely(tool, value, runtime, metadata, started));
       },
       (error: unknown) => {
-        if (done) return;
-        stop();
-        resolve(finish(executionFailed(spec.name, error), metadata, started));
+        if (!done) settleWith(finish(executionFailed(spec.name, error), metadata, started));
       },
     );
   });
+}
+
+const NO_DEADLINE: Deadline = { cancel: () => undefined };
+
+/** A plain timer that each progress report pushes back, capped by `maxTotalMs` (the rare path). */
+function progressDeadline(
+  context: CallContext,
+  timeoutMs: number,
+  spec: ToolSpec,
+  started: number,
+  onTimeout: () => void,
+): Deadline {
+  const cap = started + (spec.maxTotalMs ?? Number.POSITIVE_INFINITY);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const arm = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(onTimeout, Math.max(0, Math.min(timeoutMs, cap - clock.now())));
+  };
+  arm();
+  context.onProgressTick = () => {
+    if (!stopped) arm();
+  };
+  return {
+    cancel: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /** The error a handler's `ctx.signal` is aborted with when its deadline passes. */

@@ -96,15 +96,16 @@ function declaredArguments(schema: JsonSchema): ReadonlySet<string> | undefined 
 
 function defaultsDepth(schema: JsonSchema): 'none' | 'shallow' | 'deep' {
   let depth: 'none' | 'shallow' | 'deep' = 'none';
-  for (const [key, child] of Object.entries(schema)) {
-    if (key === 'properties') continue;
-    if (containsDefault(child)) return 'deep';
+  for (const key in schema) {
+    if (key !== 'properties' && containsDefault(schema[key])) return 'deep';
   }
-  for (const property of Object.values(schema.properties ?? {})) {
+  const properties = schema.properties ?? {};
+  for (const name in properties) {
+    const property = properties[name] as Record<string, unknown> | undefined;
     if (property === null || typeof property !== 'object') continue;
-    for (const [key, child] of Object.entries(property)) {
+    for (const key in property) {
       if (key === 'default') depth = 'shallow';
-      else if (containsDefault(child)) return 'deep';
+      else if (containsDefault(property[key])) return 'deep';
     }
   }
   return depth;
@@ -112,7 +113,10 @@ function defaultsDepth(schema: JsonSchema): 'none' | 'shallow' | 'deep' {
 
 function containsDefault(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return value.some(containsDefault);
+  if (Array.isArray(value)) {
+    for (const item of value) if (containsDefault(item)) return true;
+    return false;
+  }
   for (const key in value) {
     if (key === 'default' || containsDefault((value as Record<string, unknown>)[key])) return true;
   }

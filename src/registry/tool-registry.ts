@@ -758,6 +758,7 @@ export class ToolRegistry {
   #changed(change: RegistryChange): void {
     this.#version++;
     this.#sortedNames = undefined;
+    if (this.#listeners.change.size === 0) return;
     for (const listener of this.#listeners.change) {
       try {
         listener(change);

@@ -92,7 +92,9 @@ export async function resolveHandler(reference: string, options: ResolveHandlerO
   let target: string;
   if (isPath) {
     const file = resolve(options.baseDir, parsed.module);
-    if (!existsSync(file)) throw fail(`handler module '${parsed.module}' not found (looked for ${file}).`);
+    if (!loadedModules.has(pathToFileURL(file).href) && !existsSync(file)) {
+      throw fail(`handler module '${parsed.module}' not found (looked for ${file}).`);
+    }
     target = pathToFileURL(file).href;
   } else {
     target = resolvePackage(parsed.module, options.baseDir) ?? parsed.module;
@@ -100,7 +102,7 @@ export async function resolveHandler(reference: string, options: ResolveHandlerO
 
   let module: Record<string, unknown>;
   try {
-    module = (await import(target)) as Record<string, unknown>;
+    module = await importOnce(target);
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (
@@ -142,6 +144,18 @@ export async function resolveHandler(reference: string, options: ResolveHandlerO
     );
   }
   return value as ToolHandler;
+}
+
+// A folder of 1 000 definitions usually shares a handful of handler modules; import() of a loaded
+// module still costs a trip through the loader, so settled imports are kept by URL.
+const loadedModules = new Map<string, Record<string, unknown>>();
+
+async function importOnce(target: string): Promise<Record<string, unknown>> {
+  const known = loadedModules.get(target);
+  if (known !== undefined) return known;
+  const module = (await import(target)) as Record<string, unknown>;
+  loadedModules.set(target, module);
+  return module;
 }
 
 function resolvePackage(specifier: string, baseDir: string): string | undefined {

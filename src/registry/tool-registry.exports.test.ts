@@ -66,3 +66,30 @@ describe('registry exports', () => {
     );
   });
 });
+
+describe('deferred loading', () => {
+  it('marks tools deferred for Anthropic and keeps a search tool loaded to find them', async () => {
+    const registry = new ToolRegistry();
+    registry.register(searchTool());
+    registry.register(searchTool('search_code'));
+    const { tools } = registry.toAnthropicTools({ deferLoading: { alwaysLoaded: ['search_code'] } });
+    expect(tools.map((tool) => [tool.name, tool.defer_loading])).toEqual([
+      ['search_code', undefined],
+      ['search_docs', true],
+      ['search_tools', undefined],
+    ]);
+    const found = await registry.call('search_tools', { query: 'search docs' });
+    expect(found.status === 'success' && (found.data as { tools: Array<{ name: string }> }).tools[0]?.name).toBe(
+      'search_docs',
+    );
+  });
+
+  it('marks OpenAI Responses tools deferred, and leaves plain exports untouched', () => {
+    const registry = new ToolRegistry();
+    registry.register(searchTool());
+    const deferred = registry.toOpenAITools({ api: 'responses', deferLoading: true }).tools;
+    expect(deferred.find((tool) => tool.name === 'search_docs')?.defer_loading).toBe(true);
+    expect(deferred.find((tool) => tool.name === 'search_tools')?.defer_loading).toBeUndefined();
+    expect(registry.toAnthropicTools().tools.every((tool) => tool.defer_loading === undefined)).toBe(true);
+  });
+});

@@ -11,6 +11,7 @@ import {
   toOpenAITools,
 } from '../adapters/openai/index.js';
 import { type PromptDocsOptions, renderPromptDocs } from '../adapters/prompt-docs/index.js';
+import { type DeferLoadingOptions, markDeferred } from '../adapters/shared/defer-loading.js';
 import type { ExportResult } from '../adapters/shared/export-result.js';
 import type { CallContextOptions } from '../core/call-context.js';
 import { DeadlineQueue } from '../core/deadline-queue.js';
@@ -35,6 +36,7 @@ import { OutputStore } from '../core/output-store.js';
 import { fromToolProtocol, isToolProtocol, type ToolProtocol } from '../core/tool-protocol.js';
 import { type ResultMetadata, ToolResult, toModelText } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import { createSearchToolsTool, SEARCH_TOOLS } from '../search/search-tools-tool.js';
 import { type ToolSearchHit, ToolSearchIndex, type ToolSearchOptions } from '../search/tool-search-index.js';
 import {
   type ApprovalRule,
@@ -429,18 +431,38 @@ export class ToolRegistry {
    * optionally strict. Cached until the tool set changes.
    */
   toOpenAITools(options?: OpenAIChatToolsOptions): ExportResult<OpenAIChatTool>;
-  toOpenAITools(options: OpenAIResponsesToolsOptions): ExportResult<OpenAIResponsesTool>;
+  toOpenAITools(options: OpenAIResponsesToolsOptions & DeferLoadingOptions): ExportResult<OpenAIResponsesTool>;
   toOpenAITools(
-    options: OpenAIChatToolsOptions | OpenAIResponsesToolsOptions = { api: 'chat' },
+    options: OpenAIChatToolsOptions | (OpenAIResponsesToolsOptions & DeferLoadingOptions) = { api: 'chat' },
   ): ExportResult<OpenAIChatTool> | ExportResult<OpenAIResponsesTool> {
-    return this.#cachedExport(`openai:${options.api ?? 'chat'}:${options.strict === true}`, () =>
-      toOpenAITools(this.tools(), options as OpenAIChatToolsOptions),
-    );
+    const defer = 'deferLoading' in options ? options.deferLoading : undefined;
+    const keep = this.#deferredKeep(defer);
+    return this.#cachedExport(`openai:${options.api ?? 'chat'}:${options.strict === true}:${deferKey(keep)}`, () => {
+      if (options.api !== 'responses') return toOpenAITools(this.tools(), options as OpenAIChatToolsOptions);
+      const exported = toOpenAITools(this.tools(), { api: 'responses', strict: options.strict === true });
+      return keep === undefined ? exported : { ...exported, tools: markDeferred(exported.tools, keep) };
+    });
   }
 
-  /** The tools in Anthropic's `{name, description, input_schema}` form. Cached until the tool set changes. */
-  toAnthropicTools(): ExportResult<AnthropicTool> {
-    return this.#cachedExport('anthropic', () => toAnthropicTools(this.tools()));
+  /**
+   * The tools in Anthropic's `{name, description, input_schema}` form. With `deferLoading`, tools are
+   * marked `defer_loading` and the `search_tools` tool (registered if missing) stays loaded, so the
+   * model finds the rest by searching. Cached until the tool set changes.
+   */
+  toAnthropicTools(options: DeferLoadingOptions = {}): ExportResult<AnthropicTool> {
+    const keep = this.#deferredKeep(options.deferLoading);
+    return this.#cachedExport(`anthropic:${deferKey(keep)}`, () => {
+      const exported = toAnthropicTools(this.tools());
+      return keep === undefined ? exported : { ...exported, tools: markDeferred(exported.tools, keep) };
+    });
+  }
+
+  // The names a deferred export keeps loaded; registers search_tools, without which nothing deferred
+  // could ever be found.
+  #deferredKeep(defer: DeferLoadingOptions['deferLoading']): ReadonlySet<string> | undefined {
+    if (defer === undefined || defer === false) return undefined;
+    if (!this.has(SEARCH_TOOLS)) this.register(createSearchToolsTool(this));
+    return new Set([SEARCH_TOOLS, ...(defer === true ? [] : defer.alwaysLoaded)]);
   }
 
   /** The tools as Gemini `functionDeclarations`. Cached until the tool set changes. */
@@ -790,6 +812,10 @@ export class ToolRegistry {
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function deferKey(keep: ReadonlySet<string> | undefined): string {
+  return keep === undefined ? '' : `defer:${[...keep].sort().join(',')}`;
+}
 
 function toSpec(tool: RegistrableTool): ToolSpec {
   if (isToolProtocol(tool)) return fromToolProtocol(tool);

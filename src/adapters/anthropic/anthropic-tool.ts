@@ -28,4 +28,6 @@ export interface AnthropicTool {
   name: string;
   description: string;
   input_schema: AnthropicInputSchema;
+  /** Set by a deferred export: loaded only when the model finds it through tool search. */
+  defer_loading?: boolean;
 }

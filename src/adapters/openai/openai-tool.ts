@@ -43,6 +43,8 @@ export interface OpenAIResponsesTool {
   parameters: JsonSchema;
   /** Always present: the Responses API would otherwise default it to `true`. */
   strict: boolean;
+  /** Set by a deferred export: loaded only when the model finds it through tool search. */
+  defer_loading?: boolean;
 }
 
 /**

@@ -74,7 +74,11 @@ export interface DispatchRuntime {
    */
   decodeNulls?(spec: ToolSpec, args: Record<string, unknown>): Record<string, unknown>;
   /** Decide whether the call needs approval; returns a pending result when it does. */
-  approvalGate?(tool: PreparedTool, args: Record<string, unknown>, metadata: ResultMetadata): ToolResult | undefined;
+  approvalGate?(
+    tool: PreparedTool,
+    args: Record<string, unknown>,
+    metadata: ResultMetadata,
+  ): ToolResult | Promise<ToolResult> | undefined;
 }
 
 // `performance` is a lazy global getter in Node; holding the object saves ~10 ns a read, and the
@@ -355,6 +359,13 @@ function afterValidation(
   }
   if (tool.mayNeedApproval && runtime.approvalGate !== undefined) {
     const pending = runtime.approvalGate(tool, args, metadata);
+    if (pending instanceof Promise) {
+      // A database-backed approval store: answer once the approval is stored, so it can be decided.
+      return pending.then(
+        (result) => finish(result, metadata, started),
+        (error: unknown) => finish(internalFailure(tool.spec.name, error), metadata, started),
+      );
+    }
     if (pending !== undefined) return Promise.resolve(finish(pending, metadata, started));
   }
   return execute(tool, args, options, runtime, metadata, started, env);

@@ -632,7 +632,11 @@ export class ToolRegistry {
     return this.#approvals;
   }
 
-  #approvalGate(tool: PreparedTool, args: Record<string, unknown>, metadata: ResultMetadata): ToolResult | undefined {
+  #approvalGate(
+    tool: PreparedTool,
+    args: Record<string, unknown>,
+    metadata: ResultMetadata,
+  ): ToolResult | Promise<ToolResult> | undefined {
     const spec = tool.spec;
     const rule = spec.requiresApproval;
     const needed =
@@ -648,17 +652,9 @@ export class ToolRegistry {
       createdAt: new Date().toISOString(),
     };
     if (typeof metadata.toolCallId === 'string') approval.toolCallId = metadata.toolCallId;
+    const pending = ToolResult.pendingApproval(approval.id, JSON.parse(canonical));
     const saved = this.#approvals.save(approval);
-    if (saved instanceof Promise)
-      saved.catch((error: unknown) =>
-        this.#reportHookError({ name: 'approvals' }, error, {
-          tool: spec.name,
-          args,
-          toolCallId: undefined,
-          options: {},
-        }),
-      );
-    return ToolResult.pendingApproval(approval.id, JSON.parse(canonical));
+    return saved instanceof Promise ? saved.then(() => pending) : pending;
   }
 
   #prepare(spec: ToolSpec): PreparedTool {

@@ -1,0 +1,110 @@
+import { randomId } from './random-id.js';
+import { agentRecordOf, nowIso } from './row-mapping.js';
+import { StoreConflictError } from './store-conflict-error.js';
+import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
+import type { AgentRecord } from './store-records.js';
+import {
+  isPlainObject,
+  isWellFormedId,
+  optionalText,
+  requireId,
+  requireText,
+  STORE_LIMITS,
+} from './store-validation.js';
+import { StoreValidationError } from './store-validation-error.js';
+import type { StoreAgents } from './toolshed-store.js';
+
+/**
+ * The `agents` part of a store.
+ *
+ * @example
+ * ```ts
+ * await store.agents.create('acme', { id: 'research', name: 'Research', description: 'Finds sources.' });
+ * await store.agents.list('acme'); // [{ id: 'research', ... }]
+ * ```
+ */
+export class AgentQueries implements StoreAgents {
+  readonly #context: StoreContext;
+
+  constructor(context: StoreContext) {
+    this.#context = context;
+  }
+
+  async create(
+    workspaceId: string,
+    input: { id?: string; name?: string; description?: string | null },
+  ): Promise<AgentRecord> {
+    const workspace = requireId(workspaceId, 'workspaceId');
+    if (!isPlainObject(input)) throw new StoreValidationError('input', 'An agent must be an object.');
+    const id = input.id === undefined ? randomId('agt') : requireId(input.id, 'id');
+    const record: AgentRecord = {
+      id,
+      workspaceId: workspace,
+      name: input.name === undefined ? id : requireText(input.name, 'name', STORE_LIMITS.nameChars),
+      description: optionalText(input.description, 'description', STORE_LIMITS.textChars),
+      createdAt: nowIso(),
+    };
+    let inserted: { id: string } | undefined;
+    try {
+      inserted = await this.#context.write(async (trx, changes) => {
+        const written = await trx
+          .insertInto('agents')
+          .values({
+            id,
+            workspace_id: workspace,
+            name: record.name,
+            description: record.description,
+            created_at: record.createdAt,
+          })
+          .onConflict((conflict) => conflict.doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        if (written !== undefined) changes.push({ workspaceId: workspace, agentId: id, kind: 'agent' });
+        return written;
+      });
+    } catch (error) {
+      throw workspaceNotFoundOn(this.#context, error, workspace);
+    }
+    if (inserted === undefined) {
+      throw new StoreConflictError('agent', id, `Agent id '${id}' is already taken; choose another id.`);
+    }
+    return record;
+  }
+
+  async get(workspaceId: string, id: string): Promise<AgentRecord | undefined> {
+    if (!isWellFormedId(workspaceId) || !isWellFormedId(id)) return undefined;
+    const row = await this.#context.dialect.db
+      .selectFrom('agents')
+      .selectAll()
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : agentRecordOf(row);
+  }
+
+  async list(workspaceId: string): Promise<AgentRecord[]> {
+    if (!isWellFormedId(workspaceId)) return [];
+    const rows = await this.#context.dialect.db
+      .selectFrom('agents')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('id')
+      .execute();
+    return rows.map(agentRecordOf);
+  }
+
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    if (!isWellFormedId(workspaceId) || !isWellFormedId(id)) return false;
+    return this.#context.write(async (trx, changes) => {
+      // agent_tools rows go with the agent (ON DELETE CASCADE).
+      const result = await trx
+        .deleteFrom('agents')
+        .where('id', '=', id)
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      const deleted = result.numDeletedRows > 0n;
+      if (deleted) changes.push({ workspaceId, agentId: id, kind: 'agent' });
+      return deleted;
+    });
+  }
+}

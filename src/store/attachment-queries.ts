@@ -1,0 +1,158 @@
+import type { Kysely } from 'kysely';
+import { TOOL_NAME_PATTERN } from '../core/define-tool.js';
+import type { Database } from './database.js';
+import { nowIso, parseJsonColumn, toIsoTimestamp, toolRecordOf } from './row-mapping.js';
+import { StoreConflictError } from './store-conflict-error.js';
+import type { StoreContext } from './store-context.js';
+import { StoreNotFoundError } from './store-not-found-error.js';
+import type { AgentToolList, AttachedTool } from './store-records.js';
+import { isWellFormedId, requireId, STORE_LIMITS, serializeJsonObject } from './store-validation.js';
+import { visibleTools } from './tool-queries.js';
+import type { StoreAttachments } from './toolshed-store.js';
+
+/**
+ * The `agent_tools` part of a store: which tools each agent may use, and with what config.
+ *
+ * @example
+ * ```ts
+ * await store.attachments.attach('acme', 'research', 'email_search', { default_limit: 20 });
+ * const { tools, fallback } = await store.attachments.listAttachments('acme', 'research'); // fallback: false
+ * ```
+ */
+export class AttachmentQueries implements StoreAttachments {
+  readonly #context: StoreContext;
+
+  constructor(context: StoreContext) {
+    this.#context = context;
+  }
+
+  async attach(
+    workspaceId: string,
+    agentId: string,
+    toolId: string,
+    config?: Record<string, unknown> | null,
+  ): Promise<AttachedTool> {
+    const workspace = requireId(workspaceId, 'workspaceId');
+    const agent = requireId(agentId, 'agentId');
+    const tool = requireId(toolId, 'toolId', TOOL_NAME_PATTERN);
+    const configText = serializeJsonObject(config, 'config', STORE_LIMITS.configBytes);
+    const postgres = this.#context.dialect.name === 'postgres';
+    try {
+      return await this.#context.write(async (trx, changes) => {
+        // FOR KEY SHARE (PostgreSQL) keeps the agent and the tool from being deleted until this
+        // commits; SQLite writers are serialized by BEGIN IMMEDIATE already.
+        const agentRow = await trx
+          .selectFrom('agents')
+          .select('id')
+          .where('id', '=', agent)
+          .where('workspace_id', '=', workspace)
+          .$if(postgres, (query) => query.forKeyShare())
+          .executeTakeFirst();
+        if (agentRow === undefined) throw agentNotFound(workspace, agent);
+        const toolRow = await visibleTools(trx, workspace)
+          .where('tools.id', '=', tool)
+          .$if(postgres, (query) => query.forKeyShare())
+          .executeTakeFirst();
+        if (toolRow === undefined) {
+          throw new StoreNotFoundError('tool', tool, `Tool '${tool}' does not exist in workspace '${workspace}'.`);
+        }
+        const inserted = await trx
+          .insertInto('agent_tools')
+          .values({ agent_id: agent, tool_id: tool, config: configText, created_at: nowIso() })
+          .onConflict((conflict) => conflict.columns(['agent_id', 'tool_id']).doNothing())
+          .returning('created_at')
+          .executeTakeFirst();
+        if (inserted === undefined) {
+          throw new StoreConflictError(
+            'attachment',
+            `${agent}/${tool}`,
+            `Tool '${tool}' is already attached to agent '${agent}'; detach it first to change its config.`,
+          );
+        }
+        changes.push({ workspaceId: workspace, agentId: agent, kind: 'attachment' });
+        return {
+          tool: toolRecordOf(toolRow),
+          config: parseJsonColumn<Record<string, unknown>>(configText),
+          attachedAt: toIsoTimestamp(inserted.created_at),
+        };
+      });
+    } catch (error) {
+      if (this.#context.dialect.classifyError(error) === 'foreign-key') {
+        throw new StoreNotFoundError(
+          'attachment',
+          `${agent}/${tool}`,
+          `Agent '${agent}' or tool '${tool}' was deleted while attaching.`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async detach(workspaceId: string, agentId: string, toolId: string): Promise<boolean> {
+    if (!isWellFormedId(workspaceId) || !isWellFormedId(agentId) || !isWellFormedId(toolId, TOOL_NAME_PATTERN)) {
+      return false;
+    }
+    return this.#context.write(async (trx, changes) => {
+      const result = await trx
+        .deleteFrom('agent_tools')
+        .where('agent_id', '=', agentId)
+        .where('tool_id', '=', toolId)
+        .where('agent_id', 'in', (eb) =>
+          eb.selectFrom('agents').select('id').where('id', '=', agentId).where('workspace_id', '=', workspaceId),
+        )
+        .executeTakeFirst();
+      const deleted = result.numDeletedRows > 0n;
+      if (deleted) changes.push({ workspaceId, agentId, kind: 'attachment' });
+      return deleted;
+    });
+  }
+
+  async listAttachments(workspaceId: string, agentId: string): Promise<AgentToolList> {
+    if (!isWellFormedId(workspaceId) || !isWellFormedId(agentId)) throw agentNotFound(workspaceId, agentId);
+    const db = this.#context.dialect.db;
+    const agent = await db
+      .selectFrom('agents')
+      .select('id')
+      .where('id', '=', agentId)
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst();
+    if (agent === undefined) throw agentNotFound(workspaceId, agentId);
+    const rows = await visibleTools(db, workspaceId)
+      .innerJoin('agent_tools', 'agent_tools.tool_id', 'tools.id')
+      .select(['agent_tools.config as attachment_config', 'agent_tools.created_at as attached_at'])
+      .where('agent_tools.agent_id', '=', agentId)
+      .orderBy('tools.id')
+      .execute();
+    if (rows.length > 0) {
+      return {
+        agentId,
+        fallback: false,
+        tools: rows.map((row) => ({
+          tool: toolRecordOf(row),
+          config: parseJsonColumn<Record<string, unknown>>(row.attachment_config),
+          attachedAt: toIsoTimestamp(row.attached_at),
+        })),
+      };
+    }
+    return { agentId, fallback: true, tools: await this.#defaultTools(db, workspaceId) };
+  }
+
+  async #defaultTools(db: Kysely<Database>, workspaceId: string): Promise<AttachedTool[]> {
+    const configured = this.#context.options.defaultTools;
+    if (configured !== undefined && configured.length === 0) return [];
+    const rows = await visibleTools(db, workspaceId)
+      .$if(configured !== undefined, (query) => query.where('tools.id', 'in', configured as string[]))
+      .orderBy('tools.id')
+      .execute();
+    return rows.map((row) => ({ tool: toolRecordOf(row), config: null, attachedAt: null }));
+  }
+}
+
+function agentNotFound(workspaceId: string, agentId: string): StoreNotFoundError {
+  return new StoreNotFoundError(
+    'agent',
+    String(agentId),
+    `Agent '${String(agentId)}' does not exist in workspace '${String(workspaceId)}'.`,
+  );
+}

@@ -1,0 +1,117 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * A timestamp column: written as ISO-8601 text; read back as that text on SQLite and as a `Date` on
+ * PostgreSQL (`timestamptz`). The store turns both into ISO-8601 strings.
+ */
+export type TimestampColumn = ColumnType<string | Date, string | undefined, string>;
+
+/** A nullable {@link TimestampColumn}. */
+export type NullableTimestampColumn = ColumnType<string | Date | null, string | null | undefined, string | null>;
+
+/** `workspaces`: the tenants; every other row belongs to one (global tools excepted). */
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  created_at: TimestampColumn;
+}
+
+/** `api_tokens`: bearer tokens, stored as SHA-256 hashes only. */
+export interface ApiTokensTable {
+  id: string;
+  workspace_id: string;
+  /** Lowercase hex SHA-256 of the whole token text. */
+  token_hash: string;
+  name: string;
+  created_at: TimestampColumn;
+  revoked_at: NullableTimestampColumn;
+}
+
+/** `tools`: global built-ins (`workspace_id` NULL) and workspace tools. JSON columns hold JSON text. */
+export interface ToolsTable {
+  id: string;
+  workspace_id: string | null;
+  name: string;
+  description: string;
+  parameters_schema: string;
+  handler_key: string;
+  category: ColumnType<string, string | undefined, string>;
+  created_at: TimestampColumn;
+  when_to_use: string | null;
+  annotations: ColumnType<string, string | undefined, string>;
+  requires: ColumnType<string, string | undefined, string>;
+  config: string | null;
+}
+
+/** `agents`: each belongs to one workspace. */
+export interface AgentsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  created_at: TimestampColumn;
+}
+
+/** `agent_tools`: which tools an agent may use, with a per-attachment config (JSON text). */
+export interface AgentToolsTable {
+  agent_id: string;
+  tool_id: string;
+  config: string | null;
+  created_at: TimestampColumn;
+}
+
+/** `files`: the virtual filesystem, one row per file; folders are implied by paths. */
+export interface FilesTable {
+  workspace_id: string;
+  /** Normalized virtual path (`/a/b.txt`). */
+  path: string;
+  content: ColumnType<Uint8Array, Uint8Array, Uint8Array>;
+  size: number;
+  updated_at: TimestampColumn;
+}
+
+/** `tool_calls`: the call log. `id` increases with every call (PostgreSQL returns it as text). */
+export interface ToolCallsTable {
+  id: Generated<number | string>;
+  workspace_id: string;
+  agent_id: string | null;
+  tool_id: string;
+  status: string;
+  error_code: string | null;
+  duration_ms: number;
+  created_at: TimestampColumn;
+}
+
+/** `approvals`: calls waiting for, or past, a person's decision. */
+export interface ApprovalsTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string | null;
+  tool_id: string;
+  tool_call_id: string | null;
+  /** Canonical JSON (sorted keys) of the arguments the approver saw. */
+  arguments: string;
+  status: ColumnType<string, string | undefined, string>;
+  created_at: TimestampColumn;
+  decided_at: NullableTimestampColumn;
+}
+
+/**
+ * The Kysely schema of the store: one property per table, SQL column names as in the database-backed
+ * registry design (`parameters_schema`, `handler_key`, ...).
+ *
+ * @example
+ * ```ts
+ * const rows = await store.db.selectFrom('tools').select(['id', 'category']).where('workspace_id', 'is', null).execute();
+ * ```
+ */
+export interface Database {
+  workspaces: WorkspacesTable;
+  api_tokens: ApiTokensTable;
+  tools: ToolsTable;
+  agents: AgentsTable;
+  agent_tools: AgentToolsTable;
+  files: FilesTable;
+  tool_calls: ToolCallsTable;
+  approvals: ApprovalsTable;
+}

@@ -1,0 +1,69 @@
+/**
+ * toolshed/store — the service's database: workspaces, API tokens, tools, agents and their tool
+ * attachments, the virtual filesystem, the call log and approvals, on SQLite (better-sqlite3) or
+ * PostgreSQL (pg), through Kysely. Node-only: import it from this subpath, never from the root entry.
+ * The query classes, dialects and change feeds behind `createStore` are internal and not exported.
+ */
+
+export { createStore, DEFAULT_STORE_PATH } from './create-store.js';
+export type {
+  AgentsTable,
+  AgentToolsTable,
+  ApiTokensTable,
+  ApprovalsTable,
+  Database,
+  FilesTable,
+  NullableTimestampColumn,
+  TimestampColumn,
+  ToolCallsTable,
+  ToolsTable,
+  WorkspacesTable,
+} from './database.js';
+export { MAX_DATABASE_FILE_BYTES } from './database-file-backend.js';
+export { createPostgresStore } from './postgres/create-postgres-store.js';
+export { CHANGE_CHANNEL } from './postgres/postgres-change-feed.js';
+export { createSqliteStore } from './sqlite/create-sqlite-store.js';
+export { StoreConflictError } from './store-conflict-error.js';
+export type { StoreErrorCode } from './store-error.js';
+export { StoreError } from './store-error.js';
+export type { StoreResource } from './store-not-found-error.js';
+export { StoreNotFoundError } from './store-not-found-error.js';
+export type { StoreOptions } from './store-options.js';
+export type {
+  AgentRecord,
+  AgentToolList,
+  ApiTokenRecord,
+  ApprovalRecord,
+  ApprovalStatus,
+  AttachedTool,
+  CreatedApiToken,
+  MigrationReport,
+  StoreChange,
+  StoreChangeKind,
+  StoreChangeListener,
+  StoreDialectName,
+  TokenIdentity,
+  ToolCallInput,
+  ToolCallRecord,
+  ToolCallStatus,
+  ToolRecord,
+  WorkspaceRecord,
+} from './store-records.js';
+export { TOOL_CALL_STATUSES } from './store-records.js';
+export { RESOURCE_ID_PATTERN, STORE_LIMITS } from './store-validation.js';
+export { StoreValidationError } from './store-validation-error.js';
+export type {
+  BuiltinToolSpec,
+  RecentToolCallsOptions,
+  StoreAgents,
+  StoreAttachments,
+  StoreTokens,
+  StoreToolCalls,
+  StoreTools,
+  StoreWorkspaces,
+  ToolshedStore,
+  UpsertBuiltinsOptions,
+  UpsertBuiltinsResult,
+  WorkspaceApprovalStore,
+  WorkspaceToolInput,
+} from './toolshed-store.js';

@@ -1,0 +1,130 @@
+import { type Kysely, Migrator } from 'kysely';
+import type { FileBackend } from '../builtins/filesystem/file-backend.js';
+import { AgentQueries } from './agent-queries.js';
+import { AttachmentQueries } from './attachment-queries.js';
+import type { ChangeFeed } from './change-feed.js';
+import type { Database } from './database.js';
+import { DatabaseApprovalStore } from './database-approval-store.js';
+import { DatabaseFileBackend } from './database-file-backend.js';
+import { MIGRATION_TABLES, ToolshedMigrationProvider } from './migrations/toolshed-migration-provider.js';
+import type { StoreContext } from './store-context.js';
+import type { StoreDialect } from './store-dialect.js';
+import { StoreError } from './store-error.js';
+import type { ResolvedStoreOptions } from './store-options.js';
+import type { MigrationReport, StoreChange, StoreChangeListener, StoreDialectName } from './store-records.js';
+import { TokenQueries } from './token-queries.js';
+import { ToolCallQueries } from './tool-call-queries.js';
+import { ToolQueries } from './tool-queries.js';
+import type {
+  StoreAgents,
+  StoreAttachments,
+  StoreTokens,
+  StoreToolCalls,
+  StoreTools,
+  StoreWorkspaces,
+  ToolshedStore,
+  WorkspaceApprovalStore,
+} from './toolshed-store.js';
+import { WorkspaceQueries } from './workspace-queries.js';
+
+/**
+ * The {@link ToolshedStore} both dialects share: all queries live here and in the query classes it
+ * composes; a {@link StoreDialect} and a {@link ChangeFeed} supply what differs. Made by
+ * `createSqliteStore` and `createPostgresStore` (or {@link createStore}).
+ *
+ * @example
+ * ```ts
+ * const store = new KyselyToolshedStore(new SqliteStoreDialect(driver), new SqliteChangeFeed(onError), resolveStoreOptions());
+ * await store.migrate();
+ * ```
+ */
+export class KyselyToolshedStore implements ToolshedStore {
+  readonly workspaces: StoreWorkspaces;
+  readonly tokens: StoreTokens;
+  readonly tools: StoreTools;
+  readonly agents: StoreAgents;
+  readonly attachments: StoreAttachments;
+  readonly toolCalls: StoreToolCalls;
+  readonly #dialect: StoreDialect;
+  readonly #feed: ChangeFeed;
+  readonly #context: StoreContext;
+  #closing: Promise<void> | undefined;
+
+  constructor(dialect: StoreDialect, feed: ChangeFeed, options: ResolvedStoreOptions) {
+    this.#dialect = dialect;
+    this.#feed = feed;
+    this.#context = {
+      dialect,
+      options,
+      write: (work) => this.#write(work),
+    };
+    this.workspaces = new WorkspaceQueries(this.#context);
+    this.tokens = new TokenQueries(this.#context);
+    this.tools = new ToolQueries(this.#context);
+    this.agents = new AgentQueries(this.#context);
+    this.attachments = new AttachmentQueries(this.#context);
+    this.toolCalls = new ToolCallQueries(this.#context);
+  }
+
+  get dialect(): StoreDialectName {
+    return this.#dialect.name;
+  }
+
+  get db(): Kysely<Database> {
+    return this.#dialect.db;
+  }
+
+  files(workspaceId: string): FileBackend {
+    return new DatabaseFileBackend(this.#context, workspaceId);
+  }
+
+  approvals(workspaceId: string): WorkspaceApprovalStore {
+    return new DatabaseApprovalStore(this.#context, workspaceId);
+  }
+
+  onChange(listener: StoreChangeListener): () => void {
+    if (typeof listener !== 'function') throw new TypeError('onChange needs a listener function.');
+    return this.#feed.subscribe(listener);
+  }
+
+  async migrate(): Promise<MigrationReport> {
+    const migrator = new Migrator({
+      db: this.#dialect.db,
+      provider: new ToolshedMigrationProvider(this.#dialect.name),
+      ...MIGRATION_TABLES,
+    });
+    const { error, results = [] } = await migrator.migrateToLatest();
+    if (error !== undefined) {
+      const failed = results.find((result) => result.status === 'Error')?.migrationName ?? 'the migration bookkeeping';
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StoreError('MIGRATION_FAILED', `Migration ${failed} failed: ${reason}`, { cause: error });
+    }
+    return {
+      applied: results.filter((result) => result.status === 'Success').map((result) => result.migrationName),
+    };
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      try {
+        await this.#feed.close();
+      } finally {
+        await this.#dialect.close();
+      }
+    })();
+    return this.#closing;
+  }
+
+  async #write<T>(work: (trx: Kysely<Database>, changes: StoreChange[]) => Promise<T>): Promise<T> {
+    let changes: StoreChange[] = [];
+    const result = await this.#dialect.transaction(async (trx) => {
+      // A retried transaction starts over with no changes.
+      changes = [];
+      const value = await work(trx, changes);
+      if (changes.length > 0) await this.#feed.publish(trx, changes);
+      return value;
+    });
+    if (changes.length > 0) this.#feed.committed(changes);
+    return result;
+  }
+}

@@ -1,0 +1,48 @@
+import { sql } from 'kysely';
+import { KyselyToolshedStore } from '../kysely-toolshed-store.js';
+import { StoreError } from '../store-error.js';
+import { resolveStoreOptions, type StoreOptions } from '../store-options.js';
+import type { ToolshedStore } from '../toolshed-store.js';
+import { PostgresChangeFeed } from './postgres-change-feed.js';
+import { loadPostgresDriver, redactUrl } from './postgres-driver.js';
+import { PostgresStoreDialect } from './postgres-store-dialect.js';
+
+/**
+ * A {@link ToolshedStore} over PostgreSQL (`postgres://user:password@host:port/database`). Connects
+ * before returning, so a wrong URL or an unreachable server fails here with {@link StoreError}
+ * `UNAVAILABLE` (the password is never quoted), and, unless `notifications: false`, starts
+ * LISTENing for other processes' changes. Call `migrate()` before use.
+ *
+ * @example
+ * ```ts
+ * const store = await createPostgresStore('postgres://toolshed@127.0.0.1:5432/toolshed');
+ * await store.migrate();
+ * ```
+ */
+export async function createPostgresStore(url: string, options: StoreOptions = {}): Promise<ToolshedStore> {
+  const resolved = resolveStoreOptions(options);
+  const driver = await loadPostgresDriver();
+  // Without a timeout, a host that drops packets would hold createStore (and every query waiting
+  // for a connection) for as long as the operating system keeps trying.
+  const pool = new driver.Pool({ connectionString: url, max: resolved.poolSize, connectionTimeoutMillis: 30_000 });
+  pool.on('error', (error) => resolved.onError(error));
+  const dialect = new PostgresStoreDialect(pool);
+  const feed = new PostgresChangeFeed({
+    createClient: () => new driver.Client({ connectionString: url, connectionTimeoutMillis: 30_000 }),
+    listen: resolved.notifications,
+    onError: resolved.onError,
+  });
+  try {
+    await sql`select 1`.execute(dialect.db);
+    await feed.start();
+  } catch (error) {
+    await feed.close();
+    await dialect.close().catch(() => undefined);
+    throw new StoreError(
+      'UNAVAILABLE',
+      `Cannot connect to PostgreSQL at ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  return new KyselyToolshedStore(dialect, feed, resolved);
+}

@@ -1,0 +1,67 @@
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Database } from '../database.js';
+import type { DatabaseErrorKind, StoreDialect } from '../store-dialect.js';
+import type { SqliteDriver } from './sqlite-driver.js';
+
+/**
+ * The SQLite side of the store: one better-sqlite3 connection behind Kysely's mutex, write
+ * transactions opened with `BEGIN IMMEDIATE`.
+ *
+ * `BEGIN IMMEDIATE` takes the write lock before the first read, so a transaction that reads then
+ * writes never fails half-way with `SQLITE_BUSY` because another process wrote in between; it waits
+ * up to `busy_timeout` instead. Within a process Kysely's mutex already runs one transaction at a time.
+ *
+ * Two stores on the same file in one process are not supported: better-sqlite3 waits for a lock
+ * synchronously, which would stall the very thread that must release it.
+ *
+ * @example
+ * ```ts
+ * const dialect = new SqliteStoreDialect(await openSqliteDriver('./toolshed.db', { busyTimeoutMs: 5000 }));
+ * await dialect.transaction((trx) => trx.deleteFrom('files').execute());
+ * ```
+ */
+export class SqliteStoreDialect implements StoreDialect {
+  readonly name = 'sqlite' as const;
+  readonly db: Kysely<Database>;
+
+  constructor(driver: SqliteDriver) {
+    this.db = new Kysely<Database>({ dialect: new SqliteDialect({ database: driver }) });
+  }
+
+  transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.db.connection().execute(async (connection) => {
+      await sql`begin immediate`.execute(connection);
+      let result: T;
+      try {
+        result = await work(connection);
+        await sql`commit`.execute(connection);
+      } catch (error) {
+        // SQLite may have rolled back already (a failed COMMIT, SQLITE_FULL); then ROLLBACK errors.
+        await sql`rollback`.execute(connection).catch(() => undefined);
+        throw error;
+      }
+      return result;
+    });
+  }
+
+  async lock(_trx: Kysely<Database>, _key: string): Promise<void> {
+    // The transaction holds the database's write lock since BEGIN IMMEDIATE: writers are serialized.
+  }
+
+  classifyError(error: unknown): DatabaseErrorKind | undefined {
+    const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+    switch (code) {
+      case 'SQLITE_CONSTRAINT_PRIMARYKEY':
+      case 'SQLITE_CONSTRAINT_UNIQUE':
+        return 'unique';
+      case 'SQLITE_CONSTRAINT_FOREIGNKEY':
+        return 'foreign-key';
+      default:
+        return undefined;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.db.destroy();
+  }
+}

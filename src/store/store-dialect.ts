@@ -1,0 +1,36 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './database.js';
+import type { StoreDialectName } from './store-records.js';
+
+/** What a database error means to the store; anything else is passed through as it is. */
+export type DatabaseErrorKind = 'unique' | 'foreign-key';
+
+/**
+ * The few things that differ between the SQL dialects at run time; all queries are shared. One
+ * implementation per dialect folder (`sqlite/sqlite-store-dialect.ts`, `postgres/postgres-store-dialect.ts`).
+ *
+ * @example
+ * ```ts
+ * const created = await dialect.transaction(async (trx) => {
+ *   await dialect.lock(trx, `files:${workspaceId}`);
+ *   return trx.insertInto('files').values(row).executeTakeFirst();
+ * });
+ * ```
+ */
+export interface StoreDialect {
+  readonly name: StoreDialectName;
+  readonly db: Kysely<Database>;
+  /**
+   * Run `work` in one write transaction: committed when it resolves, rolled back when it throws.
+   * SQLite takes the write lock up front (`BEGIN IMMEDIATE`); PostgreSQL runs at READ COMMITTED and
+   * retries the whole transaction after a deadlock or serialization failure. `work` may run more
+   * than once, so it must not have effects outside the transaction.
+   */
+  transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Make other writers that lock the same `key` wait until this transaction ends. */
+  lock(trx: Kysely<Database>, key: string): Promise<void>;
+  /** Whether `error` is a unique or foreign-key violation. */
+  classifyError(error: unknown): DatabaseErrorKind | undefined;
+  /** Close the connections. */
+  close(): Promise<void>;
+}

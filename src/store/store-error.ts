@@ -1,0 +1,44 @@
+const marker = Symbol.for('toolshed.storeError');
+
+/**
+ * Codes of the errors the store throws.
+ *
+ * - `CONFLICT` — the row already exists (a taken id, an attachment that is already there, an approval already decided).
+ * - `NOT_FOUND` — the workspace, agent, tool, attachment or approval does not exist in that workspace.
+ * - `VALIDATION` — an argument is malformed: a bad id, a config that is not an object or is over the size limit.
+ * - `MIGRATION_FAILED` — a schema migration failed; the database is left at the last migration that succeeded.
+ * - `UNAVAILABLE` — the database cannot be opened or reached.
+ */
+export type StoreErrorCode = 'CONFLICT' | 'NOT_FOUND' | 'VALIDATION' | 'MIGRATION_FAILED' | 'UNAVAILABLE';
+
+/**
+ * Base class of every error the store throws on purpose; any other error is a database failure.
+ *
+ * `StoreError.isInstance(value)` recognises errors from any copy of the package, where `instanceof`
+ * would not. The subclasses {@link StoreConflictError}, {@link StoreNotFoundError} and
+ * {@link StoreValidationError} map to HTTP 409, 404 and 400.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await store.agents.create('default', { id: 'research', name: 'Research' });
+ * } catch (error) {
+ *   if (StoreError.isInstance(error) && error.code === 'CONFLICT') console.log(error.message);
+ * }
+ * ```
+ */
+export class StoreError extends Error {
+  readonly [marker] = true;
+  readonly code: StoreErrorCode;
+
+  constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreError';
+    this.code = code;
+  }
+
+  /** True when `value` is a store error, from this or any other copy of the package. */
+  static isInstance(value: unknown): value is StoreError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}

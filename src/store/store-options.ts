@@ -1,0 +1,66 @@
+/** Settings of {@link createStore}. Every field is optional. */
+export interface StoreOptions {
+  /**
+   * The tool ids an agent without attachments gets (ids the workspace cannot see are skipped).
+   * Default: every global built-in plus the workspace's own tools.
+   */
+  defaultTools?: readonly string[];
+  /**
+   * PostgreSQL: listen for other processes' changes on `toolshed_changes` with a connection of its
+   * own (default true). When false, `onChange` hears only this store's changes; they are announced
+   * to other processes either way.
+   */
+  notifications?: boolean;
+  /** PostgreSQL: most connections in the pool (default 10). */
+  poolSize?: number;
+  /** SQLite: how long a writer waits for another process's lock, in milliseconds (default 5000). */
+  busyTimeoutMs?: number;
+  /**
+   * Called with errors nobody else can receive: a change listener that threw, or the PostgreSQL
+   * listener losing its connection (it reconnects). Default: `process.emitWarning`.
+   */
+  onError?: (error: unknown) => void;
+}
+
+/** {@link StoreOptions} with defaults filled in. */
+export interface ResolvedStoreOptions {
+  defaultTools: readonly string[] | undefined;
+  notifications: boolean;
+  poolSize: number;
+  busyTimeoutMs: number;
+  onError: (error: unknown) => void;
+}
+
+/**
+ * Fill in the defaults of {@link StoreOptions}, refusing (`RangeError`) sizes and timeouts that are
+ * not positive whole numbers.
+ *
+ * @example
+ * ```ts
+ * resolveStoreOptions({}).poolSize; // 10
+ * ```
+ */
+export function resolveStoreOptions(options: StoreOptions = {}): ResolvedStoreOptions {
+  const poolSize = options.poolSize ?? 10;
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  for (const [name, value] of [
+    ['poolSize', poolSize],
+    ['busyTimeoutMs', busyTimeoutMs],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new RangeError(`Store option ${name} must be a whole number greater than 0, got ${String(value)}.`);
+    }
+  }
+  return {
+    defaultTools: options.defaultTools === undefined ? undefined : [...options.defaultTools],
+    notifications: options.notifications ?? true,
+    poolSize,
+    busyTimeoutMs,
+    onError: options.onError ?? warn,
+  };
+}
+
+function warn(error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  process.emitWarning(`toolshed store: ${message}`, { code: 'TOOLSHED_STORE' });
+}

@@ -1,0 +1,165 @@
+import type { JsonObjectSchema } from '../core/json-schema.js';
+import type { ToolAnnotations, ToolRequirements } from '../core/tool-spec.js';
+
+/** The SQL dialects the store runs on. */
+export type StoreDialectName = 'sqlite' | 'postgres';
+
+/** A tenant: tokens, workspace tools, agents, files, calls and approvals all belong to one. */
+export interface WorkspaceRecord {
+  id: string;
+  name: string;
+  /** ISO-8601. */
+  createdAt: string;
+}
+
+/** An API token's metadata; the token itself is never stored (only its SHA-256 hash). */
+export interface ApiTokenRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  createdAt: string;
+  /** When it was revoked; revoked tokens no longer verify. */
+  revokedAt: string | null;
+}
+
+/** A token just created: the only time its plaintext `token` is available. */
+export interface CreatedApiToken extends ApiTokenRecord {
+  /** `tsk_<32 hex>_<43 base64url>`: show it once, then forget it. */
+  token: string;
+}
+
+/** Who a verified token speaks for. */
+export interface TokenIdentity {
+  tokenId: string;
+  workspaceId: string;
+}
+
+/** A tool row: a global built-in (`workspaceId` null) or a tool of one workspace. */
+export interface ToolRecord {
+  /** Canonical tool name, `^[a-z][a-z0-9_]{0,63}$`. */
+  id: string;
+  /** `null` for global tools (built-ins), visible to every workspace. */
+  workspaceId: string | null;
+  /** Human-readable name ("Search Emails"). */
+  name: string;
+  description: string;
+  parametersSchema: JsonObjectSchema;
+  /** Which handler runs the tool (a built-in name, `rest_api`, ...). */
+  handlerKey: string;
+  category: string;
+  whenToUse: string | null;
+  annotations: ToolAnnotations;
+  requires: ToolRequirements;
+  /** Tool-level settings (a REST tool's endpoint, ...); `null` when none. */
+  config: Record<string, unknown> | null;
+  createdAt: string;
+}
+
+/** An agent of a workspace. */
+export interface AgentRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  description: string | null;
+  createdAt: string;
+}
+
+/** One tool an agent may use, with the agent's config for it. */
+export interface AttachedTool {
+  tool: ToolRecord;
+  /** The per-attachment config; `null` when none was given, and for fallback tools. */
+  config: Record<string, unknown> | null;
+  /** When it was attached; `null` for fallback tools. */
+  attachedAt: string | null;
+}
+
+/** What `listAttachments` returns: the agent's tools, or the workspace default set. */
+export interface AgentToolList {
+  agentId: string;
+  /** True when the agent has no attachments and `tools` is the workspace default set. */
+  fallback: boolean;
+  /** Sorted by tool id. */
+  tools: AttachedTool[];
+}
+
+/** How a logged tool call ended: a `ToolResult` status. */
+export type ToolCallStatus = 'success' | 'error' | 'timeout' | 'cancelled' | 'pending_approval';
+
+/** Every {@link ToolCallStatus}. */
+export const TOOL_CALL_STATUSES: readonly ToolCallStatus[] = Object.freeze([
+  'success',
+  'error',
+  'timeout',
+  'cancelled',
+  'pending_approval',
+]);
+
+/** A call to log with `toolCalls.record`. */
+export interface ToolCallInput {
+  agentId?: string | null;
+  toolId: string;
+  status: ToolCallStatus;
+  /** The `ToolError` code of a failed call. */
+  errorCode?: string | null;
+  /** Milliseconds; rounded to a whole number. */
+  durationMs: number;
+  /** ISO-8601; default now. */
+  createdAt?: string;
+}
+
+/** A logged tool call. */
+export interface ToolCallRecord {
+  /** Increases with every call; newest calls have the highest ids. */
+  id: number;
+  workspaceId: string;
+  agentId: string | null;
+  toolId: string;
+  status: ToolCallStatus;
+  errorCode: string | null;
+  durationMs: number;
+  createdAt: string;
+}
+
+/**
+ * Where an approval is: `pending` (waiting), `approved` or `denied` (decided), `used` (taken by the
+ * call that ran, or by the registry when it resolved the approval itself).
+ */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'used';
+
+/** An approval row with its status. */
+export interface ApprovalRecord {
+  id: string;
+  workspaceId: string;
+  agentId: string | null;
+  toolId: string;
+  toolCallId: string | null;
+  /** Canonical JSON of the arguments the approver saw. */
+  arguments: string;
+  status: ApprovalStatus;
+  createdAt: string;
+  decidedAt: string | null;
+}
+
+/** What changed, as delivered to `onChange` listeners (and, on PostgreSQL, to other processes). */
+export type StoreChangeKind = 'workspace' | 'tool' | 'agent' | 'attachment' | 'approval' | 'resync';
+
+/**
+ * A change notification. `workspaceId` is `null` for global tools (every workspace is concerned);
+ * `agentId` is set for attachment and agent changes. `workspace` means the workspace was deleted.
+ * `resync` (with `workspaceId` null) means notifications may have been missed because the PostgreSQL
+ * listener reconnected: reload whatever you cache.
+ */
+export interface StoreChange {
+  workspaceId: string | null;
+  agentId?: string;
+  kind: StoreChangeKind;
+}
+
+/** A function called with every {@link StoreChange}. */
+export type StoreChangeListener = (change: StoreChange) => void;
+
+/** What `migrate()` did. */
+export interface MigrationReport {
+  /** Migrations applied by this call, in order (empty when the schema was already current). */
+  applied: string[];
+}

@@ -1,0 +1,142 @@
+import { describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
+import { StoreValidationError } from './store-validation-error.js';
+
+/** Size limits the store enforces before writing. */
+export const STORE_LIMITS = Object.freeze({
+  /** Bytes of UTF-8 JSON of an attachment's or a tool's `config`. */
+  configBytes: 64 * 1024,
+  /** Bytes of UTF-8 JSON of a tool's parameters schema. */
+  schemaBytes: 256 * 1024,
+  /** Bytes of UTF-8 JSON of an approval's arguments. */
+  argumentsBytes: 16 * 1024 * 1024,
+  /** Characters of a description or when-to-use text. */
+  textChars: 64 * 1024,
+  /** Characters of a name, category or handler key. */
+  nameChars: 200,
+  /** Most calls `toolCalls.listRecent` returns. */
+  recentCalls: 500,
+});
+
+/** Ids of workspaces, agents, tokens and approvals: 1-64 letters, digits, `_`, `.`, `-`, not starting with a sign. */
+export const RESOURCE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * Whether `value` is a well-formed id. Reads use it to answer "not found" for ids that cannot exist,
+ * without a query.
+ *
+ * @example
+ * ```ts
+ * isWellFormedId('research', RESOURCE_ID_PATTERN); // true
+ * isWellFormedId('../etc', RESOURCE_ID_PATTERN); // false
+ * ```
+ */
+export function isWellFormedId(value: unknown, pattern: RegExp = RESOURCE_ID_PATTERN): value is string {
+  return typeof value === 'string' && pattern.test(value);
+}
+
+/**
+ * `value` as an id, or a {@link StoreValidationError} naming `field` and the expected shape.
+ *
+ * @example
+ * ```ts
+ * requireId('research', 'agentId'); // 'research'
+ * requireId('has space', 'agentId'); // throws StoreValidationError
+ * ```
+ */
+export function requireId(value: unknown, field: string, pattern: RegExp = RESOURCE_ID_PATTERN): string {
+  if (isWellFormedId(value, pattern)) return value;
+  const shape =
+    pattern === TOOL_NAME_PATTERN
+      ? '1-64 lowercase letters, digits and underscores, starting with a letter'
+      : '1-64 letters, digits, underscores, dots and dashes, starting with a letter or digit';
+  throw new StoreValidationError(field, `${field} ${describeValue(value)} is invalid: use ${shape}.`);
+}
+
+/**
+ * `value` as a non-empty string of at most `maxChars` characters.
+ *
+ * @example
+ * ```ts
+ * requireText('Research', 'name', 200); // 'Research'
+ * ```
+ */
+export function requireText(value: unknown, field: string, maxChars: number): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new StoreValidationError(field, `${field} must be a non-empty string, got ${describeValue(value)}.`);
+  }
+  if (value.length > maxChars) {
+    throw new StoreValidationError(field, `${field} is ${value.length} characters long; the limit is ${maxChars}.`);
+  }
+  return value;
+}
+
+/**
+ * Like {@link requireText}, but `undefined` and `null` give `null`.
+ *
+ * @example
+ * ```ts
+ * optionalText(undefined, 'description', 100); // null
+ * ```
+ */
+export function optionalText(value: unknown, field: string, maxChars: number): string | null {
+  return value === undefined || value === null ? null : requireText(value, field, maxChars);
+}
+
+/**
+ * The JSON text of a plain object of at most `maxBytes` UTF-8 bytes (`null` for `undefined`/`null`),
+ * or a {@link StoreValidationError}: arrays, strings, cycles, `BigInt`s and oversized values are refused.
+ *
+ * @example
+ * ```ts
+ * serializeJsonObject({ limit: 20 }, 'config', 65_536); // '{"limit":20}'
+ * serializeJsonObject([1], 'config', 65_536); // throws StoreValidationError
+ * ```
+ */
+export function serializeJsonObject(value: unknown, field: string, maxBytes: number): string | null {
+  if (value === undefined || value === null) return null;
+  if (!isPlainObject(value)) {
+    throw new StoreValidationError(field, `${field} must be a JSON object, got ${describeValue(value)}.`);
+  }
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new StoreValidationError(
+      field,
+      `${field} cannot be stored as JSON (${error instanceof Error ? error.message : String(error)}).`,
+      { cause: error },
+    );
+  }
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > maxBytes) {
+    throw new StoreValidationError(field, `${field} is ${bytes} bytes of JSON; the limit is ${maxBytes} bytes.`);
+  }
+  return text;
+}
+
+/**
+ * A limit argument: a whole number from 1 to `max`, `fallback` when absent.
+ *
+ * @example
+ * ```ts
+ * requireLimit(undefined, 50, 500); // 50
+ * requireLimit(501, 50, 500); // throws StoreValidationError
+ * ```
+ */
+export function requireLimit(value: unknown, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+    throw new StoreValidationError(
+      'limit',
+      `limit must be a whole number from 1 to ${max}, got ${describeValue(value)}.`,
+    );
+  }
+  return value;
+}
+
+/** True for `{...}` objects (not arrays, dates, class instances or `null`). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}

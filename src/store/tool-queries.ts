@@ -1,0 +1,247 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
+import type { Database, ToolsTable } from './database.js';
+import { nowIso, toolRecordOf } from './row-mapping.js';
+import { StoreConflictError } from './store-conflict-error.js';
+import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
+import type { ToolRecord } from './store-records.js';
+import {
+  isPlainObject,
+  isWellFormedId,
+  optionalText,
+  requireId,
+  requireText,
+  STORE_LIMITS,
+  serializeJsonObject,
+} from './store-validation.js';
+import { StoreValidationError } from './store-validation-error.js';
+import type {
+  BuiltinToolSpec,
+  StoreTools,
+  UpsertBuiltinsOptions,
+  UpsertBuiltinsResult,
+  WorkspaceToolInput,
+} from './toolshed-store.js';
+
+/**
+ * The tools a workspace can see: the global ones and its own. Every tool read goes through this.
+ *
+ * @example
+ * ```ts
+ * const row = await visibleTools(db, 'acme').where('tools.id', '=', 'read_file').executeTakeFirst();
+ * ```
+ */
+export function visibleTools(db: Kysely<Database>, workspaceId: string) {
+  return db
+    .selectFrom('tools')
+    .selectAll('tools')
+    .where((eb) => eb.or([eb('tools.workspace_id', 'is', null), eb('tools.workspace_id', '=', workspaceId)]));
+}
+
+/**
+ * The `tools` part of a store: global built-ins (upserted from their specs at start) and workspace
+ * tools (defined as data, such as REST tools).
+ *
+ * @example
+ * ```ts
+ * await store.tools.upsertBuiltins(createBuiltins());
+ * const tools = await store.tools.list('acme', { category: 'filesystem' });
+ * ```
+ */
+export class ToolQueries implements StoreTools {
+  readonly #context: StoreContext;
+
+  constructor(context: StoreContext) {
+    this.#context = context;
+  }
+
+  async upsertBuiltins(
+    specs: readonly BuiltinToolSpec[],
+    options: UpsertBuiltinsOptions = {},
+  ): Promise<UpsertBuiltinsResult> {
+    if (!Array.isArray(specs)) throw new StoreValidationError('specs', 'upsertBuiltins needs an array of tool specs.');
+    const handlerKey = options.handlerKey ?? ((spec: BuiltinToolSpec) => spec.name);
+    const rows = new Map<string, BuiltinRow>();
+    for (const spec of specs) {
+      const row = builtinRow(spec, handlerKey);
+      if (rows.has(row.id)) throw new StoreValidationError('specs', `Built-in '${row.id}' is listed twice.`);
+      rows.set(row.id, row);
+    }
+    const ids = [...rows.keys()];
+    return this.#context.write(async (trx, changes) => {
+      const result: UpsertBuiltinsResult = { upserted: [], unchanged: [], conflicts: [], removed: [] };
+      const existing =
+        ids.length === 0 ? [] : await trx.selectFrom('tools').selectAll().where('id', 'in', ids).execute();
+      const byId = new Map(existing.map((row) => [row.id, row]));
+      for (const row of rows.values()) {
+        const current = byId.get(row.id);
+        if (current !== undefined && current.workspace_id !== null) {
+          result.conflicts.push(row.id);
+          continue;
+        }
+        if (current !== undefined && sameBuiltin(current, row)) {
+          result.unchanged.push(row.id);
+          continue;
+        }
+        const written = await trx
+          .insertInto('tools')
+          .values({ ...row, created_at: nowIso() })
+          .onConflict((conflict) =>
+            conflict
+              .column('id')
+              .doUpdateSet((eb) => ({
+                name: eb.ref('excluded.name'),
+                description: eb.ref('excluded.description'),
+                parameters_schema: eb.ref('excluded.parameters_schema'),
+                handler_key: eb.ref('excluded.handler_key'),
+                category: eb.ref('excluded.category'),
+                when_to_use: eb.ref('excluded.when_to_use'),
+                annotations: eb.ref('excluded.annotations'),
+                requires: eb.ref('excluded.requires'),
+              }))
+              // A workspace tool that took the id in the meantime is left alone.
+              .where('tools.workspace_id', 'is', null),
+          )
+          .returning('id')
+          .executeTakeFirst();
+        (written === undefined ? result.conflicts : result.upserted).push(row.id);
+      }
+      if (options.prune === true) {
+        const removed = await trx
+          .deleteFrom('tools')
+          .where('workspace_id', 'is', null)
+          .$if(ids.length > 0, (query) => query.where('id', 'not in', ids))
+          .returning('id')
+          .execute();
+        result.removed = removed.map((row) => row.id).sort();
+      }
+      if (result.upserted.length > 0 || result.removed.length > 0) changes.push({ workspaceId: null, kind: 'tool' });
+      return result;
+    });
+  }
+
+  async createWorkspaceTool(workspaceId: string, input: WorkspaceToolInput): Promise<ToolRecord> {
+    const workspace = requireId(workspaceId, 'workspaceId');
+    if (!isPlainObject(input)) throw new StoreValidationError('input', 'A workspace tool must be an object.');
+    const id = requireId(input.id, 'id', TOOL_NAME_PATTERN);
+    const row = {
+      id,
+      workspace_id: workspace,
+      name: input.name === undefined ? id : requireText(input.name, 'name', STORE_LIMITS.nameChars),
+      description: requireText(input.description, 'description', STORE_LIMITS.textChars),
+      parameters_schema: serializeSchema(input.parametersSchema, 'parametersSchema'),
+      handler_key: requireText(input.handlerKey, 'handlerKey', STORE_LIMITS.nameChars),
+      category:
+        input.category === undefined ? 'general' : requireText(input.category, 'category', STORE_LIMITS.nameChars),
+      created_at: nowIso(),
+      when_to_use: optionalText(input.whenToUse, 'whenToUse', STORE_LIMITS.textChars),
+      annotations: serializeJsonObject(input.annotations ?? {}, 'annotations', STORE_LIMITS.configBytes) ?? '{}',
+      requires: serializeJsonObject(input.requires ?? {}, 'requires', STORE_LIMITS.configBytes) ?? '{}',
+      config: serializeJsonObject(input.config, 'config', STORE_LIMITS.configBytes),
+    } satisfies Insertable<ToolsTable>;
+    let inserted: { id: string } | undefined;
+    try {
+      inserted = await this.#context.write(async (trx, changes) => {
+        const written = await trx
+          .insertInto('tools')
+          .values(row)
+          .onConflict((conflict) => conflict.doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        if (written !== undefined) changes.push({ workspaceId: workspace, kind: 'tool' });
+        return written;
+      });
+    } catch (error) {
+      throw workspaceNotFoundOn(this.#context, error, workspace);
+    }
+    if (inserted === undefined) {
+      throw new StoreConflictError('tool', id, `Tool id '${id}' is already taken; choose another id.`);
+    }
+    return toolRecordOf(row);
+  }
+
+  async get(workspaceId: string, id: string): Promise<ToolRecord | undefined> {
+    if (!isWellFormedId(workspaceId) || !isWellFormedId(id, TOOL_NAME_PATTERN)) return undefined;
+    const row = await visibleTools(this.#context.dialect.db, workspaceId).where('tools.id', '=', id).executeTakeFirst();
+    return row === undefined ? undefined : toolRecordOf(row);
+  }
+
+  async list(workspaceId: string, options: { category?: string } = {}): Promise<ToolRecord[]> {
+    if (!isWellFormedId(workspaceId)) return [];
+    const category = options.category;
+    if (category !== undefined && typeof category !== 'string') {
+      throw new StoreValidationError('category', `category must be a string, got ${describeValue(category)}.`);
+    }
+    const rows = await visibleTools(this.#context.dialect.db, workspaceId)
+      .$if(category !== undefined, (query) => query.where('tools.category', '=', category as string))
+      .orderBy('tools.id')
+      .execute();
+    return rows.map(toolRecordOf);
+  }
+
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    if (!isWellFormedId(workspaceId) || !isWellFormedId(id, TOOL_NAME_PATTERN)) return false;
+    return this.#context.write(async (trx, changes) => {
+      const result = await trx
+        .deleteFrom('tools')
+        .where('id', '=', id)
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      const deleted = result.numDeletedRows > 0n;
+      if (deleted) changes.push({ workspaceId, kind: 'tool' });
+      return deleted;
+    });
+  }
+}
+
+type BuiltinRow = Omit<Insertable<ToolsTable>, 'created_at' | 'category' | 'annotations' | 'requires'> & {
+  id: string;
+  name: string;
+  description: string;
+  parameters_schema: string;
+  handler_key: string;
+  category: string;
+  when_to_use: string | null;
+  annotations: string;
+  requires: string;
+  workspace_id: null;
+};
+
+function builtinRow(spec: BuiltinToolSpec, handlerKey: (spec: BuiltinToolSpec) => string): BuiltinRow {
+  if (typeof spec !== 'object' || spec === null) {
+    throw new StoreValidationError('specs', `A built-in spec must be an object, got ${describeValue(spec)}.`);
+  }
+  const id = requireId(spec.name, 'name', TOOL_NAME_PATTERN);
+  return {
+    id,
+    workspace_id: null,
+    name: spec.title === undefined ? id : requireText(spec.title, `${id}.title`, STORE_LIMITS.nameChars),
+    description: requireText(spec.description, `${id}.description`, STORE_LIMITS.textChars),
+    parameters_schema: serializeSchema(spec.inputSchema, `${id}.inputSchema`),
+    handler_key: requireText(handlerKey(spec), `${id}.handlerKey`, STORE_LIMITS.nameChars),
+    category: requireText(spec.category ?? 'general', `${id}.category`, STORE_LIMITS.nameChars),
+    when_to_use: optionalText(spec.whenToUse, `${id}.whenToUse`, STORE_LIMITS.textChars),
+    annotations: serializeJsonObject({ ...spec.annotations }, `${id}.annotations`, STORE_LIMITS.configBytes) ?? '{}',
+    requires: serializeJsonObject({ ...spec.requires }, `${id}.requires`, STORE_LIMITS.configBytes) ?? '{}',
+  };
+}
+
+function sameBuiltin(existing: Selectable<ToolsTable>, row: BuiltinRow): boolean {
+  return (
+    existing.name === row.name &&
+    existing.description === row.description &&
+    existing.parameters_schema === row.parameters_schema &&
+    existing.handler_key === row.handler_key &&
+    existing.category === row.category &&
+    existing.when_to_use === row.when_to_use &&
+    existing.annotations === row.annotations &&
+    existing.requires === row.requires
+  );
+}
+
+function serializeSchema(value: unknown, field: string): string {
+  if (!isPlainObject(value) || value.type !== 'object') {
+    throw new StoreValidationError(field, `${field} must be a JSON Schema object with type "object".`);
+  }
+  return serializeJsonObject(value, field, STORE_LIMITS.schemaBytes) as string;
+}

@@ -1,0 +1,230 @@
+import type { Kysely } from 'kysely';
+import type { FileBackend } from '../builtins/filesystem/file-backend.js';
+import type { JsonObjectSchema } from '../core/json-schema.js';
+import type { ToolAnnotations, ToolRequirements, ToolSpec } from '../core/tool-spec.js';
+import type { ApprovalStore, PendingApproval } from '../registry/approvals.js';
+import type { Database } from './database.js';
+import type {
+  AgentRecord,
+  AgentToolList,
+  ApiTokenRecord,
+  ApprovalRecord,
+  AttachedTool,
+  CreatedApiToken,
+  MigrationReport,
+  StoreChangeListener,
+  StoreDialectName,
+  TokenIdentity,
+  ToolCallInput,
+  ToolCallRecord,
+  ToolRecord,
+  WorkspaceRecord,
+} from './store-records.js';
+
+/** Workspaces: the tenants. */
+export interface StoreWorkspaces {
+  /**
+   * Create a workspace; `id` defaults to a random `ws_...`. Throws {@link StoreConflictError} for a
+   * taken id and {@link StoreValidationError} for an id outside `^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`.
+   */
+  create(input: { id?: string; name: string }): Promise<WorkspaceRecord>;
+  get(id: string): Promise<WorkspaceRecord | undefined>;
+  /** Sorted by id. */
+  list(): Promise<WorkspaceRecord[]>;
+  /** Delete a workspace and everything in it (cascades); false when there was none. */
+  delete(id: string): Promise<boolean>;
+}
+
+/** API tokens, stored as SHA-256 hashes. */
+export interface StoreTokens {
+  /** Create a token; the plaintext is in the result and nowhere else, ever. */
+  create(workspaceId: string, input?: { name?: string }): Promise<CreatedApiToken>;
+  /**
+   * Who `token` speaks for, or `undefined` when it is malformed, unknown or revoked. The hash is
+   * compared in constant time.
+   */
+  verify(token: string): Promise<TokenIdentity | undefined>;
+  /** Revoke a token of the workspace; false when there is no such active token there. */
+  revoke(workspaceId: string, tokenId: string): Promise<boolean>;
+  /** The workspace's tokens (metadata only), oldest first. */
+  list(workspaceId: string): Promise<ApiTokenRecord[]>;
+}
+
+/** A workspace tool to create (the §5.3 REST tools and other tools defined as data). */
+export interface WorkspaceToolInput {
+  /** `^[a-z][a-z0-9_]{0,63}$`, not taken by a global tool. */
+  id: string;
+  /** Human-readable name (default: the id). */
+  name?: string;
+  description: string;
+  parametersSchema: JsonObjectSchema;
+  handlerKey: string;
+  category?: string;
+  whenToUse?: string | null;
+  annotations?: ToolAnnotations;
+  requires?: ToolRequirements;
+  /** Tool-level settings, a JSON object of at most 64 KiB. */
+  config?: Record<string, unknown> | null;
+}
+
+/** The parts of a {@link ToolSpec} the `tools` table keeps (a whole `ToolSpec` fits). */
+export type BuiltinToolSpec = Pick<
+  ToolSpec,
+  'name' | 'title' | 'description' | 'whenToUse' | 'category' | 'inputSchema' | 'annotations' | 'requires'
+>;
+
+/** Options of `tools.upsertBuiltins`. */
+export interface UpsertBuiltinsOptions {
+  /** The `handler_key` of a built-in (default: its name). */
+  handlerKey?: (spec: BuiltinToolSpec) => string;
+  /** Also delete global tools that are not in `specs` (their attachments go with them). */
+  prune?: boolean;
+}
+
+/** What `tools.upsertBuiltins` did. */
+export interface UpsertBuiltinsResult {
+  /** Ids inserted or updated. */
+  upserted: string[];
+  /** Ids whose row already matched the spec (nothing written, nothing announced). */
+  unchanged: string[];
+  /** Ids skipped because a workspace tool already has them. */
+  conflicts: string[];
+  /** Ids of global tools deleted by `prune`. */
+  removed: string[];
+}
+
+/** Tools: global built-ins plus each workspace's own. */
+export interface StoreTools {
+  /**
+   * Insert or update the global built-ins from their specs, in one transaction. An id a workspace
+   * tool already has is skipped and reported in `conflicts`; unchanged rows are not rewritten.
+   */
+  upsertBuiltins(specs: readonly BuiltinToolSpec[], options?: UpsertBuiltinsOptions): Promise<UpsertBuiltinsResult>;
+  /** Create a tool of the workspace. Throws {@link StoreConflictError} when the id is taken. */
+  createWorkspaceTool(workspaceId: string, input: WorkspaceToolInput): Promise<ToolRecord>;
+  /** A global tool or one of the workspace's; another workspace's tool is `undefined`. */
+  get(workspaceId: string, id: string): Promise<ToolRecord | undefined>;
+  /** Global tools and the workspace's, sorted by id, optionally of one category. */
+  list(workspaceId: string, options?: { category?: string }): Promise<ToolRecord[]>;
+  /** Delete a tool of the workspace (never a global one) and its attachments; false when none. */
+  delete(workspaceId: string, id: string): Promise<boolean>;
+}
+
+/** Agents of a workspace. */
+export interface StoreAgents {
+  /**
+   * Create an agent; `id` defaults to a random `agt_...`, `name` to the id. Throws
+   * {@link StoreConflictError} for a taken id and {@link StoreNotFoundError} for an unknown workspace.
+   */
+  create(workspaceId: string, input: { id?: string; name?: string; description?: string | null }): Promise<AgentRecord>;
+  get(workspaceId: string, id: string): Promise<AgentRecord | undefined>;
+  /** Sorted by id. */
+  list(workspaceId: string): Promise<AgentRecord[]>;
+  /** Delete an agent and its attachments; false when the workspace has no such agent. */
+  delete(workspaceId: string, id: string): Promise<boolean>;
+}
+
+/** Which tools each agent may use. */
+export interface StoreAttachments {
+  /**
+   * Attach a tool (global or the workspace's) to an agent of the workspace, with an optional config
+   * (a JSON object of at most 64 KiB). Throws {@link StoreNotFoundError} (agent or tool),
+   * {@link StoreConflictError} (already attached) or {@link StoreValidationError}.
+   */
+  attach(
+    workspaceId: string,
+    agentId: string,
+    toolId: string,
+    config?: Record<string, unknown> | null,
+  ): Promise<AttachedTool>;
+  /** Detach a tool; false when it was not attached (or the agent is not the workspace's). */
+  detach(workspaceId: string, agentId: string, toolId: string): Promise<boolean>;
+  /**
+   * The agent's tools with their config, or, when it has none, the workspace default set with
+   * `fallback: true`. Throws {@link StoreNotFoundError} for an agent the workspace does not have.
+   */
+  listAttachments(workspaceId: string, agentId: string): Promise<AgentToolList>;
+}
+
+/** Options of `toolCalls.listRecent`. */
+export interface RecentToolCallsOptions {
+  agentId?: string;
+  toolId?: string;
+  /** 1 to 500 (default 50). */
+  limit?: number;
+}
+
+/** The tool call log. */
+export interface StoreToolCalls {
+  record(workspaceId: string, call: ToolCallInput): Promise<ToolCallRecord>;
+  /** The workspace's most recent calls, newest first. */
+  listRecent(workspaceId: string, options?: RecentToolCallsOptions): Promise<ToolCallRecord[]>;
+}
+
+/**
+ * The registry's {@link ApprovalStore} for one workspace, plus the decision step of the REST API.
+ * `take` is atomic: of any number of concurrent takers exactly one gets the approval.
+ */
+export interface WorkspaceApprovalStore extends ApprovalStore {
+  /** Store a pending approval (the registry calls this). */
+  save(approval: PendingApproval): Promise<void>;
+  /** The approval while it is pending or approved (not yet taken). */
+  get(id: string): Promise<PendingApproval | undefined>;
+  /** Mark a pending or approved approval `used` and return it; `undefined` for everyone after the first. */
+  take(id: string): Promise<PendingApproval | undefined>;
+  /**
+   * Record a person's decision on a pending approval, exactly once. Throws {@link StoreNotFoundError}
+   * or, when it was already decided or taken, {@link StoreConflictError}.
+   */
+  decide(id: string, decision: 'approve' | 'deny'): Promise<ApprovalRecord>;
+  /** The approval whatever its status. */
+  getRecord(id: string): Promise<ApprovalRecord | undefined>;
+}
+
+/**
+ * The service's database: workspaces, tokens, tools, agents and their attachments, the virtual
+ * filesystem, the call log and approvals, over SQLite or PostgreSQL.
+ *
+ * Every method takes the workspace it acts for and never shows or touches another workspace's rows:
+ * an id of another workspace behaves exactly like an id that does not exist. Every method that
+ * writes runs in one transaction. Create one with {@link createStore}.
+ *
+ * @example
+ * ```ts
+ * const store = await createStore(':memory:');
+ * await store.migrate();
+ * const workspace = await store.workspaces.create({ id: 'default', name: 'Default' });
+ * const { token } = await store.tokens.create(workspace.id, { name: 'cli' });
+ * await store.agents.create(workspace.id, { id: 'research', name: 'Research' });
+ * const tools = await store.attachments.listAttachments(workspace.id, 'research'); // fallback: true
+ * await store.close();
+ * ```
+ */
+export interface ToolshedStore {
+  readonly dialect: StoreDialectName;
+  /**
+   * The Kysely instance, for store modules beside this one (email search) and for tests. Queries
+   * made through it bypass the workspace scoping of the methods.
+   */
+  readonly db: Kysely<Database>;
+  readonly workspaces: StoreWorkspaces;
+  readonly tokens: StoreTokens;
+  readonly tools: StoreTools;
+  readonly agents: StoreAgents;
+  readonly attachments: StoreAttachments;
+  readonly toolCalls: StoreToolCalls;
+  /** The workspace's virtual filesystem, for the file built-ins. */
+  files(workspaceId: string): FileBackend;
+  /** The workspace's approvals, to pass to a `ToolRegistry` as `approvals`. */
+  approvals(workspaceId: string): WorkspaceApprovalStore;
+  /**
+   * Call `listener` after every committed change to tools, agents, attachments and approvals. On
+   * PostgreSQL this includes changes made by other processes on the same database (LISTEN/NOTIFY);
+   * on SQLite only this store's own. Returns a function that removes the listener.
+   */
+  onChange(listener: StoreChangeListener): () => void;
+  /** Bring the schema up to date; running it again does nothing. */
+  migrate(): Promise<MigrationReport>;
+  /** Close the connections (and the PostgreSQL listener). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,1239 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createBuiltins } from '../../src/builtins/create-builtins.js';
+import { createFileTools } from '../../src/builtins/filesystem/create-file-tools.js';
+import { FileAccessError } from '../../src/builtins/filesystem/file-access-error.js';
+import type { FileBackend, FileEntry } from '../../src/builtins/filesystem/file-backend.js';
+import { LocalFolderBackend } from '../../src/builtins/filesystem/local-folder-backend.js';
+import { defineTool } from '../../src/core/define-tool.js';
+import { ToolRegistry } from '../../src/registry/tool-registry.js';
+import {
+  type BuiltinToolSpec,
+  type MigrationReport,
+  type StoreChange,
+  StoreConflictError,
+  type StoreDialectName,
+  StoreError,
+  StoreNotFoundError,
+  type StoreOptions,
+  StoreValidationError,
+  type ToolshedStore,
+} from '../../src/store/index.js';
+
+/** What the shared cases need from a dialect: a fresh database for the test file, and stores on it. */
+export interface StoreHarness {
+  readonly dialect: StoreDialectName;
+  /**
+   * Whether several store instances on one database may write at the same time in one process
+   * (PostgreSQL; SQLite's synchronous driver would wait on itself).
+   */
+  readonly concurrentInstances: boolean;
+  /** Whether a change made through one instance reaches the listeners of another (PostgreSQL only). */
+  readonly sharesChangesAcrossInstances: boolean;
+  /** Create the test file's database (nothing in it yet). */
+  setup(): Promise<void>;
+  /** A new store instance on that database, not migrated. */
+  open(options?: StoreOptions): Promise<ToolshedStore>;
+  /** Drop the database (stores are closed first). */
+  teardown(): Promise<void>;
+}
+
+const BUILTINS: BuiltinToolSpec[] = [
+  {
+    name: 'echo_text',
+    title: 'Echo Text',
+    description: 'Return the text it is given.',
+    category: 'general',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    annotations: { readOnly: true },
+    requires: {},
+  },
+  {
+    name: 'read_notes',
+    description: 'Read the notes file.',
+    whenToUse: 'Before answering questions about earlier work.',
+    category: 'filesystem',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnly: true },
+    requires: {},
+  },
+  {
+    name: 'web_lookup',
+    description: 'Look a term up on the web.',
+    category: 'web',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    annotations: { openWorld: true },
+    requires: { env: [{ name: 'LOOKUP_API_KEY', url: 'https://example.com/keys' }] },
+  },
+];
+
+const TABLES = ['agent_tools', 'agents', 'api_tokens', 'approvals', 'files', 'tool_calls', 'tools', 'workspaces'];
+const encode = (text: string) => new TextEncoder().encode(text);
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('Expected the promise to reject, but it resolved.');
+}
+
+async function storeErrorOf<T extends StoreError>(
+  promise: Promise<unknown>,
+  guard: { isInstance(value: unknown): value is T },
+): Promise<T> {
+  const error = await rejectionOf(promise);
+  if (!guard.isInstance(error)) throw new Error(`Expected a typed store error, got ${String(error)}`);
+  return error;
+}
+
+async function fileErrorCode(promise: Promise<unknown>): Promise<string> {
+  const error = await rejectionOf(promise);
+  if (!FileAccessError.isInstance(error)) throw new Error(`Expected a FileAccessError, got ${String(error)}`);
+  return error.code;
+}
+
+async function collect(entries: AsyncIterable<FileEntry>): Promise<FileEntry[]> {
+  const all: FileEntry[] = [];
+  for await (const entry of entries) all.push(entry);
+  return all;
+}
+
+/** Resolves with the first change `accept` takes, or with `undefined` after `ms`. */
+function nextChange(
+  store: ToolshedStore,
+  accept: (change: StoreChange) => boolean,
+  ms: number,
+): Promise<StoreChange | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      remove();
+      resolve(undefined);
+    }, ms);
+    const remove = store.onChange((change) => {
+      if (!accept(change)) return;
+      clearTimeout(timer);
+      remove();
+      resolve(change);
+    });
+  });
+}
+
+/** A pending approval as the registry saves it. */
+function pending(id: string, extra: Record<string, unknown> = {}) {
+  return { id, tool: 'echo_text', arguments: '{"text":"hi"}', createdAt: new Date().toISOString(), ...extra };
+}
+
+/** A small deterministic generator, so a failing concurrency run can be replayed. */
+function lcg(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+}
+
+/**
+ * The same operations against two {@link FileBackend}s give the same transcript: results, or the
+ * code of the {@link FileAccessError} each one threw.
+ */
+async function fileTranscript(backend: FileBackend): Promise<Array<[string, unknown]>> {
+  const log: Array<[string, unknown]> = [];
+  const step = async (label: string, action: () => Promise<unknown>) => {
+    try {
+      log.push([label, await action()]);
+    } catch (error) {
+      log.push([label, FileAccessError.isInstance(error) ? `error ${error.code}` : `unexpected ${String(error)}`]);
+    }
+  };
+  await step('write a new file', () => backend.write('/docs/readme.md', encode('hello')));
+  await step('write with a relative path', () => backend.write('docs/guide/intro.txt', encode('intro')));
+  await step('overwrite', () => backend.write('/docs/readme.md', encode('hello again')));
+  await step('write at the root', () => backend.write('/top.txt', encode('t')));
+  await step('write a sibling', () => backend.write('/docs/b.txt', encode('bb')));
+  await step('write a deeper folder', () => backend.write('/docs/a/z.txt', encode('z')));
+  await step('write an empty file', () => backend.write('/empty.txt', new Uint8Array()));
+  await step('write unicode names', () => backend.write('/ünï/çødé.txt', encode('ü')));
+  await step('write under a file', () => backend.write('/top.txt/inner.txt', encode('x')));
+  await step('write over a folder', () => backend.write('/docs/guide', encode('x')));
+  await step('write the root', () => backend.write('/', encode('x')));
+  await step('write without creating folders', () =>
+    backend.write('/new/deep/file.txt', encode('x'), { createDirs: false }),
+  );
+  await step('write into an existing folder without creating folders', () =>
+    backend.write('/docs/c.txt', encode('c'), { createDirs: false }),
+  );
+  await step('read', async () => decode(await backend.read('/docs/readme.md')));
+  await step('read a normalized path', async () => decode(await backend.read('docs/./guide/../readme.md')));
+  await step('read with backslashes', async () => decode(await backend.read('docs\\readme.md')));
+  await step('read an empty file', async () => decode(await backend.read('/empty.txt')));
+  await step('read a missing file', () => backend.read('/nope.txt'));
+  await step('read a folder', () => backend.read('/docs'));
+  await step('read the root', () => backend.read('/'));
+  await step('read over the limit', () => backend.read('/docs/readme.md', { maxBytes: 3 }));
+  await step('read at the limit', async () => decode(await backend.read('/docs/readme.md', { maxBytes: 11 })));
+  await step('stat a file', () => backend.stat('/docs/b.txt'));
+  await step('stat a folder', () => backend.stat('docs/guide/'));
+  await step('stat the root', () => backend.stat('/'));
+  await step('stat a missing path', () => backend.stat('/docs/missing'));
+  await step('list the root', () => backend.list('/'));
+  await step('list a folder', () => backend.list('/docs'));
+  await step('list a file', () => backend.list('/top.txt'));
+  await step('list a missing folder', () => backend.list('/missing'));
+  await step('walk everything', () => collect(backend.walk()));
+  await step('walk a folder', () => collect(backend.walk('/docs')));
+  await step('walk a file', () => collect(backend.walk('/top.txt')));
+  await step('walk a missing folder', () => collect(backend.walk('/missing')));
+  await step('climb out with ..', () => backend.read('../outside.txt'));
+  await step('climb out while writing', () => backend.write('/docs/../../escape.txt', encode('x')));
+  await step('use a drive letter', () => backend.read('C:\\windows\\win.ini'));
+  await step('use a NUL byte', () => backend.read('/docs/a\u0000b'));
+  await step('use a control character', () => backend.write('/docs/a\nb', encode('x')));
+  return log;
+}
+
+/**
+ * The shared store cases: every dialect runs exactly these. Differences between dialects are
+ * expectations read from the harness (`sharesChangesAcrossInstances`), never skips.
+ */
+export function defineStoreCases(harness: StoreHarness): void {
+  let store: ToolshedStore;
+  let firstMigration: MigrationReport;
+  const opened: ToolshedStore[] = [];
+  let counter = 0;
+  const unique = (prefix: string) => `${prefix}_${++counter}`;
+
+  async function openAnother(options?: StoreOptions): Promise<ToolshedStore> {
+    const another = await harness.open(options);
+    opened.push(another);
+    return another;
+  }
+
+  async function newWorkspace(): Promise<string> {
+    return (await store.workspaces.create({ id: unique('ws'), name: 'Test workspace' })).id;
+  }
+
+  async function newAgent(workspaceId: string): Promise<string> {
+    return (await store.agents.create(workspaceId, { id: unique('agent'), name: 'Agent' })).id;
+  }
+
+  async function newTool(workspaceId: string, config?: Record<string, unknown>): Promise<string> {
+    const id = unique('tool');
+    await store.tools.createWorkspaceTool(workspaceId, {
+      id,
+      name: 'Company search',
+      description: 'Search the company knowledge base.',
+      parametersSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+      handlerKey: 'rest_api',
+      category: 'search',
+      ...(config === undefined ? {} : { config }),
+    });
+    return id;
+  }
+
+  async function count(table: (typeof TABLES)[number], column: string, value: string): Promise<number> {
+    const row = await store.db
+      .selectFrom(table as 'tools')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where(column as 'id', '=', value)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  let setupError: unknown;
+
+  beforeAll(async () => {
+    try {
+      await harness.setup();
+      store = await openAnother();
+      firstMigration = await store.migrate();
+      await store.tools.upsertBuiltins(BUILTINS);
+    } catch (error) {
+      setupError = error;
+    }
+  });
+
+  // A database that cannot be set up fails every case with the reason (a failing beforeAll would
+  // report the cases as skipped, and a dialect must never look skipped).
+  beforeEach(() => {
+    if (setupError !== undefined) throw setupError;
+  });
+
+  afterAll(async () => {
+    for (const each of opened) await each.close();
+    await harness.teardown();
+  });
+
+  describe('migrations', () => {
+    it('creates every table on the first run and applies nothing on later runs', async () => {
+      expect(firstMigration.applied).toEqual(['0001_initial_schema']);
+      expect(await store.migrate()).toEqual({ applied: [] });
+      const tables = (await store.db.introspection.getTables()).map((table) => table.name);
+      expect(tables).toEqual(expect.arrayContaining(TABLES));
+    });
+
+    it('applies nothing when another instance migrates the same database again', async () => {
+      const another = await openAnother();
+      const reports = await Promise.all([another.migrate(), store.migrate()]);
+      expect(reports).toEqual([{ applied: [] }, { applied: [] }]);
+    });
+  });
+
+  describe('workspaces', () => {
+    it('creates, gets and lists workspaces', async () => {
+      const id = unique('acme');
+      const created = await store.workspaces.create({ id, name: 'Acme' });
+      expect(created).toEqual({ id, name: 'Acme', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+      expect(await store.workspaces.get(id)).toEqual(created);
+      expect((await store.workspaces.list()).map((workspace) => workspace.id)).toContain(id);
+    });
+
+    it('generates an id when none is given', async () => {
+      const created = await store.workspaces.create({ name: 'Generated' });
+      expect(created.id).toMatch(/^ws_[0-9a-f]{24}$/);
+    });
+
+    it('refuses a taken id with StoreConflictError', async () => {
+      const id = await newWorkspace();
+      const error = await storeErrorOf(store.workspaces.create({ id, name: 'Again' }), StoreConflictError);
+      expect(error).toMatchObject({ code: 'CONFLICT', resource: 'workspace', id });
+    });
+
+    it.each([['has space'], [''], ['../x'], ['-leading-dash'], ['x'.repeat(65)], [42]])(
+      'refuses the id %j with StoreValidationError',
+      async (id) => {
+        const error = await storeErrorOf(
+          store.workspaces.create({ id: id as string, name: 'Bad' }),
+          StoreValidationError,
+        );
+        expect(error.field).toBe('id');
+      },
+    );
+
+    it('refuses a missing or blank name', async () => {
+      await storeErrorOf(store.workspaces.create({ name: '  ' }), StoreValidationError);
+      await storeErrorOf(store.workspaces.create({} as { name: string }), StoreValidationError);
+    });
+
+    it('answers undefined for unknown and malformed ids', async () => {
+      expect(await store.workspaces.get('no-such-workspace')).toBeUndefined();
+      expect(await store.workspaces.get("x' or '1'='1")).toBeUndefined();
+    });
+
+    it('deletes a workspace with everything in it', async () => {
+      const workspace = await newWorkspace();
+      const { token } = await store.tokens.create(workspace);
+      const agent = await newAgent(workspace);
+      const tool = await newTool(workspace);
+      await store.attachments.attach(workspace, agent, tool);
+      await store.attachments.attach(workspace, agent, 'echo_text');
+      await store.files(workspace).write('/a.txt', encode('a'));
+      await store.toolCalls.record(workspace, { agentId: agent, toolId: tool, status: 'success', durationMs: 3 });
+      await store.approvals(workspace).save({
+        id: unique('appr'),
+        tool,
+        arguments: '{}',
+        createdAt: new Date().toISOString(),
+      });
+
+      expect(await store.workspaces.delete(workspace)).toBe(true);
+      expect(await store.workspaces.delete(workspace)).toBe(false);
+      for (const table of ['api_tokens', 'agents', 'tools', 'files', 'tool_calls', 'approvals'] as const) {
+        expect(await count(table, 'workspace_id', workspace), table).toBe(0);
+      }
+      expect(await count('agent_tools', 'agent_id', agent)).toBe(0);
+      expect(await store.tokens.verify(token)).toBeUndefined();
+      expect(await store.tools.get(workspace, 'echo_text')).toBeDefined(); // global tools stay
+    });
+  });
+
+  describe('tokens', () => {
+    it('returns the plaintext once and stores only its SHA-256 hash', async () => {
+      const workspace = await newWorkspace();
+      const created = await store.tokens.create(workspace, { name: 'ci' });
+      expect(created.token).toMatch(/^tsk_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$/);
+      expect(created).toMatchObject({ workspaceId: workspace, name: 'ci', revokedAt: null });
+      const row = await store.db
+        .selectFrom('api_tokens')
+        .selectAll()
+        .where('id', '=', created.id)
+        .executeTakeFirstOrThrow();
+      expect(row.token_hash).toBe(createHash('sha256').update(created.token).digest('hex'));
+      const secret = created.token.slice(-43);
+      expect(JSON.stringify(row)).not.toContain(secret);
+      expect(JSON.stringify(await store.tokens.list(workspace))).not.toContain(secret);
+      expect(await store.tokens.list(workspace)).toEqual([
+        { id: created.id, workspaceId: workspace, name: 'ci', createdAt: created.createdAt, revokedAt: null },
+      ]);
+    });
+
+    it('verifies a token to its workspace', async () => {
+      const workspace = await newWorkspace();
+      const { id, token } = await store.tokens.create(workspace);
+      expect(await store.tokens.verify(token)).toEqual({ tokenId: id, workspaceId: workspace });
+    });
+
+    it('refuses tampered, malformed and foreign tokens', async () => {
+      const workspace = await newWorkspace();
+      const { token } = await store.tokens.create(workspace);
+      const last = token.at(-1) === 'A' ? 'B' : 'A';
+      expect(await store.tokens.verify(`${token.slice(0, -1)}${last}`)).toBeUndefined();
+      expect(await store.tokens.verify(`tsk_${'0'.repeat(32)}_${'A'.repeat(43)}`)).toBeUndefined();
+      for (const bad of ['', 'Bearer x', `${token} `, token.toUpperCase(), undefined, 42, null]) {
+        expect(await store.tokens.verify(bad as string)).toBeUndefined();
+      }
+    });
+
+    it('stops verifying a revoked token; revoking is scoped to the workspace', async () => {
+      const workspace = await newWorkspace();
+      const other = await newWorkspace();
+      const { id, token } = await store.tokens.create(workspace);
+      expect(await store.tokens.revoke(other, id)).toBe(false);
+      expect(await store.tokens.verify(token)).toBeDefined();
+      expect(await store.tokens.revoke(workspace, id)).toBe(true);
+      expect(await store.tokens.revoke(workspace, id)).toBe(false);
+      expect(await store.tokens.verify(token)).toBeUndefined();
+      expect((await store.tokens.list(workspace))[0]?.revokedAt).toEqual(expect.any(String));
+    });
+
+    it('refuses a token for an unknown workspace with StoreNotFoundError', async () => {
+      const error = await storeErrorOf(store.tokens.create('no-such-workspace'), StoreNotFoundError);
+      expect(error).toMatchObject({ resource: 'workspace', id: 'no-such-workspace' });
+    });
+  });
+
+  describe('tools', () => {
+    it('upserts built-ins as global tools visible to every workspace', async () => {
+      const workspace = await newWorkspace();
+      const tool = await store.tools.get(workspace, 'web_lookup');
+      expect(tool).toEqual({
+        id: 'web_lookup',
+        workspaceId: null,
+        name: 'web_lookup',
+        description: 'Look a term up on the web.',
+        parametersSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+        handlerKey: 'web_lookup',
+        category: 'web',
+        whenToUse: null,
+        annotations: { openWorld: true },
+        requires: { env: [{ name: 'LOOKUP_API_KEY', url: 'https://example.com/keys' }] },
+        config: null,
+        createdAt: expect.any(String),
+      });
+      expect((await store.tools.get(workspace, 'echo_text'))?.name).toBe('Echo Text');
+      expect((await store.tools.get(workspace, 'read_notes'))?.whenToUse).toBe(
+        'Before answering questions about earlier work.',
+      );
+    });
+
+    it('upserts the real built-ins from their specs, keeping each schema as it is', async () => {
+      const workspace = await newWorkspace();
+      const specs = createBuiltins({ files: { backend: store.files(workspace) } });
+      const first = await store.tools.upsertBuiltins(specs);
+      expect([...first.upserted, ...first.unchanged].sort()).toEqual(specs.map((spec) => spec.name).sort());
+      expect(first.conflicts).toEqual([]);
+      for (const spec of specs) {
+        const tool = await store.tools.get(workspace, spec.name);
+        expect(tool?.parametersSchema, spec.name).toEqual(spec.inputSchema);
+        expect(Object.keys(tool?.parametersSchema.properties ?? {}), spec.name).toEqual(
+          Object.keys(spec.inputSchema.properties ?? {}),
+        );
+        expect(tool).toMatchObject({ category: spec.category, handlerKey: spec.name, workspaceId: null });
+      }
+      const second = await store.tools.upsertBuiltins(specs);
+      expect(second).toMatchObject({ upserted: [], conflicts: [], removed: [] });
+    });
+
+    it('rewrites only changed built-ins and reports the rest as unchanged', async () => {
+      const extra: BuiltinToolSpec = { ...BUILTINS[0]!, name: unique('extra'), description: 'First.' };
+      expect(await store.tools.upsertBuiltins([...BUILTINS, extra])).toEqual({
+        upserted: [extra.name],
+        unchanged: BUILTINS.map((spec) => spec.name),
+        conflicts: [],
+        removed: [],
+      });
+      const changed = { ...extra, description: 'Second.' };
+      expect((await store.tools.upsertBuiltins([changed])).upserted).toEqual([extra.name]);
+      const workspace = await newWorkspace();
+      expect((await store.tools.get(workspace, extra.name))?.description).toBe('Second.');
+      const pruned = await store.tools.upsertBuiltins(BUILTINS, { prune: true });
+      expect(pruned.removed).toContain(extra.name);
+      expect(await store.tools.get(workspace, extra.name)).toBeUndefined();
+    });
+
+    it('keeps a workspace tool that has a built-in name, and reports it as a conflict', async () => {
+      const workspace = await newWorkspace();
+      const id = await newTool(workspace);
+      const result = await store.tools.upsertBuiltins([{ ...BUILTINS[0]!, name: id }]);
+      expect(result).toMatchObject({ upserted: [], conflicts: [id] });
+      expect((await store.tools.get(workspace, id))?.workspaceId).toBe(workspace);
+    });
+
+    it('creates workspace tools seen only by their workspace', async () => {
+      const workspace = await newWorkspace();
+      const other = await newWorkspace();
+      const id = await newTool(workspace, { endpoint: 'https://api.example.com/search' });
+      const tool = await store.tools.get(workspace, id);
+      expect(tool).toMatchObject({
+        id,
+        workspaceId: workspace,
+        handlerKey: 'rest_api',
+        category: 'search',
+        config: { endpoint: 'https://api.example.com/search' },
+      });
+      expect(await store.tools.get(other, id)).toBeUndefined();
+      expect((await store.tools.list(other)).map((each) => each.id)).not.toContain(id);
+    });
+
+    it('lists global and own tools sorted by id, optionally by category', async () => {
+      const workspace = await newWorkspace();
+      const id = await newTool(workspace);
+      const ids = (await store.tools.list(workspace)).map((tool) => tool.id);
+      expect(ids).toEqual([...ids].sort());
+      expect(ids).toEqual(expect.arrayContaining(['echo_text', 'read_notes', 'web_lookup', id]));
+      expect((await store.tools.list(workspace, { category: 'filesystem' })).map((tool) => tool.id)).toEqual([
+        'read_notes',
+      ]);
+      expect(await store.tools.list(workspace, { category: 'no-such-category' })).toEqual([]);
+    });
+
+    it('refuses an id a global tool has with StoreConflictError', async () => {
+      const workspace = await newWorkspace();
+      const error = await storeErrorOf(
+        store.tools.createWorkspaceTool(workspace, {
+          id: 'echo_text',
+          description: 'Shadow the built-in.',
+          parametersSchema: { type: 'object', properties: {} },
+          handlerKey: 'rest_api',
+        }),
+        StoreConflictError,
+      );
+      expect(error).toMatchObject({ resource: 'tool', id: 'echo_text' });
+      expect((await store.tools.get(workspace, 'echo_text'))?.workspaceId).toBeNull();
+    });
+
+    it('refuses malformed tools with StoreValidationError naming the field', async () => {
+      const workspace = await newWorkspace();
+      const valid = {
+        id: unique('tool'),
+        description: 'A tool.',
+        parametersSchema: { type: 'object' as const, properties: {} },
+        handlerKey: 'rest_api',
+      };
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['id', { id: 'Bad-Name' }],
+        ['id', { id: 'x'.repeat(65) }],
+        ['description', { description: '' }],
+        ['parametersSchema', { parametersSchema: { type: 'string' } }],
+        ['parametersSchema', { parametersSchema: '{"type":"object"}' }],
+        ['handlerKey', { handlerKey: 7 }],
+        ['config', { config: { blob: 'x'.repeat(70_000) } }],
+        ['config', { config: ['not', 'an', 'object'] }],
+      ];
+      for (const [field, change] of cases) {
+        const error = await storeErrorOf(
+          store.tools.createWorkspaceTool(workspace, { ...valid, ...change } as typeof valid),
+          StoreValidationError,
+        );
+        expect(error.field, JSON.stringify(change).slice(0, 60)).toBe(field);
+      }
+      expect(await store.tools.get(workspace, valid.id)).toBeUndefined();
+    });
+
+    it('refuses a tool for an unknown workspace with StoreNotFoundError', async () => {
+      const error = await storeErrorOf(
+        store.tools.createWorkspaceTool('no-such-workspace', {
+          id: unique('tool'),
+          description: 'A tool.',
+          parametersSchema: { type: 'object', properties: {} },
+          handlerKey: 'rest_api',
+        }),
+        StoreNotFoundError,
+      );
+      expect(error.resource).toBe('workspace');
+    });
+
+    it('deletes only its own workspace tools, with their attachments', async () => {
+      const workspace = await newWorkspace();
+      const other = await newWorkspace();
+      const id = await newTool(workspace);
+      const agent = await newAgent(workspace);
+      await store.attachments.attach(workspace, agent, id);
+      expect(await store.tools.delete(other, id)).toBe(false);
+      expect(await store.tools.delete(workspace, 'echo_text')).toBe(false);
+      expect(await store.tools.delete(workspace, id)).toBe(true);
+      expect(await store.tools.delete(workspace, id)).toBe(false);
+      expect(await count('agent_tools', 'tool_id', id)).toBe(0);
+      expect(await store.tools.get(other, 'echo_text')).toBeDefined();
+    });
+  });
+
+  describe('agents', () => {
+    it('creates, gets, lists and deletes agents', async () => {
+      const workspace = await newWorkspace();
+      const created = await store.agents.create(workspace, {
+        id: 'research',
+        name: 'Research',
+        description: 'Finds sources.',
+      });
+      expect(created).toEqual({
+        id: 'research',
+        workspaceId: workspace,
+        name: 'Research',
+        description: 'Finds sources.',
+        createdAt: expect.any(String),
+      });
+      expect(await store.agents.get(workspace, 'research')).toEqual(created);
+      const generated = await store.agents.create(workspace, {});
+      expect(generated).toMatchObject({ id: expect.stringMatching(/^agt_/), name: generated.id, description: null });
+      expect((await store.agents.list(workspace)).map((agent) => agent.id)).toEqual([generated.id, 'research'].sort());
+      expect(await store.agents.delete(workspace, 'research')).toBe(true);
+      expect(await store.agents.get(workspace, 'research')).toBeUndefined();
+    });
+
+    it('refuses a duplicate id with StoreConflictError', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      const error = await storeErrorOf(store.agents.create(workspace, { id: agent }), StoreConflictError);
+      expect(error).toMatchObject({ resource: 'agent', id: agent });
+    });
+
+    it('refuses bad ids and unknown workspaces with typed errors', async () => {
+      const workspace = await newWorkspace();
+      expect((await storeErrorOf(store.agents.create(workspace, { id: 'a b' }), StoreValidationError)).field).toBe(
+        'id',
+      );
+      expect((await storeErrorOf(store.agents.create('bad workspace', { id: 'a' }), StoreValidationError)).field).toBe(
+        'workspaceId',
+      );
+      expect(
+        (await storeErrorOf(store.agents.create('no-such-workspace', { id: unique('a') }), StoreNotFoundError))
+          .resource,
+      ).toBe('workspace');
+    });
+
+    it('deletes an agent with its attachments, leaving the tools', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      const tool = await newTool(workspace);
+      await store.attachments.attach(workspace, agent, tool, { a: 1 });
+      await store.attachments.attach(workspace, agent, 'read_notes');
+      expect(await count('agent_tools', 'agent_id', agent)).toBe(2);
+      expect(await store.agents.delete(workspace, agent)).toBe(true);
+      expect(await count('agent_tools', 'agent_id', agent)).toBe(0);
+      expect(await store.tools.get(workspace, tool)).toBeDefined();
+    });
+  });
+
+  describe('attachments', () => {
+    it('attaches tools with their config and lists them', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      const tool = await newTool(workspace);
+      const attached = await store.attachments.attach(workspace, agent, 'web_lookup', { default_limit: 20 });
+      expect(attached).toMatchObject({
+        tool: { id: 'web_lookup', workspaceId: null },
+        config: { default_limit: 20 },
+        attachedAt: expect.any(String),
+      });
+      await store.attachments.attach(workspace, agent, tool);
+      const list = await store.attachments.listAttachments(workspace, agent);
+      expect(list.fallback).toBe(false);
+      expect(list.agentId).toBe(agent);
+      expect(list.tools.map((each) => [each.tool.id, each.config])).toEqual(
+        [
+          [tool, null],
+          ['web_lookup', { default_limit: 20 }],
+        ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      );
+    });
+
+    it('refuses attaching the same tool twice with StoreConflictError', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      await store.attachments.attach(workspace, agent, 'echo_text');
+      const error = await storeErrorOf(store.attachments.attach(workspace, agent, 'echo_text'), StoreConflictError);
+      expect(error).toMatchObject({ resource: 'attachment', id: `${agent}/echo_text` });
+    });
+
+    it('refuses unknown agents and tools with StoreNotFoundError', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      expect(
+        (await storeErrorOf(store.attachments.attach(workspace, 'no-such-agent', 'echo_text'), StoreNotFoundError))
+          .resource,
+      ).toBe('agent');
+      expect(
+        (await storeErrorOf(store.attachments.attach(workspace, agent, 'no_such_tool'), StoreNotFoundError)).resource,
+      ).toBe('tool');
+      expect(
+        (await storeErrorOf(store.attachments.listAttachments(workspace, 'nobody'), StoreNotFoundError)).resource,
+      ).toBe('agent');
+    });
+
+    it('detaches a tool once', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      await store.attachments.attach(workspace, agent, 'echo_text');
+      await store.attachments.attach(workspace, agent, 'read_notes');
+      expect(await store.attachments.detach(workspace, agent, 'echo_text')).toBe(true);
+      expect(await store.attachments.detach(workspace, agent, 'echo_text')).toBe(false);
+      expect(await store.attachments.detach(workspace, agent, 'Not A Tool')).toBe(false);
+      const list = await store.attachments.listAttachments(workspace, agent);
+      expect(list.tools.map((each) => each.tool.id)).toEqual(['read_notes']);
+    });
+
+    it('falls back to the global built-ins plus the workspace tools when an agent has none', async () => {
+      const workspace = await newWorkspace();
+      const other = await newWorkspace();
+      const own = await newTool(workspace);
+      const foreign = await newTool(other);
+      const agent = await newAgent(workspace);
+      const list = await store.attachments.listAttachments(workspace, agent);
+      expect(list.fallback).toBe(true);
+      const ids = list.tools.map((each) => each.tool.id);
+      expect(ids).toEqual((await store.tools.list(workspace)).map((tool) => tool.id));
+      expect(ids).toEqual(expect.arrayContaining(['echo_text', 'read_notes', 'web_lookup', own]));
+      expect(ids).not.toContain(foreign);
+      expect(list.tools.every((each) => each.config === null && each.attachedAt === null)).toBe(true);
+      await store.attachments.attach(workspace, agent, own);
+      expect((await store.attachments.listAttachments(workspace, agent)).fallback).toBe(false);
+    });
+
+    it('falls back to a configured default set, skipping ids the workspace cannot see', async () => {
+      const workspace = await newWorkspace();
+      const other = await newWorkspace();
+      const foreign = await newTool(other);
+      const agent = await newAgent(workspace);
+      const configured = await openAnother({ defaultTools: ['read_notes', foreign, 'no_such_tool'] });
+      const list = await configured.attachments.listAttachments(workspace, agent);
+      expect(list).toMatchObject({ fallback: true });
+      expect(list.tools.map((each) => each.tool.id)).toEqual(['read_notes']);
+    });
+
+    it('accepts a config of exactly 64 KiB of JSON and refuses one byte more', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      const overhead = JSON.stringify({ b: '' }).length;
+      const fits = { b: 'x'.repeat(64 * 1024 - overhead) };
+      await store.attachments.attach(workspace, agent, 'echo_text', fits);
+      const error = await storeErrorOf(
+        store.attachments.attach(workspace, agent, 'read_notes', { b: 'x'.repeat(64 * 1024 - overhead + 1) }),
+        StoreValidationError,
+      );
+      expect(error.field).toBe('config');
+      expect(error.message).toContain('65537 bytes');
+      const list = await store.attachments.listAttachments(workspace, agent);
+      expect(list.tools.map((each) => each.tool.id)).toEqual(['echo_text']);
+      expect(list.tools[0]?.config).toEqual(fits);
+    });
+
+    it.each([
+      ['an array', [1, 2]],
+      ['a string', '{"a":1}'],
+      [
+        'a cycle',
+        (() => {
+          const cycle: Record<string, unknown> = {};
+          cycle.self = cycle;
+          return cycle;
+        })(),
+      ],
+      ['a BigInt', { n: 1n }],
+    ])('refuses %s as config with StoreValidationError', async (_label, config) => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      const error = await storeErrorOf(
+        store.attachments.attach(workspace, agent, 'echo_text', config as Record<string, unknown>),
+        StoreValidationError,
+      );
+      expect(error.field).toBe('config');
+    });
+
+    it('refuses malformed ids with StoreValidationError', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      expect(
+        (await storeErrorOf(store.attachments.attach(workspace, agent, 'Echo Text'), StoreValidationError)).field,
+      ).toBe('toolId');
+      expect(
+        (await storeErrorOf(store.attachments.attach(workspace, 'a/b', 'echo_text'), StoreValidationError)).field,
+      ).toBe('agentId');
+    });
+
+    it('keeps 1 000 concurrent attach and detach calls on the same pairs consistent', async () => {
+      const workspace = await newWorkspace();
+      const agents = [await newAgent(workspace), await newAgent(workspace)];
+      const tools = ['echo_text', 'read_notes', 'web_lookup'];
+      const pairs = agents.flatMap((agent) => tools.map((tool) => ({ agent, tool })));
+      const random = lcg(20_251_210);
+      const operations = Array.from({ length: 1000 }, (_, index) => ({
+        index,
+        pair: pairs[Math.floor(random() * pairs.length)]!,
+        attach: random() < 0.5,
+      }));
+      const stores = harness.concurrentInstances ? [store, await openAnother()] : [store];
+      const outcomes = await Promise.all(
+        operations.map(async ({ index, pair, attach }) => {
+          const target = stores[index % stores.length]!;
+          try {
+            if (attach) {
+              await target.attachments.attach(workspace, pair.agent, pair.tool, { index });
+              return 'attached';
+            }
+            return (await target.attachments.detach(workspace, pair.agent, pair.tool)) ? 'detached' : 'absent';
+          } catch (error) {
+            // Any error other than the typed conflict fails the test here.
+            if (StoreConflictError.isInstance(error)) return 'conflict';
+            throw error;
+          }
+        }),
+      );
+      let present = 0;
+      for (const { agent, tool } of pairs) {
+        const mine = operations.map((operation, index) => ({ operation, outcome: outcomes[index] }));
+        const ofPair = mine.filter(({ operation }) => operation.pair.agent === agent && operation.pair.tool === tool);
+        const attached = ofPair.filter(({ outcome }) => outcome === 'attached').length;
+        const detached = ofPair.filter(({ outcome }) => outcome === 'detached').length;
+        // Successful attaches and detaches alternate, starting from "not attached".
+        expect(attached - detached, `${agent}/${tool}`).toBeGreaterThanOrEqual(0);
+        expect(attached - detached, `${agent}/${tool}`).toBeLessThanOrEqual(1);
+        const list = await store.attachments.listAttachments(workspace, agent);
+        const ids = list.fallback ? [] : list.tools.map((each) => each.tool.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(ids.includes(tool), `${agent}/${tool}`).toBe(attached - detached === 1);
+        present += attached - detached;
+      }
+      const rows = await store.db
+        .selectFrom('agent_tools')
+        .select(['agent_id', 'tool_id'])
+        .where('agent_id', 'in', agents)
+        .execute();
+      expect(rows).toHaveLength(present);
+      expect(outcomes.filter((outcome) => outcome === 'attached').length).toBeGreaterThan(50);
+      expect(outcomes.filter((outcome) => outcome === 'conflict').length).toBeGreaterThan(0);
+    });
+  });
+
+  describe('files', () => {
+    it('behaves exactly like the local-folder backend, operation by operation', async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'toolshed-store-files-'));
+      try {
+        const local = await fileTranscript(new LocalFolderBackend(folder));
+        const database = await fileTranscript(store.files(await newWorkspace()));
+        expect(database).toEqual(local);
+        // The transcript covers what it claims to: successes and each kind of refusal.
+        const outcomes = new Set(local.map(([, outcome]) => (typeof outcome === 'string' ? outcome : 'value')));
+        for (const code of [
+          'NOT_FOUND',
+          'NOT_A_FILE',
+          'NOT_A_DIRECTORY',
+          'TOO_LARGE',
+          'OUTSIDE_ROOT',
+          'INVALID_PATH',
+        ]) {
+          expect(outcomes).toContain(`error ${code}`);
+        }
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    });
+
+    it('reports whether a write created the file', async () => {
+      const files = store.files(await newWorkspace());
+      expect(await files.write('/x.txt', encode('1'))).toEqual({ created: true });
+      expect(await files.write('x.txt', encode('22'))).toEqual({ created: false });
+      expect(await files.stat('/x.txt')).toEqual({ path: '/x.txt', type: 'file', size: 2 });
+    });
+
+    it('keeps binary content byte for byte', async () => {
+      const files = store.files(await newWorkspace());
+      const bytes = new Uint8Array(256).map((_, index) => index);
+      await files.write('/bin/all-bytes', bytes);
+      expect([...(await files.read('/bin/all-bytes'))]).toEqual([...bytes]);
+    });
+
+    it('walks depth first, own files before sub-folders, and stops when aborted', async () => {
+      const files = store.files(await newWorkspace());
+      for (const path of ['/b/2.txt', '/a/z/1.txt', '/a/y.txt', '/a/b.txt', '/c.txt', '/a/z/0.txt', '/a-b/x.txt']) {
+        await files.write(path, encode(path));
+      }
+      expect((await collect(files.walk('/'))).map((entry) => entry.path)).toEqual([
+        '/c.txt',
+        '/a/b.txt',
+        '/a/y.txt',
+        '/a/z/0.txt',
+        '/a/z/1.txt',
+        '/a-b/x.txt',
+        '/b/2.txt',
+      ]);
+      expect((await files.list('/a')).map((entry) => `${entry.type} ${entry.path}`)).toEqual([
+        'directory /a/z',
+        'file /a/b.txt',
+        'file /a/y.txt',
+      ]);
+      const controller = new AbortController();
+      const seen: string[] = [];
+      for await (const entry of files.walk('/', { signal: controller.signal })) {
+        seen.push(entry.path);
+        controller.abort();
+      }
+      expect(seen).toEqual(['/c.txt']);
+    });
+
+    it('treats % and _ in paths literally', async () => {
+      const files = store.files(await newWorkspace());
+      await files.write('/a%/x.txt', encode('percent'));
+      await files.write('/a_/y.txt', encode('underscore'));
+      await files.write('/ab/z.txt', encode('plain'));
+      expect((await files.list('/a%')).map((entry) => entry.path)).toEqual(['/a%/x.txt']);
+      expect((await files.list('/a_')).map((entry) => entry.path)).toEqual(['/a_/y.txt']);
+    });
+
+    it('serves the file tools through a ToolRegistry', async () => {
+      const registry = new ToolRegistry();
+      registry.registerAll(createFileTools({ backend: store.files(await newWorkspace()) }));
+      const written = await registry.call('write_file', { path: 'notes/todo.txt', content: 'buy milk\n' });
+      expect(written.status).toBe('success');
+      const read = await registry.call('read_file', { path: '/notes/todo.txt' });
+      expect(read.status === 'success' && read.data).toMatchObject({ path: '/notes/todo.txt', content: 'buy milk\n' });
+      const outside = await registry.call('read_file', { path: '../../etc/passwd' });
+      expect(outside.status).toBe('error');
+    });
+
+    it('refuses content that is not bytes, and an unknown workspace', async () => {
+      const files = store.files(await newWorkspace());
+      await storeErrorOf(files.write('/x', 'text' as unknown as Uint8Array), StoreValidationError);
+      const error = await storeErrorOf(store.files('no-such-workspace').write('/x', encode('x')), StoreNotFoundError);
+      expect(error.resource).toBe('workspace');
+      expect(() => store.files('../etc')).toThrow(StoreValidationError);
+    });
+  });
+
+  describe('tool call log', () => {
+    it('records calls and lists the most recent first, filtered by agent and tool', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      const first = await store.toolCalls.record(workspace, {
+        agentId: agent,
+        toolId: 'echo_text',
+        status: 'success',
+        durationMs: 12.6,
+      });
+      expect(first).toEqual({
+        id: expect.any(Number),
+        workspaceId: workspace,
+        agentId: agent,
+        toolId: 'echo_text',
+        status: 'success',
+        errorCode: null,
+        durationMs: 13,
+        createdAt: expect.any(String),
+      });
+      await store.toolCalls.record(workspace, {
+        toolId: 'no_such_tool',
+        status: 'error',
+        errorCode: 'TOOL_NOT_FOUND',
+        durationMs: 0,
+      });
+      const third = await store.toolCalls.record(workspace, {
+        agentId: agent,
+        toolId: 'read_notes',
+        status: 'timeout',
+        errorCode: 'TIMEOUT',
+        durationMs: 30_000,
+        createdAt: '2025-12-10T10:00:00Z',
+      });
+      expect(third.createdAt).toBe('2025-12-10T10:00:00.000Z');
+      const recent = await store.toolCalls.listRecent(workspace);
+      expect(recent.map((call) => call.toolId)).toEqual(['read_notes', 'no_such_tool', 'echo_text']);
+      expect((await store.toolCalls.listRecent(workspace, { agentId: agent })).map((call) => call.id)).toEqual([
+        third.id,
+        first.id,
+      ]);
+      expect((await store.toolCalls.listRecent(workspace, { toolId: 'echo_text' })).map((call) => call.id)).toEqual([
+        first.id,
+      ]);
+      expect(await store.toolCalls.listRecent(workspace, { limit: 1 })).toHaveLength(1);
+      expect(await store.toolCalls.listRecent(workspace, { limit: 500 })).toHaveLength(3);
+    });
+
+    it.each([[0], [501], [1.5], ['10'], [-1]])('refuses the limit %j with StoreValidationError', async (limit) => {
+      const error = await storeErrorOf(
+        store.toolCalls.listRecent('any', { limit: limit as number }),
+        StoreValidationError,
+      );
+      expect(error.field).toBe('limit');
+    });
+
+    it('refuses malformed calls and unknown workspaces with typed errors', async () => {
+      const workspace = await newWorkspace();
+      const valid = { toolId: 'echo_text', status: 'success' as const, durationMs: 1 };
+      for (const [field, change] of [
+        ['status', { status: 'maybe' }],
+        ['durationMs', { durationMs: -1 }],
+        ['durationMs', { durationMs: Number.NaN }],
+        ['toolId', { toolId: '' }],
+        ['agentId', { agentId: 'a b' }],
+        ['createdAt', { createdAt: 'yesterday' }],
+      ] as const) {
+        const error = await storeErrorOf(
+          store.toolCalls.record(workspace, { ...valid, ...change } as typeof valid),
+          StoreValidationError,
+        );
+        expect(error.field).toBe(field);
+      }
+      expect(
+        (await storeErrorOf(store.toolCalls.record('no-such-workspace', valid), StoreNotFoundError)).resource,
+      ).toBe('workspace');
+    });
+  });
+
+  describe('approvals', () => {
+    it('saves, gets and takes an approval once', async () => {
+      const approvals = store.approvals(await newWorkspace());
+      const id = unique('appr');
+      await approvals.save(pending(id, { toolCallId: 'call_1', agentId: 'research' }));
+      expect(await approvals.get(id)).toEqual({
+        id,
+        tool: 'echo_text',
+        arguments: '{"text":"hi"}',
+        createdAt: expect.any(String),
+        toolCallId: 'call_1',
+        agentId: 'research',
+      });
+      expect((await approvals.take(id))?.id).toBe(id);
+      expect(await approvals.take(id)).toBeUndefined();
+      expect(await approvals.get(id)).toBeUndefined();
+      expect((await approvals.getRecord(id))?.status).toBe('used');
+    });
+
+    it('stores the arguments as canonical JSON', async () => {
+      const approvals = store.approvals(await newWorkspace());
+      const id = unique('appr');
+      await approvals.save(pending(id, { arguments: '{"b": 1, "a": {"d": 2, "c": 3}}' }));
+      expect((await approvals.get(id))?.arguments).toBe('{"a":{"c":3,"d":2},"b":1}');
+    });
+
+    it('records a decision exactly once', async () => {
+      const approvals = store.approvals(await newWorkspace());
+      const approved = unique('appr');
+      const denied = unique('appr');
+      await approvals.save(pending(approved));
+      await approvals.save(pending(denied));
+      expect(await approvals.decide(approved, 'approve')).toMatchObject({
+        id: approved,
+        status: 'approved',
+        decidedAt: expect.any(String),
+      });
+      expect((await storeErrorOf(approvals.decide(approved, 'deny'), StoreConflictError)).message).toContain(
+        'approved',
+      );
+      expect(await approvals.get(approved)).toBeDefined(); // approved, waiting to run
+      expect((await approvals.decide(denied, 'deny')).status).toBe('denied');
+      expect(await approvals.get(denied)).toBeUndefined();
+      expect(await approvals.take(denied)).toBeUndefined();
+      expect((await approvals.take(approved))?.id).toBe(approved);
+      expect((await storeErrorOf(approvals.decide(unique('appr'), 'approve'), StoreNotFoundError)).resource).toBe(
+        'approval',
+      );
+      await storeErrorOf(approvals.decide(approved, 'maybe' as 'approve'), StoreValidationError);
+    });
+
+    it('refuses a duplicate id, bad arguments and an unknown workspace with typed errors', async () => {
+      const approvals = store.approvals(await newWorkspace());
+      const id = unique('appr');
+      await approvals.save(pending(id));
+      await storeErrorOf(approvals.save(pending(id)), StoreConflictError);
+      expect(
+        (await storeErrorOf(approvals.save(pending(unique('appr'), { arguments: '{' })), StoreValidationError)).field,
+      ).toBe('arguments');
+      expect((await storeErrorOf(approvals.save(pending('bad id')), StoreValidationError)).field).toBe('id');
+      await storeErrorOf(store.approvals('no-such-workspace').save(pending(unique('appr'))), StoreNotFoundError);
+    });
+
+    it('lets exactly one of 50 concurrent takers have an approval', async () => {
+      const workspace = await newWorkspace();
+      const id = unique('appr');
+      await store.approvals(workspace).save(pending(id));
+      const stores = harness.concurrentInstances ? [store, await openAnother()] : [store];
+      const taken = await Promise.all(
+        Array.from({ length: 50 }, (_, index) => stores[index % stores.length]!.approvals(workspace).take(id)),
+      );
+      expect(taken.filter((approval) => approval !== undefined)).toHaveLength(1);
+    });
+
+    it('runs an approved registry call exactly once', async () => {
+      const workspace = await newWorkspace();
+      const handler = vi.fn((args: { text: string }) => `echo ${args.text}`);
+      const registry = new ToolRegistry({ approvals: store.approvals(workspace) });
+      registry.register(
+        defineTool<{ text: string }>({
+          name: 'echo_text',
+          description: 'Echo.',
+          requiresApproval: true,
+          inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+          handler,
+        }),
+      );
+      const result = await registry.call('echo_text', { text: 'hi' });
+      if (result.status !== 'pending_approval') throw new Error(`expected pending_approval, got ${result.status}`);
+      const id = result.approval.id;
+      // The registry does not await an asynchronous save; wait for the row.
+      await vi.waitFor(async () => expect(await store.approvals(workspace).getRecord(id)).toBeDefined());
+      await store.approvals(workspace).decide(id, 'approve');
+      const runs = await Promise.allSettled([
+        registry.resolveApproval(id, 'approve'),
+        registry.resolveApproval(id, 'approve'),
+      ]);
+      expect(runs.filter((run) => run.status === 'fulfilled')).toHaveLength(1);
+      expect(handler).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('isolation between workspaces', () => {
+    it("never shows or touches another workspace's rows", async () => {
+      const a = await newWorkspace();
+      const b = await newWorkspace();
+      const agentA = await newAgent(a);
+      const agentB = await newAgent(b);
+      const toolA = await newTool(a);
+      const { id: tokenA, token } = await store.tokens.create(a);
+      await store.attachments.attach(a, agentA, toolA, { secret: 'a' });
+      await store.files(a).write('/private/a.txt', encode('only a'));
+      await store.toolCalls.record(a, { agentId: agentA, toolId: toolA, status: 'success', durationMs: 1 });
+      const approvalA = unique('appr');
+      await store.approvals(a).save(pending(approvalA));
+
+      // Reads from B see nothing of A.
+      expect(await store.agents.get(b, agentA)).toBeUndefined();
+      expect((await store.agents.list(b)).map((agent) => agent.id)).toEqual([agentB]);
+      expect(await store.tools.get(b, toolA)).toBeUndefined();
+      expect((await store.tools.list(b)).map((tool) => tool.id)).not.toContain(toolA);
+      expect(await store.toolCalls.listRecent(b)).toEqual([]);
+      expect(await store.toolCalls.listRecent(b, { agentId: agentA })).toEqual([]);
+      expect(await store.approvals(b).get(approvalA)).toBeUndefined();
+      expect(await store.approvals(b).getRecord(approvalA)).toBeUndefined();
+      expect(await store.files(b).list('/')).toEqual([]);
+      expect(await store.files(b).stat('/private')).toBeUndefined();
+      expect(await fileErrorCode(store.files(b).read('/private/a.txt'))).toBe('NOT_FOUND');
+      expect(await store.tokens.list(b)).toEqual([]);
+      await storeErrorOf(store.attachments.listAttachments(b, agentA), StoreNotFoundError);
+
+      // Writes from B with A's ids act as if the ids did not exist.
+      expect((await storeErrorOf(store.attachments.attach(b, agentA, 'echo_text'), StoreNotFoundError)).resource).toBe(
+        'agent',
+      );
+      expect((await storeErrorOf(store.attachments.attach(b, agentB, toolA), StoreNotFoundError)).resource).toBe(
+        'tool',
+      );
+      expect(await store.attachments.detach(b, agentA, toolA)).toBe(false);
+      expect(await store.agents.delete(b, agentA)).toBe(false);
+      expect(await store.tools.delete(b, toolA)).toBe(false);
+      expect(await store.tokens.revoke(b, tokenA)).toBe(false);
+      expect(await store.approvals(b).take(approvalA)).toBeUndefined();
+      await storeErrorOf(store.approvals(b).decide(approvalA, 'approve'), StoreNotFoundError);
+      await store.files(b).write('/private/a.txt', encode('b wrote this'));
+
+      // A is untouched.
+      expect(decode(await store.files(a).read('/private/a.txt'))).toBe('only a');
+      const list = await store.attachments.listAttachments(a, agentA);
+      expect(list.tools.map((each) => [each.tool.id, each.config])).toEqual([[toolA, { secret: 'a' }]]);
+      expect(await store.tokens.verify(token)).toEqual({ tokenId: tokenA, workspaceId: a });
+      expect(await store.approvals(a).get(approvalA)).toBeDefined();
+      expect(await store.toolCalls.listRecent(a)).toHaveLength(1);
+    });
+  });
+
+  describe('change notifications', () => {
+    it('tells listeners about committed attach and detach, with the workspace and agent', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      const ofAgent = (change: StoreChange) => change.agentId === agent && change.kind === 'attachment';
+      const attached = nextChange(store, ofAgent, 1000);
+      await store.attachments.attach(workspace, agent, 'echo_text');
+      expect(await attached).toEqual({ workspaceId: workspace, agentId: agent, kind: 'attachment' });
+      const detached = nextChange(store, ofAgent, 1000);
+      await store.attachments.detach(workspace, agent, 'echo_text');
+      expect(await detached).toEqual({ workspaceId: workspace, agentId: agent, kind: 'attachment' });
+    });
+
+    it('announces nothing for a write that failed', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      // Let the setup's own notifications arrive first (on PostgreSQL they travel through the server).
+      const settled = nextChange(store, (change) => change.kind === 'attachment' && change.agentId === agent, 1000);
+      await store.attachments.attach(workspace, agent, 'echo_text');
+      expect(await settled).toBeDefined();
+      const seen: StoreChange[] = [];
+      const remove = store.onChange((change) => {
+        if (change.workspaceId === workspace) seen.push(change);
+      });
+      try {
+        await storeErrorOf(store.attachments.attach(workspace, agent, 'echo_text'), StoreConflictError);
+        const marker = nextChange(store, (change) => change.kind === 'agent' && change.workspaceId === workspace, 1000);
+        await newAgent(workspace);
+        expect(await marker).toBeDefined();
+        expect(seen.map((change) => change.kind)).toEqual(['agent']);
+      } finally {
+        remove();
+      }
+    });
+
+    it('keeps calling other listeners when one throws, and reports the error', async () => {
+      const onError = vi.fn();
+      const own = await openAnother({ onError });
+      const workspace = await newWorkspace();
+      own.onChange(() => {
+        throw new Error('listener bug');
+      });
+      const heard = nextChange(own, (change) => change.workspaceId === workspace, 1000);
+      await own.agents.create(workspace, { id: unique('agent') });
+      expect(await heard).toMatchObject({ workspaceId: workspace, kind: 'agent' });
+      await vi.waitFor(() =>
+        expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'listener bug' })),
+      );
+    });
+
+    it(
+      harness.sharesChangesAcrossInstances
+        ? "delivers one instance's attach and detach to another instance within a second"
+        : 'keeps notifications within the instance that made the change',
+      async () => {
+        const workspace = await newWorkspace();
+        const agent = await newAgent(workspace);
+        const other = await openAnother();
+        const ofAgent = (change: StoreChange) => change.agentId === agent && change.kind === 'attachment';
+        for (const action of ['attach', 'detach'] as const) {
+          const elsewhere = nextChange(other, ofAgent, harness.sharesChangesAcrossInstances ? 1000 : 300);
+          const started = performance.now();
+          if (action === 'attach') await store.attachments.attach(workspace, agent, 'web_lookup');
+          else await store.attachments.detach(workspace, agent, 'web_lookup');
+          const change = await elsewhere;
+          if (harness.sharesChangesAcrossInstances) {
+            expect(change, action).toEqual({ workspaceId: workspace, agentId: agent, kind: 'attachment' });
+            expect(performance.now() - started).toBeLessThan(1000);
+          } else {
+            expect(change, action).toBeUndefined();
+          }
+        }
+      },
+    );
+  });
+
+  describe('errors', () => {
+    it('gives every typed error the StoreError base and a code', async () => {
+      const error = await rejectionOf(store.agents.create('no-such-workspace', { id: unique('a') }));
+      expect(StoreError.isInstance(error)).toBe(true);
+      expect(StoreNotFoundError.isInstance(error)).toBe(true);
+      expect(StoreConflictError.isInstance(error)).toBe(false);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as StoreError).code).toBe('NOT_FOUND');
+    });
+  });
+}

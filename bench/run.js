@@ -20,6 +20,7 @@ const REPORT_FILE = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
  * @typedef {{ case: string, ok: boolean, error?: string, [figure: string]: unknown }} CaseResult
  * @typedef {{ key: string, id: string, label: string, floor?: string }} DispatchRow
  * @typedef {{ id: string, description: string, figure: string, status: 'PASS' | 'FAIL' | 'SKIPPED' | 'ERROR', value?: number }} TargetResult
+ * @typedef {{ mcp?: CaseResult, register?: CaseResult, search?: CaseResult, exports?: CaseResult, yaml?: CaseResult, cli?: CaseResult }} SingleResults
  */
 
 /**
@@ -69,9 +70,13 @@ const DISPATCH_ROWS = [
   {
     key: 'j',
     id: 'ai-sdk',
-    label: `Vercel AI SDK ${versionOf('ai')}: \`tool()\` with \`jsonSchema(schema, {validate: Ajv})\` + \`safeValidateTypes\` + \`await execute\``,
+    label: `Vercel AI SDK ${versionOf('ai')}: \`tool()\` with \`jsonSchema(schema, {validate: Ajv})\` + \`safeValidateTypes\` + \`await execute\` (extra row, no target)`,
   },
-  { key: 'j′', id: 'ai-sdk-zod', label: 'Vercel AI SDK, the same with a zod `inputSchema`' },
+  {
+    key: 'j′',
+    id: 'ai-sdk-zod',
+    label: `Vercel AI SDK ${versionOf('ai')}: \`tool()\` with a zod \`inputSchema\` + \`safeValidateTypes\` + \`await execute\` (**the AI SDK target's path**)`,
+  },
   {
     key: 'k',
     id: 'openai-agents',
@@ -96,7 +101,16 @@ const DISPATCH_ROWS = [
   },
 ];
 
-const SCALE_CASES = ['register-100k', 'yaml-1000', 'cli-cold-start'];
+/** Cases run once each, after the dispatch passes, in this order. */
+const SINGLE_CASES = ['mcp-tools-call', 'register-100k', 'search-100k', 'exports-1000', 'yaml-1000', 'cli-cold-start'];
+
+/** The exporters `exports-1000` times, with their labels. */
+const EXPORTER_LABELS = {
+  openaiChatStrict: "`toOpenAITools({api: 'chat', strict: true})`",
+  anthropic: '`toAnthropicTools()`',
+  gemini: '`toGeminiTools()`',
+  mcp: '`toMcpTools()`',
+};
 
 /**
  * Every dispatch case runs this many times, interleaved with the others (a, b, ..., then a, b, ...
@@ -173,6 +187,16 @@ function formatNs(ns) {
 /** @param {number} ratio */
 function formatRatio(ratio) {
   return `${grouped(ratio, ratio < 10 ? 2 : ratio < 100 ? 1 : 0)}×`;
+}
+
+/**
+ * A fraction as a percentage: whole percents from 1 %, two significant digits below (0.00016 %).
+ *
+ * @param {number} fraction 0.93 for 93 %
+ */
+function formatPercent(fraction) {
+  const percent = fraction * 100;
+  return `${percent >= 1 ? percent.toFixed(0) : Number(percent.toPrecision(2)).toString()} %`;
 }
 
 /** @param {number} ms */
@@ -268,8 +292,8 @@ function machineInfo() {
 }
 
 /**
- * Run every case: the dispatch cases `DISPATCH_PASSES` times, interleaved, then the scale cases
- * once. Reports progress on stderr.
+ * Run every case: the dispatch cases `DISPATCH_PASSES` times, interleaved, then the single cases
+ * (MCP, scale, exports) once. Reports progress on stderr.
  *
  * @returns {Map<string, CaseResult[]>} each case's results, one per pass
  */
@@ -278,7 +302,7 @@ function runAllCases() {
   const passes = new Map();
   const order = [
     ...Array.from({ length: DISPATCH_PASSES }, () => DISPATCH_ROWS.map((row) => row.id)).flat(),
-    ...SCALE_CASES,
+    ...SINGLE_CASES,
   ];
   for (const id of order) {
     const runs = passes.get(id) ?? [];
@@ -347,10 +371,10 @@ function summariseDispatch(passes) {
  * Hold the figures to their targets.
  *
  * @param {(key: string) => number | undefined} ns counted ns/call of a dispatch row
- * @param {{ register?: CaseResult, yaml?: CaseResult, cli?: CaseResult }} scale
+ * @param {SingleResults} single
  * @returns {TargetResult[]}
  */
-function evaluateTargets(ns, { register, yaml, cli }) {
+function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli }) {
   const call = ns('e');
   const floor = ns('d');
   /** @param {CaseResult | undefined} result @param {string} field */
@@ -361,8 +385,17 @@ function evaluateTargets(ns, { register, yaml, cli }) {
     if (!result.ok) return `ERROR: ${result.error}`;
     return typeof result.skipped === 'string' ? `SKIPPED: ${result.skipped}` : undefined;
   };
-  /** @param {number} value */
-  const faster = (value) => (value >= 1 ? `${formatRatio(value)} faster` : `${formatRatio(1 / value)} slower`);
+  /**
+   * "8.51× faster (1 795 vs 211 ns)": how much faster `registry.call` (e) is than a peer's row.
+   *
+   * @param {string} key the peer's row
+   */
+  const fasterThan = (key) => (/** @type {number} */ value) => {
+    const speed = value >= 1 ? `${formatRatio(value)} faster` : `${formatRatio(1 / value)} slower`;
+    return `${speed} (${formatNs(ns(key) ?? 0)} vs ${formatNs(call ?? 0)} ns)`;
+  };
+  const exporters = /** @type {Record<string, Record<string, number>> | undefined} */ (exports?.exporters);
+  const worstExporter = typeof exports?.worstExporter === 'string' ? exports.worstExporter : '';
   return [
     target(
       'call-vs-floor',
@@ -372,32 +405,34 @@ function evaluateTargets(ns, { register, yaml, cli }) {
       (value) => `${formatRatio(value)} (${formatNs(call ?? 0)} vs ${formatNs(floor ?? 0)} ns)`,
     ),
     target(
-      'ai-sdk',
-      '≥ 7× faster than the AI SDK path with a validating `jsonSchema` (j ÷ e)',
-      ratio(ns('j'), call),
-      (value) => value >= 7,
-      faster,
-    ),
-    target(
       'ai-sdk-zod',
-      '≥ 7× faster than the AI SDK path with a zod `inputSchema` (j′ ÷ e)',
+      '`registry.call` (e) ≥ 7× faster than the Vercel AI SDK zod path: `tool()` with a zod `inputSchema` + `safeValidateTypes` + `await execute` (j′ ÷ e)',
       ratio(ns('j′'), call),
       (value) => value >= 7,
-      faster,
+      fasterThan('j′'),
     ),
     target(
       'mcp-sdk',
-      '≥ 100× faster than the MCP SDK path (l ÷ e)',
+      '`registry.call` (e) ≥ 100× faster than the MCP SDK: `Client.callTool` → `McpServer`, in-memory transport (l ÷ e)',
       ratio(ns('l'), call),
       (value) => value >= 100,
-      faster,
+      fasterThan('l'),
     ),
     target(
       'langchain',
-      '≥ 100× faster than the LangChain path (m ÷ e)',
+      '`registry.call` (e) ≥ 100× faster than LangChain.js: `tool(zod).invoke({a, b})` (m ÷ e)',
       ratio(ns('m'), call),
       (value) => value >= 100,
-      faster,
+      fasterThan('m'),
+    ),
+    target(
+      'mcp-tools-call',
+      "MCP `tools/call` through toolshed's `createMcpServer(registry)` ≥ 90 % of the calls/s of a bare SDK `McpServer` (section 3)",
+      figure(mcp, 'throughputRatio'),
+      (value) => value >= 0.9,
+      (value) =>
+        `${formatPercent(value)} (${grouped(Number(mcp?.toolshedCallsPerS), 0)} vs ${grouped(Number(mcp?.bareCallsPerS), 0)} calls/s)`,
+      missing(mcp),
     ),
     target(
       'register-100k',
@@ -406,6 +441,23 @@ function evaluateTargets(ns, { register, yaml, cli }) {
       (value) => value <= 1000,
       formatMs,
       missing(register),
+    ),
+    target(
+      'search-100k',
+      '`registry.search(query, {limit: 10})` at 100 000 tools (Zipf catalogue, 200 queries): p50 ≤ 5 ms (section 4)',
+      figure(search, 'p50Ms'),
+      (value) => value <= 5,
+      (value) => `${formatMs(value)} (p99 ${formatMs(Number(search?.p99Ms))})`,
+      missing(search),
+    ),
+    target(
+      'exports-cache',
+      'second export call ≤ 1 % of the first, 1 000 tools; the highest of OpenAI chat strict, Anthropic, Gemini, MCP (section 5)',
+      figure(exports, 'worstSecondOverFirst'),
+      (value) => value <= 0.01,
+      (value) =>
+        `${formatPercent(value)} (${EXPORTER_LABELS[worstExporter] ?? worstExporter}: ${formatNs(exporters?.[worstExporter]?.secondNs ?? 0)} ns vs ${formatMs(exporters?.[worstExporter]?.firstMs ?? 0)})`,
+      missing(exports),
     ),
     target(
       'yaml-1000',
@@ -440,12 +492,16 @@ async function main() {
   const finished = new Date();
 
   const dispatch = summariseDispatch(passes);
-  const scale = {
+  /** @type {SingleResults} */
+  const single = {
+    mcp: passes.get('mcp-tools-call')?.[0],
     register: passes.get('register-100k')?.[0],
+    search: passes.get('search-100k')?.[0],
+    exports: passes.get('exports-1000')?.[0],
     yaml: passes.get('yaml-1000')?.[0],
     cli: passes.get('cli-cold-start')?.[0],
   };
-  const targets = evaluateTargets(dispatch.ns, scale);
+  const targets = evaluateTargets(dispatch.ns, single);
   const machine = machineInfo();
   const report = {
     date: started.toISOString(),
@@ -457,9 +513,12 @@ async function main() {
       dispatch: `calls one after another (each awaited when async); rounds time-boxed to 300 ms (chunks of >= 20 ms of calls); one warm-up round; median of 5 rounds; ${DISPATCH_PASSES} interleaved passes, the lower median counts`,
     },
     dispatch: dispatch.rows,
-    registry: scale.register,
-    yaml: scale.yaml,
-    cli: scale.cli,
+    mcpToolsCall: single.mcp,
+    registry: single.register,
+    search: single.search,
+    exports: single.exports,
+    yaml: single.yaml,
+    cli: single.cli,
     targets,
     allTargetsPass: targets.every((entry) => entry.status === 'PASS'),
   };
@@ -475,11 +534,25 @@ async function main() {
     row.xOwnFloor === undefined ? '' : `${formatRatio(row.xOwnFloor)} (${row.comparedWith})`,
   ]);
   const scaleHeader = ['measure', 'figure'];
-  const scaleRows = scaleTable(scale.register, scale.yaml, scale.cli);
+  const scaleRows = scaleTable(single.register, single.yaml, single.cli);
+  const mcpRows = mcpTable(single.mcp);
+  const searchRows = searchTable(single.search);
+  const exportsHeader = [
+    'exporter (1 000 tools)',
+    'first call, median of 5 fresh registries',
+    'first call, first in the process',
+    'second call',
+    'second ÷ first',
+  ];
+  const exportsAlign = ['l', 'r', 'r', 'r', 'r'];
+  const exportsRows = exportsTable(single.exports);
   const targetRows = targets.map((entry) => [entry.description, entry.figure, entry.status]);
 
   process.stdout.write(`\n${textTable(dispatchHeader, dispatchAlign, dispatchRows)}\n\n`);
   process.stdout.write(`${textTable(scaleHeader, ['l', 'r'], scaleRows)}\n\n`);
+  process.stdout.write(`${textTable(scaleHeader, ['l', 'r'], mcpRows)}\n\n`);
+  process.stdout.write(`${textTable(scaleHeader, ['l', 'r'], searchRows)}\n\n`);
+  process.stdout.write(`${textTable(exportsHeader, exportsAlign, exportsRows)}\n\n`);
   for (const entry of targets) {
     process.stdout.write(`${entry.status.padEnd(7)} ${entry.description.replaceAll('`', '')}: ${entry.figure}\n`);
   }
@@ -495,11 +568,102 @@ async function main() {
       dispatchTable: markdownTable(dispatchHeader, dispatchAlign, dispatchRows),
       targetTable: markdownTable(['target', 'figure', 'result'], ['l', 'r', 'l'], targetRows),
       scaleTable: markdownTable(scaleHeader, ['l', 'r'], scaleRows),
+      mcpTable: markdownTable(scaleHeader, ['l', 'r'], mcpRows),
+      searchTable: markdownTable(scaleHeader, ['l', 'r'], searchRows),
+      exportsTable: markdownTable(exportsHeader, exportsAlign, exportsRows),
       ns: dispatch.ns,
     }),
   );
   process.stdout.write(`\nWrote ${REPORT_FILE} and ${RESULTS_FILE} (${report.durationS.toFixed(0)} s).\n`);
   if ([...passes.values()].flat().some((result) => !result.ok)) process.exitCode = 1;
+}
+
+/**
+ * A figure of a single case for a table cell, or why there is none.
+ *
+ * @param {CaseResult | undefined} result
+ * @param {string} field
+ * @param {(value: number) => string} format
+ * @returns {string}
+ */
+function show(result, field, format) {
+  if (result === undefined) return 'not run';
+  if (!result.ok) return `ERROR: ${result.error}`;
+  if (typeof result.skipped === 'string') return `SKIPPED: ${result.skipped}`;
+  const value = result[field];
+  return typeof value === 'number' ? format(value) : 'n/a';
+}
+
+/**
+ * Rows of the MCP `tools/call` table: each server's calls/s and the ratios.
+ *
+ * @param {CaseResult | undefined} mcp
+ * @returns {string[][]}
+ */
+function mcpTable(mcp) {
+  const callsPerS = (/** @type {number} */ value) => `${grouped(value, 0)} calls/s`;
+  const nsPerCall = (/** @type {number} */ value) => `${formatNs(value)} ns`;
+  return [
+    [
+      `bare SDK ${versionOf('@modelcontextprotocol/sdk')} \`McpServer\`, \`add\` registered with a zod shape`,
+      show(mcp, 'bareCallsPerS', callsPerS),
+    ],
+    ['the same, per call', show(mcp, 'bareNsPerCall', nsPerCall)],
+    [
+      "toolshed `createMcpServer(registry)`, `add` with a JSON Schema (the SDK's low-level `Server`)",
+      show(mcp, 'toolshedCallsPerS', callsPerS),
+    ],
+    ['the same, per call', show(mcp, 'toolshedNsPerCall', nsPerCall)],
+    [
+      '**toolshed ÷ bare, calls/s** (median of the per-round ratios; the target)',
+      show(mcp, 'throughputRatio', (value) => formatPercent(value)),
+    ],
+    [
+      'control: bare ÷ a second bare server, calls/s (1 on a quiet machine)',
+      show(mcp, 'controlThroughputRatio', (value) => formatPercent(value)),
+    ],
+  ];
+}
+
+/**
+ * Rows of the search table: index build, per-query percentiles, the slowest queries.
+ *
+ * @param {CaseResult | undefined} search
+ * @returns {string[][]}
+ */
+function searchTable(search) {
+  const slowest = search?.ok && Array.isArray(search.slowest) ? search.slowest : [];
+  return [
+    ['first `registry.search` (builds the index of 100 000 tools)', show(search, 'buildMs', formatMs)],
+    ['heap held by the index', show(search, 'indexHeapMB', (value) => `${value.toFixed(0)} MB`)],
+    ['queries timed (of 200; the rest would have run past the 50 s budget)', show(search, 'queriesRun', String)],
+    ['queries with at least one hit', show(search, 'queriesWithHits', String)],
+    ['**p50 per query**', show(search, 'p50Ms', formatMs)],
+    ['p99 per query', show(search, 'p99Ms', formatMs)],
+    ['slowest query', show(search, 'maxMs', formatMs)],
+    ...slowest.map((entry, index) => [`slowest query ${index + 1}: \`${entry.query}\``, formatMs(entry.ms)]),
+  ];
+}
+
+/**
+ * Rows of the export-caching table, one per exporter.
+ *
+ * @param {CaseResult | undefined} exports
+ * @returns {string[][]}
+ */
+function exportsTable(exports) {
+  const exporters = /** @type {Record<string, Record<string, number>>} */ (exports?.ok ? exports.exporters : {});
+  return Object.entries(EXPORTER_LABELS).map(([name, label]) => {
+    const figures = exporters[name];
+    if (figures === undefined) return [label, show(exports, 'count', String), '', '', ''];
+    return [
+      label,
+      formatMs(figures.firstMs),
+      formatMs(figures.firstInProcessMs),
+      `${formatNs(figures.secondNs)} ns`,
+      formatPercent(figures.secondOverFirst),
+    ];
+  });
 }
 
 /**
@@ -511,14 +675,6 @@ async function main() {
  * @returns {string[][]}
  */
 function scaleTable(register, yaml, cli) {
-  /** @param {CaseResult | undefined} result @param {string} field @param {(value: number) => string} format */
-  const show = (result, field, format) => {
-    if (result === undefined) return 'not run';
-    if (!result.ok) return `ERROR: ${result.error}`;
-    if (typeof result.skipped === 'string') return `SKIPPED: ${result.skipped}`;
-    const value = result[field];
-    return typeof value === 'number' ? format(value) : 'n/a';
-  };
   return [
     ['register 100 000 tools, median of 5 rounds', show(register, 'registerMs', formatMs)],
     ['register 100 000 tools, first round (cold JIT)', show(register, 'registerFirstRoundMs', formatMs)],
@@ -559,11 +715,26 @@ function scaleTable(register, yaml, cli) {
  *   dispatchTable: string,
  *   targetTable: string,
  *   scaleTable: string,
+ *   mcpTable: string,
+ *   searchTable: string,
+ *   exportsTable: string,
  *   ns: (key: string) => number | undefined,
  * }} input
  * @returns {string}
  */
-function renderMarkdown({ report, machine, loadBefore, loadAfter, dispatchTable, targetTable, scaleTable, ns }) {
+function renderMarkdown({
+  report,
+  machine,
+  loadBefore,
+  loadAfter,
+  dispatchTable,
+  targetTable,
+  scaleTable,
+  mcpTable,
+  searchTable,
+  exportsTable,
+  ns,
+}) {
   const noisyRows = report.dispatch.filter((row) => row.noisy).length;
   /** @param {string} left @param {string} right */
   const difference = (left, right) => {
@@ -597,6 +768,12 @@ ${passed} of ${report.targets.length} pass.
 
 ${targetTable}
 
+The three "\`registry.call\` (e) ≥ N× faster" rows each compare row e of section 1 (toolshed,
+sync handler, JSON Schema, object arguments) with the one peer path named in the row; the figure
+gives the peer's ns/call first. The AI SDK target is held against the AI SDK's zod path (j′), the form
+its documentation leads with; row j (the AI SDK with \`jsonSchema()\` and the same Ajv validator as
+the floor) is shown for comparison and has no target.
+
 ## Method
 
 - **One process per case.** \`bench/run.js\` runs each file in \`bench/cases/\` as
@@ -622,9 +799,11 @@ ${targetTable}
   \`validate\`, \`try\`/\`catch\` around \`await handler(args)\`, and the result wrapped as
   \`{status: 'success', data, metadata: {tool}}\`, in an \`async\` function
   (\`createFloorDispatcher\` in \`bench/lib/add-tool.js\`).
-- **AI SDK (j, j′).** \`jsonSchema(schema)\` without a \`validate\` function makes
-  \`safeValidateTypes\` accept anything, so j passes the same Ajv validator as the floor; j′ uses a zod
-  \`inputSchema\`, the form the AI SDK documents first. Both are shown and both are held to the target.
+- **AI SDK (j′, j).** j′, the path the AI SDK target is held against, is \`tool()\` with a zod
+  \`inputSchema\` (the form the AI SDK documents first), \`safeValidateTypes\` and \`await execute\`.
+  j is an extra row without a target: \`jsonSchema(schema)\` without a \`validate\` function makes
+  \`safeValidateTypes\` accept anything, so j passes the same Ajv validator as the floor, which makes it
+  nearly the floor itself.
 - **OpenAI Agents (k)** reuses one \`new RunContext({})\` across calls, as one agent run does, and
   passes JSON text (its \`invoke\` parses it). **MCP (l)** connects an SDK \`Client\` to an
   \`McpServer\` over \`InMemoryTransport.createLinkedPair()\`; each \`callTool\` is a JSON-RPC round trip
@@ -645,6 +824,31 @@ ${targetTable}
   and a \`package.json\` marking it ESM. The first \`loadYamlDirectory\` in the process (which imports
   the loader, the YAML parser and the handler module) is the target figure; 5 later loads into fresh
   registries are shown as well.
+- **MCP \`tools/call\` (section 3).** One process holds a bare SDK \`McpServer\` with \`add\`
+  registered with a zod shape (\`{a: z.number(), b: z.number()}\`) and toolshed's
+  \`createMcpServer(registry)\` over a registry holding \`add\` (the JSON Schema, sync handler), each
+  connected to its own SDK \`Client\` over \`InMemoryTransport.createLinkedPair()\`; both are checked to
+  return 3 and to give an \`isError\` result for \`{a: "x", b: 2}\`. \`measureCallPair\`
+  (\`bench/lib/timing.js\`) times \`client.callTool({name: 'add', arguments: {a: 1, b: 2}})\` on both in
+  alternating 50 ms time-boxed rounds (41 rounds after a warm-up round, the order swapped each round,
+  no forced GC: the path that runs first after a full GC is 1.5-2× slower for ~100 ms, which would bias
+  the comparison), and the median of the per-round ratios is the figure. The control pair (21 rounds)
+  times the bare server against a second, identical bare server: its distance from 100 % is the noise.
+- **Search (section 4).** A deterministic catalogue (\`bench/lib/catalogue.js\`, seeded mulberry32):
+  a vocabulary of 5 000 words (40 common verbs plus pseudo-words, shorter ones at the frequent ranks),
+  each drawn with Zipf's law (P(rank k) ∝ 1/k). 100 000 tools, registered with \`registerAll\`:
+  name \`verb_object\` (\`verb_object_word\` or a numeric suffix when taken), title from the name,
+  a description of 8-20 words with glue words (the, for, with, ...) between some, and 1-4 string
+  parameters named by one or two words, each with a 3-8 word description. 200 queries of 1-3 distinct
+  words (the first a verb one time in three). Timed: the first \`registry.search\` (it builds the
+  MiniSearch index of every tool, then answers one query); then, after 3 untimed queries, each of
+  the 200 queries once with \`{limit: 10}\`, timed alone (p50 and p99 over them). Queries stop after
+  50 s so the run stays bounded; the table says how many ran.
+- **Exports (section 5).** Each of 5 rounds builds a fresh registry of 1 000 tools (the same
+  \`smallSchema\` as section 2, salted per round so no round reuses another's schemas) before the clock
+  starts, then times the first call of each exporter on it. The second call (the registry's cached
+  list, checked to be the same object, and checked to be rebuilt after a \`register\`) is timed like
+  section 1, in 100 ms rounds. The ratio is the second call's median over the first call's median.
 - **CLI (section 2).** When \`bin/toolshed.js\` exists and \`toolshed list --tools <dir>\` exits 0 on a
   folder of 3 generated definitions, 10 runs of it (\`spawnSync\`, wall clock, after one untimed run)
   are interleaved with 10 runs of \`node -e 0\` and the medians compared.
@@ -667,6 +871,27 @@ What the figures say, from this run${noisyRows > 0 ? ` (${noisyRows} of ${DISPAT
 ## 2. Scale: 100 000 tools, 1 000 YAML files, CLI start
 
 ${scaleTable}
+
+## 3. MCP \`tools/call\`: toolshed's server beside a bare SDK \`McpServer\` (one process, interleaved)
+
+${mcpTable}
+
+Both paths go through the same SDK \`Client\`, \`Protocol\` and in-memory transport; the
+difference between them is the server side alone (zod validation in \`McpServer\`, \`registry.call\`
+with its context in toolshed).
+
+## 4. Tool search: \`registry.search(query, {limit: 10})\` at 100 000 tools (Zipf catalogue)
+
+${searchTable}
+
+The slowest queries hold the vocabulary's most frequent words, which appear in most of the 100 000
+tools: MiniSearch (\`ToolSearchIndex\`) scores every matching tool, builds a result object for each
+and sorts them all before \`search\` keeps the first 10, so a query's time grows with how many tools
+it matches, not with \`limit\`.
+
+## 5. Export caching: 1 000 tools, first and second call of each exporter
+
+${exportsTable}
 `;
 }
 

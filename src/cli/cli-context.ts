@@ -11,27 +11,46 @@ export interface CliContext {
 
 /** The options every verb that reads tools accepts. */
 export interface ToolsOptions {
+  /** `--config FILE`: the `toolshed.yaml` to load (default `./toolshed.yaml` when that file exists). */
+  config?: string;
   /** `--tools PATH`, in the order given (repeatable); absent when none was given. */
   tools?: string[];
+  /** `--agent ID`: work on that agent's tools only (its view of the registry, with its per-tool config). */
+  agent?: string;
   /** `--json`: machine output on stdout. */
   json?: boolean;
 }
 
+/** Which of the shared flags a verb takes besides `--config` and `--tools` (both default to true). */
+export interface ToolsFlags {
+  /** Add `--agent ID`. */
+  agent?: boolean;
+  /** Add `--json`. */
+  json?: boolean;
+}
+
 /**
- * Add `--tools PATH` (repeatable) and `--json` to a verb, and the verb's own usage hint after errors.
+ * Add the flags of a verb that reads tools — `--config FILE`, `--tools PATH` (repeatable), and unless
+ * turned off `--agent ID` and `--json` — and the verb's own usage hint after errors.
  *
  * @example
  * ```ts
  * addToolsOptions(program.command('list').description('List the registered tools.'));
+ * addToolsOptions(program.command('mcp'), { json: false });
  * ```
  */
-export function addToolsOptions(command: Command): Command {
-  return command
+export function addToolsOptions(command: Command, flags: ToolsFlags = {}): Command {
+  command
+    .option(
+      '--config <file>',
+      'the toolshed.yaml to load tools and agents from (default: ./toolshed.yaml when that file exists)',
+    )
     .option(
       '--tools <path>',
-      'a YAML definition file or a folder of *.yaml files; repeatable (default: ./tools when that folder exists)',
+      'a YAML definition file or a folder of *.yaml files; repeatable (default without a config: ./tools when that folder exists)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
-    )
-    .option('--json', 'print machine-readable JSON on stdout')
-    .showHelpAfterError(`Run 'toolshed ${command.name()} --help' for usage.`);
+    );
+  if (flags.agent !== false) command.option('--agent <id>', 'only the tools of this agent of the configuration');
+  if (flags.json !== false) command.option('--json', 'print machine-readable JSON on stdout');
+  return command.showHelpAfterError(`Run 'toolshed ${command.name()} --help' for usage.`);
 }

@@ -1,8 +1,15 @@
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
+import { ConfigError, formatDiagnostic } from '../config/config-diagnostic.js';
+import type { LoadedConfig } from '../config/create-registry-from-config.js';
+import type { AgentConfig } from '../config/load-config.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
+import type { ToolsOptions } from './cli-context.js';
 import { CliError } from './cli-error.js';
-import { visible } from './output.js';
+import { type CliIo, visible } from './output.js';
+
+/** The configuration file a run reads when `--config` is not given and the file exists. */
+export const DEFAULT_CONFIG_FILE = 'toolshed.yaml';
 
 /** A `--tools` path that exists, and whether it is one definition file or a folder of them. */
 export interface ToolSource {
@@ -60,7 +67,7 @@ export async function resolveToolSources(paths: readonly string[], cwd: string):
 }
 
 /**
- * A fresh registry holding the tools of `sources`, loaded in order: a folder with
+ * A registry holding the tools of `sources` (a fresh one, or `into` when given), loaded in order: a folder with
  * `loadYamlDirectory` (its `*.yaml` files, all or nothing), a file with `loadYamlFile`.
  *
  * The registry module (and with it Ajv) is imported here, on first use, so verbs that never load
@@ -73,12 +80,194 @@ export async function resolveToolSources(paths: readonly string[], cwd: string):
  * registry.list(); // ['add_numbers', 'echo']
  * ```
  */
-export async function loadRegistry(sources: readonly ToolSource[]): Promise<ToolRegistry> {
-  const { ToolRegistry } = await import('../registry/tool-registry.js');
-  const registry = new ToolRegistry();
+export async function loadRegistry(sources: readonly ToolSource[], into?: ToolRegistry): Promise<ToolRegistry> {
+  let registry = into;
+  if (registry === undefined) {
+    const { ToolRegistry } = await import('../registry/tool-registry.js');
+    registry = new ToolRegistry();
+  }
   for (const source of sources) {
     if (source.kind === 'directory') await registry.loadYamlDirectory(source.absolutePath);
     else await registry.loadYamlFile(source.absolutePath);
   }
   return registry;
+}
+
+/** Where a run's tools come from, checked but not loaded: a configuration file, `--tools` paths, an agent. */
+export interface ToolSetup {
+  /** The configuration file, resolved; absent when there is none. */
+  configFile: string | undefined;
+  /** The `--tools` paths (or the default `./tools` when there is neither `--tools` nor a configuration). */
+  sources: ToolSource[];
+  /** `--agent ID`. */
+  agent: string | undefined;
+}
+
+/**
+ * Decide where tools come from without loading anything: `--config FILE` (or `./toolshed.yaml` when it
+ * exists) and the `--tools` paths, which combine. Without a configuration and without `--tools`,
+ * `./tools` is used when that folder exists; with a configuration it is not (the file names its tools).
+ *
+ * Throws {@link CliError} (exit 1) for a `--tools` path that does not exist, and for `--agent` without
+ * a configuration.
+ *
+ * @example
+ * ```ts
+ * const setup = await resolveToolSetup({ config: 'examples/toolshed.yaml', agent: 'assistant' }, process.cwd());
+ * ```
+ */
+export async function resolveToolSetup(options: ToolsOptions, cwd: string): Promise<ToolSetup> {
+  let configFile: string | undefined;
+  if (options.config !== undefined) configFile = resolve(cwd, options.config);
+  else {
+    const candidate = resolve(cwd, DEFAULT_CONFIG_FILE);
+    const info = await stat(candidate).catch(() => undefined);
+    if (info?.isFile() === true) configFile = candidate;
+  }
+  const paths = options.tools ?? [];
+  const sources = configFile !== undefined && paths.length === 0 ? [] : await resolveToolSources(paths, cwd);
+  if (options.agent !== undefined && configFile === undefined) {
+    throw new CliError(
+      `error: --agent '${visible(options.agent)}' needs a configuration that defines agents; pass --config FILE or create ./${DEFAULT_CONFIG_FILE}.`,
+    );
+  }
+  return { configFile, sources, agent: options.agent };
+}
+
+/** True when a setup names no tools at all: no configuration and no `--tools` paths. */
+export function isEmptySetup(setup: ToolSetup): boolean {
+  return setup.configFile === undefined && setup.sources.length === 0;
+}
+
+/** The tools of a run, loaded: what the verb works on, and the whole set behind it. */
+export interface LoadedTools {
+  /** The tools the verb works on: the agent's view with `--agent`, else every tool. */
+  registry: ToolRegistry;
+  /** Every tool: the configuration's and the `--tools` paths'. */
+  all: ToolRegistry;
+  /** The loaded configuration, when there is one (its agents, per-agent views, MCP connections). */
+  config: LoadedConfig | undefined;
+  /** The agent `--agent` chose. */
+  agent: AgentConfig | undefined;
+  /** The configuration file as shown in messages (relative to the working folder when inside it). */
+  configLabel: string | undefined;
+  /** Disconnect the MCP servers the configuration started; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/**
+ * Load the tools of a {@link ToolSetup}: the configuration through `loadConfig` (its warnings go to
+ * stderr; its errors become a {@link CliError} listing each diagnostic as `file:line:col: ...`, exit 1),
+ * then the `--tools` paths into the same registry, then the `--agent` view.
+ *
+ * The config module (and with it the registry, the built-ins and the MCP client it imports) loads
+ * here, inside the verb's action. Call `close()` when done: configured MCP servers are child
+ * processes or open connections.
+ *
+ * @example
+ * ```ts
+ * const tools = await loadTools(await resolveToolSetup(options, io.cwd), io);
+ * try {
+ *   console.log(tools.registry.list());
+ * } finally {
+ *   await tools.close();
+ * }
+ * ```
+ */
+export async function loadTools(setup: ToolSetup, io: CliIo): Promise<LoadedTools> {
+  if (setup.configFile === undefined) {
+    const registry = await loadRegistry(setup.sources);
+    return {
+      registry,
+      all: registry,
+      config: undefined,
+      agent: undefined,
+      configLabel: undefined,
+      close: async () => {},
+    };
+  }
+  const configLabel = displayPath(setup.configFile, io.cwd);
+  const config = await loadConfigOrExplain(setup.configFile, configLabel, io);
+  try {
+    for (const diagnostic of config.diagnostics) io.stderr.write(`${visible(formatDiagnostic(diagnostic))}\n`);
+    await loadRegistry(setup.sources, config.registry);
+    let agent: AgentConfig | undefined;
+    let registry = config.registry;
+    if (setup.agent !== undefined) {
+      agent = await findAgent(config, setup.agent, configLabel);
+      registry = config.agent(agent.id);
+    }
+    return { registry, all: config.registry, config, agent, configLabel, close: () => config.close() };
+  } catch (error) {
+    await config.close();
+    throw error;
+  }
+}
+
+/**
+ * Run `action` over the tools of `options` and disconnect configured MCP servers afterwards, whatever
+ * happens.
+ *
+ * @example
+ * ```ts
+ * const names = await withTools(options, io, (tools) => tools.registry.list());
+ * ```
+ */
+export async function withTools<T>(
+  options: ToolsOptions,
+  io: CliIo,
+  action: (tools: LoadedTools) => T | Promise<T>,
+): Promise<T> {
+  const tools = await loadTools(await resolveToolSetup(options, io.cwd), io);
+  try {
+    return await action(tools);
+  } finally {
+    await tools.close();
+  }
+}
+
+/**
+ * The agent `id` of a configuration; an unknown id is a {@link CliError} (exit 1) naming the closest
+ * ids and every agent.
+ *
+ * @example
+ * ```ts
+ * const agent = await findAgent(loaded, 'asistant', 'toolshed.yaml');
+ * // CliError: error: agent 'asistant' not found in toolshed.yaml. Did you mean 'assistant'? Agents: assistant.
+ * ```
+ */
+export async function findAgent(config: LoadedConfig, id: string, configLabel: string): Promise<AgentConfig> {
+  // Own ids only: an agent called `constructor` is just an unknown id.
+  const agent = config.agents.find((candidate) => candidate.id === id);
+  if (agent !== undefined) return agent;
+  const ids = config.agents.map((candidate) => candidate.id);
+  const { closestNames } = await import('../core/did-you-mean.js');
+  const suggestions = closestNames(id, ids, 3);
+  const didYouMean =
+    suggestions.length === 0 ? '' : ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?`;
+  throw new CliError(
+    `error: agent '${visible(id)}' not found in ${visible(configLabel)}.${didYouMean} Agents: ${ids.length === 0 ? 'none' : ids.join(', ')}.`,
+  );
+}
+
+/** A path as shown in messages: relative to `cwd` when inside it, else absolute. */
+export function displayPath(path: string, cwd: string): string {
+  const shown = relative(cwd, path);
+  return shown === '' || shown.startsWith('..') ? path : shown;
+}
+
+async function loadConfigOrExplain(file: string, label: string, io: CliIo): Promise<LoadedConfig> {
+  const { loadConfig } = await import('../config/create-registry-from-config.js');
+  try {
+    return await loadConfig(file, { env: io.env });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      throw new CliError(error.diagnostics.map((diagnostic) => visible(formatDiagnostic(diagnostic))).join('\n'));
+    }
+    // An MCP server that does not start is a problem of the configuration, not of toolshed.
+    if (error instanceof Error && !('code' in error)) {
+      throw new CliError(`error: cannot load ${visible(label)}: ${visible(error.message)}`);
+    }
+    throw error;
+  }
 }

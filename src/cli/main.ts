@@ -5,15 +5,24 @@ import type { CliContext } from './cli-context.js';
 import { CliError, type ExitCode } from './cli-error.js';
 import { defineCallCommand } from './commands/call.js';
 import { defineDescribeCommand } from './commands/describe.js';
+import { defineDocsCommand } from './commands/docs.js';
+import { defineExportCommand } from './commands/export.js';
+import { defineExtractCommand } from './commands/extract.js';
 import { defineListCommand } from './commands/list.js';
+import { defineMcpCommand } from './commands/mcp.js';
+import { definePromptCommand } from './commands/prompt.js';
+import { defineSearchCommand } from './commands/search.js';
+import { defineServeCommand } from './commands/serve.js';
+import { defineValidateCommand } from './commands/validate.js';
 import { type CliIo, processIo, visible } from './output.js';
 
 /**
  * Build the `toolshed` command tree. Usage errors are thrown as `CommanderError`s (after commander has
  * printed them) instead of exiting, so {@link runCli} decides the exit code.
  *
- * The verbs' modules are small; the registry (and Ajv, YAML, handler modules) loads only inside a
- * verb's action, so `--help` and usage errors never pay for it.
+ * The verbs' modules are small; the registry (and Ajv, YAML, handler modules), the configuration
+ * loader, the MCP SDK, the built-in tools and the TypeScript compiler load only inside the action of
+ * the verb that needs them, so `--help` and usage errors never pay for them.
  *
  * @example
  * ```ts
@@ -25,7 +34,9 @@ import { type CliIo, processIo, visible } from './output.js';
 export function createProgram(context: CliContext): Command {
   const { io } = context;
   const program = new Command('toolshed')
-    .description('Define an LLM agent tool once; list, describe and call the tools of YAML definitions.')
+    .description(
+      'Define an LLM agent tool once; check, list, call, export, document and serve it (MCP over stdio or HTTP).',
+    )
     .version(readVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .helpCommand('help [verb]', 'show help for a verb')
@@ -43,13 +54,23 @@ export function createProgram(context: CliContext): Command {
       'after',
       [
         '',
-        'Exit codes: 0 ok; 1 failure (a tool error result, tools that fail to load); 2 usage error.',
-        'Tools come from --tools PATH (repeatable), else from ./tools when that folder exists.',
+        'Exit codes: 0 ok; 1 failure (a tool error result, tools or a configuration that fail to load,',
+        'validation errors, drift found by --check); 2 usage error.',
+        'Tools come from --config FILE (default ./toolshed.yaml when it exists) and --tools PATH (repeatable);',
+        'without either, from ./tools when that folder exists. --agent ID narrows them to one agent.',
       ].join('\n'),
     );
   defineListCommand(program, context);
   defineDescribeCommand(program, context);
   defineCallCommand(program, context);
+  defineSearchCommand(program, context);
+  defineValidateCommand(program, context);
+  defineExportCommand(program, context);
+  definePromptCommand(program, context);
+  defineDocsCommand(program, context);
+  defineMcpCommand(program, context);
+  defineServeCommand(program, context);
+  defineExtractCommand(program, context);
   return program;
 }
 

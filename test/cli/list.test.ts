@@ -7,7 +7,7 @@ import { assertBuilt, lines, runCli } from './run-cli.js';
 beforeAll(assertBuilt);
 
 const NO_TOOLS =
-  'No tools registered. Pass --tools PATH (a YAML definition file or a folder of *.yaml files), or create a ./tools folder.';
+  'No tools registered. Pass --config FILE (a toolshed.yaml) or --tools PATH (a YAML definition file or a folder of *.yaml files), or create ./toolshed.yaml or a ./tools folder.';
 
 let empty: string;
 beforeAll(async () => {

@@ -1,12 +1,22 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The folder of the CLI fixtures: `tools/` (the default ./tools), `broken/`, `handlers/`. */
+/** The folder of the CLI fixtures: `tools/` (the default ./tools), `broken/`, `handlers/`, `mcp-config/`. */
 export const FIXTURES = join(root, 'test', 'cli', 'fixtures');
+
+/** The repository root. */
+export const ROOT = root;
+
+/** The example configuration `npm start` serves. */
+export const EXAMPLES_CONFIG = join(root, 'examples', 'toolshed.yaml');
+
+/** The warning every run over the example configuration prints (from the repository root) while SERPER_API_KEY is unset. */
+export const SERPER_WARNING =
+  "examples/toolshed.yaml:11:35: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API used by serper_search.), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...";
 
 /** `bin/toolshed.js`, which runs the built CLI in `dist/cli`. */
 export const BIN = join(root, 'bin', 'toolshed.js');
@@ -54,13 +64,31 @@ export function assertBuilt(): void {
   }
 }
 
+/** Credentials the fixtures and examples need; removed from a run's environment unless a test sets them. */
+const CREDENTIALS = ['TOOLSHED_FIXTURE_API_KEY', 'SERPER_API_KEY'];
+
 /**
- * Run `node bin/toolshed.js ...args` and collect its output. The environment is the test's minus the
- * fixture credential, with `FORCE_COLOR=1` to prove the CLI never colours piped output anyway.
+ * The environment of a CLI run: the test's, minus the credentials the fixtures check for (unless
+ * `extra` sets them), with `FORCE_COLOR=1` to prove the CLI never colours piped output anyway, and
+ * `TOOLSHED_TEST_NODE` (this Node) for fixture configurations that start MCP servers.
+ */
+export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    FORCE_COLOR: '1',
+    TOOLSHED_TEST_NODE: process.execPath,
+    ...extra,
+  };
+  for (const name of CREDENTIALS) if (extra[name] === undefined) delete env[name];
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/**
+ * Run `node bin/toolshed.js ...args` and collect its output. The environment is {@link cliEnv}: the
+ * test's minus the fixture credentials.
  */
 export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliRun> {
-  const env: Record<string, string | undefined> = { ...process.env, FORCE_COLOR: '1', ...options.env };
-  if (options.env?.TOOLSHED_FIXTURE_API_KEY === undefined) delete env.TOOLSHED_FIXTURE_API_KEY;
+  const env = cliEnv(options.env);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? FIXTURES, env, stdio: 'pipe' });
     let stdout = '';
@@ -83,4 +111,73 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
 /** The lines of some output, without the final empty one. */
 export function lines(text: string): string[] {
   return text.split('\n').filter((line, index, all) => !(index === all.length - 1 && line === ''));
+}
+
+/** A CLI process left running (`serve`), with its output so far. */
+export interface RunningCli {
+  child: ChildProcessWithoutNullStreams;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves with the first stderr match of `pattern` (waiting for it), or rejects when the process ends first. */
+  waitForStderr(pattern: RegExp): Promise<RegExpMatchArray>;
+  /** Resolves when the process has ended. */
+  exited: Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Start `node bin/toolshed.js ...args` and leave it running; end it with `child.kill(signal)` and
+ * await `exited`.
+ */
+export function startCli(args: readonly string[], options: Omit<RunOptions, 'input' | 'onStderr'> = {}): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? FIXTURES,
+    env: cliEnv(options.env),
+    stdio: 'pipe',
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters = new Set<() => void>();
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    for (const waiter of waiters) waiter();
+  });
+  const exited = new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('close', (exitCode, signal) => {
+      resolve({ exitCode, signal });
+      for (const waiter of waiters) waiter();
+    });
+  });
+  let ended = false;
+  void exited.then(() => {
+    ended = true;
+  });
+  return {
+    child,
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    exited,
+    waitForStderr(pattern) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(stderr);
+          if (match !== null) {
+            waiters.delete(check);
+            resolve(match);
+          } else if (ended || child.exitCode !== null || child.signalCode !== null) {
+            waiters.delete(check);
+            reject(new Error(`the CLI ended before printing ${pattern}; stderr:\n${stderr}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
 }

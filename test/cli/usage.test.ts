@@ -102,6 +102,43 @@ describe('toolshed --help', () => {
     }
   });
 
+  it.each([
+    ['search', 'Usage: toolshed search [options] <query>', ['--config <file>', '--agent <id>', '--json']],
+    ['validate', 'Usage: toolshed validate [options] [file]', ['--config <file>', '--json']],
+    ['export', 'Usage: toolshed export [options]', ['--format <format>', '--strict', '--agent <id>', '--json']],
+    ['prompt', 'Usage: toolshed prompt [options]', ['--cli', '--agent <id>']],
+    ['docs', 'Usage: toolshed docs [options]', ['--out <dir>', '--env-example <file>', '--check', '--json']],
+    ['mcp', 'Usage: toolshed mcp [options]', ['--config <file>', '--tools <path>', '--agent <id>']],
+    ['serve', 'Usage: toolshed serve [options]', ['--host <host>', '--port <port>', '--agent <id>']],
+    ['extract', 'Usage: toolshed extract [options] <file>', ['--out <dir>', '--check', '--module <file>', '--json']],
+  ])('gives %s its own help', async (verb, usage, flags) => {
+    const run = await runCli([verb, '--help']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(lines(run.stdout)[0]).toBe(usage);
+    for (const flag of flags) expect(run.stdout).toContain(flag);
+    expect(run.stdout).toContain('Examples:');
+  });
+
+  it('lists every verb in the top-level help', async () => {
+    const run = await runCli(['--help']);
+    for (const verb of [
+      'list',
+      'describe',
+      'call',
+      'search',
+      'validate',
+      'export',
+      'prompt',
+      'docs',
+      'mcp',
+      'serve',
+      'extract',
+    ]) {
+      expect(run.stdout).toMatch(new RegExp(`^ {2}${verb} \\[options\\]`, 'm'));
+    }
+  });
+
   it('shows --help without loading tools, even when ./tools is broken', async () => {
     const run = await runCli(['list', '--help'], { cwd: join(FIXTURES, 'broken') });
     expect(run.exitCode).toBe(0);

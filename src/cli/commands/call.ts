@@ -1,9 +1,10 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { ToolResult, toModelText } from '../../core/tool-result.js';
+import type { ToolRegistry } from '../../registry/tool-registry.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
 import type { ExitCode } from '../cli-error.js';
-import { loadRegistry, resolveToolSources } from '../load-registry.js';
-import { toJson, visible } from '../output.js';
+import { withTools } from '../load-registry.js';
+import { type CliIo, toJson, visible } from '../output.js';
 import { type ArgumentsInput, MAX_ARGUMENT_BYTES, readArguments } from '../read-arguments.js';
 
 /** Options of `toolshed call`. */
@@ -55,6 +56,7 @@ export function defineCallCommand(program: Command, context: CliContext): Comman
         `  toolshed call add_numbers --args '{"a": 1, "b": 2}'`,
         '  toolshed call add_numbers --args @args.json --json',
         `  echo '{"text": "hi"}' | toolshed call echo --args -`,
+        `  toolshed call word_count --config examples/toolshed.yaml --agent assistant --args '{"text": "a b a"}'`,
       ].join('\n'),
     )
     .action(async (name: string, options: CallCommandOptions) => {
@@ -64,29 +66,7 @@ export function defineCallCommand(program: Command, context: CliContext): Comman
 
 /** The `call` action; returns the exit code. */
 export async function runCall(name: string, options: CallCommandOptions, { io }: CliContext): Promise<ExitCode> {
-  const registry = await loadRegistry(await resolveToolSources(options.tools ?? [], io.cwd));
-  let result: ToolResult;
-  if (!registry.has(name)) {
-    // Let the registry phrase TOOL_NOT_FOUND (did-you-mean, available tools); no need to read --args.
-    result = await registry.call(name, undefined);
-  } else {
-    const input = await readArguments(options.args, io.stdin, io.cwd);
-    if (input.kind === 'too-large') result = tooLarge(name, input);
-    else {
-      const controller = new AbortController();
-      const interrupt = () => controller.abort();
-      // The first Ctrl-C cancels the call (a CANCELLED result); a second one ends the process as usual.
-      process.once('SIGINT', interrupt);
-      try {
-        result = await registry.call(name, input.text, {
-          signal: controller.signal,
-          ...(options.timeout === undefined ? {} : { timeoutMs: options.timeout }),
-        });
-      } finally {
-        process.removeListener('SIGINT', interrupt);
-      }
-    }
-  }
+  const result = await withTools(options, io, (tools) => callTool(tools.registry, name, options, io));
   if (options.json === true) io.stdout.write(toJson(result));
   else {
     const text = visible(toModelText(result));
@@ -94,6 +74,30 @@ export async function runCall(name: string, options: CallCommandOptions, { io }:
     if (text !== '') output.write(text.endsWith('\n') ? text : `${text}\n`);
   }
   return result.status === 'success' ? 0 : 1;
+}
+
+async function callTool(
+  registry: ToolRegistry,
+  name: string,
+  options: CallCommandOptions,
+  io: CliIo,
+): Promise<ToolResult> {
+  // Let the registry phrase TOOL_NOT_FOUND (did-you-mean, available tools); no need to read --args.
+  if (!registry.has(name)) return registry.call(name, undefined);
+  const input = await readArguments(options.args, io.stdin, io.cwd);
+  if (input.kind === 'too-large') return tooLarge(name, input);
+  const controller = new AbortController();
+  const interrupt = () => controller.abort();
+  // The first Ctrl-C cancels the call (a CANCELLED result); a second one ends the process as usual.
+  process.once('SIGINT', interrupt);
+  try {
+    return await registry.call(name, input.text, {
+      signal: controller.signal,
+      ...(options.timeout === undefined ? {} : { timeoutMs: options.timeout }),
+    });
+  } finally {
+    process.removeListener('SIGINT', interrupt);
+  }
 }
 
 function tooLarge(name: string, input: Extract<ArgumentsInput, { kind: 'too-large' }>): ToolResult {

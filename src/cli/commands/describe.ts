@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
-import { loadRegistry, resolveToolSources } from '../load-registry.js';
+import { withTools } from '../load-registry.js';
 import { formatTable, oneLine, toJson, wrap } from '../output.js';
 
 /** The timeout a tool gets when it sets none: the registry's default (SPEC §3.1). */
@@ -58,6 +58,7 @@ export function defineDescribeCommand(program: Command, context: CliContext): Co
         'Examples:',
         '  toolshed describe add_numbers --tools ./tools',
         '  toolshed describe add_numbers --json',
+        '  toolshed describe word_count --config examples/toolshed.yaml --agent assistant',
       ].join('\n'),
     )
     .action(async (name: string, options: ToolsOptions) => {
@@ -67,8 +68,7 @@ export function defineDescribeCommand(program: Command, context: CliContext): Co
 
 /** The `describe` action; returns the exit code (a missing tool throws the registry's error). */
 export async function runDescribe(name: string, options: ToolsOptions, { io }: CliContext): Promise<0> {
-  const registry = await loadRegistry(await resolveToolSources(options.tools ?? [], io.cwd));
-  const tool = registry.get(name);
+  const tool = await withTools(options, io, (tools) => tools.registry.get(name));
   if (options.json === true) {
     io.stdout.write(toJson(toDefinitionJson(tool)));
     return 0;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
-import { loadRegistry, resolveToolSources } from '../load-registry.js';
+import { isEmptySetup, loadTools, resolveToolSetup } from '../load-registry.js';
 import { firstSentence, formatTable, oneLine, toJson, truncate } from '../output.js';
 
 /** One tool in `toolshed list --json`; `title` is `null` when the tool has none. */
@@ -15,14 +15,15 @@ export interface ListedTool {
 
 /** The line `list` prints when there are no tools (exit 0). */
 export const NO_TOOLS_MESSAGE =
-  'No tools registered. Pass --tools PATH (a YAML definition file or a folder of *.yaml files), or create a ./tools folder.';
+  'No tools registered. Pass --config FILE (a toolshed.yaml) or --tools PATH (a YAML definition file or a folder of *.yaml files), or create ./toolshed.yaml or a ./tools folder.';
 
 /**
  * Add `toolshed list`: one aligned line per tool (name, category, first sentence of the description),
  * or `{"tools": [...]}` with `--json`.
  *
- * With no `--tools` and no `./tools` folder, it prints {@link NO_TOOLS_MESSAGE} without loading the
- * registry at all, which keeps the empty case as fast as `--help`.
+ * With no configuration, no `--tools` and no `./tools` folder, it prints {@link NO_TOOLS_MESSAGE}
+ * without loading the registry at all, which keeps the empty case as fast as `--help`. `--agent ID`
+ * lists that agent's tools only.
  *
  * @example
  * ```ts
@@ -37,7 +38,13 @@ export function defineListCommand(program: Command, context: CliContext): Comman
   return addToolsOptions(command)
     .addHelpText(
       'after',
-      ['', 'Examples:', '  toolshed list --tools ./tools', '  toolshed list --tools tools/add.yaml --json'].join('\n'),
+      [
+        '',
+        'Examples:',
+        '  toolshed list --tools ./tools',
+        '  toolshed list --tools tools/add.yaml --json',
+        '  toolshed list --config examples/toolshed.yaml --agent assistant',
+      ].join('\n'),
     )
     .action(async (options: ToolsOptions) => {
       context.setExitCode(await runList(options, context));
@@ -46,8 +53,16 @@ export function defineListCommand(program: Command, context: CliContext): Comman
 
 /** The `list` action; returns the exit code. */
 export async function runList(options: ToolsOptions, { io }: CliContext): Promise<0> {
-  const sources = await resolveToolSources(options.tools ?? [], io.cwd);
-  const tools = sources.length === 0 ? [] : (await loadRegistry(sources)).tools();
+  const setup = await resolveToolSetup(options, io.cwd);
+  let tools: ToolSpec[] = [];
+  if (!isEmptySetup(setup)) {
+    const loaded = await loadTools(setup, io);
+    try {
+      tools = loaded.registry.tools();
+    } finally {
+      await loaded.close();
+    }
+  }
   if (options.json === true) {
     io.stdout.write(toJson({ tools: tools.map(toListedTool) }));
     return 0;

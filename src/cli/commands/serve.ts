@@ -1,0 +1,135 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
+import { loadTools, resolveToolSetup } from '../load-registry.js';
+import { visible } from '../output.js';
+
+/** The address `toolshed serve` listens on when `--host` is not given: this machine only. */
+export const DEFAULT_HOST = '127.0.0.1';
+
+/** The port `toolshed serve` listens on when `--port` is not given. */
+export const DEFAULT_PORT = 4319;
+
+/** Options of `toolshed serve`. */
+export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
+  host: string;
+  port: number;
+}
+
+/**
+ * Add `toolshed serve`: an HTTP server with `GET /health` and MCP over Streamable HTTP at `/mcp` (the
+ * whole registry, or `--agent ID`'s tools) and `/mcp/agents/:id` (each agent of the configuration).
+ * Prints `toolshed serving N tools: MCP at http://HOST:PORT/mcp` on stderr once listening, and runs
+ * until SIGINT or SIGTERM, which close the MCP sessions and end the run with exit 0.
+ *
+ * A port in use (or any address that cannot be bound) is one line on stderr and exit 1; a `--port`
+ * that is not a whole number from 0 to 65535 is a usage error (exit 2). Port 0 picks a free port.
+ *
+ * @example
+ * ```ts
+ * defineServeCommand(program, context);
+ * await program.parseAsync(['serve', '--config', 'examples/toolshed.yaml', '--port', '4319'], { from: 'user' });
+ * ```
+ */
+export function defineServeCommand(program: Command, context: CliContext): Command {
+  const command = program
+    .command('serve')
+    .description('Serve the tools over HTTP: MCP at /mcp and /mcp/agents/:id, and GET /health.')
+    .option('--host <host>', 'the address to listen on; 0.0.0.0 for every interface', DEFAULT_HOST)
+    .option('--port <port>', 'the port to listen on, 0 to 65535 (0 picks a free one)', parsePort, DEFAULT_PORT);
+  return addToolsOptions(command, { json: false })
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Routes: GET /health -> {"status":"ok","tools":N}; MCP (Streamable HTTP) at /mcp and /mcp/agents/:id.',
+        'Stops on SIGINT or SIGTERM (exit 0). Exit codes: 1 the address cannot be bound or the tools fail to',
+        'load; 2 usage error (a bad --port).',
+        '',
+        'Examples:',
+        '  toolshed serve --config examples/toolshed.yaml',
+        '  toolshed serve --port 8080 --agent assistant',
+      ].join('\n'),
+    )
+    .action(async (options: ServeCommandOptions) => {
+      context.setExitCode(await runServe(options, context));
+    });
+}
+
+/** The `serve` action: serves until SIGINT or SIGTERM; returns the exit code. */
+export async function runServe(options: ServeCommandOptions, { io }: CliContext): Promise<0> {
+  const tools = await loadTools(await resolveToolSetup(options, io.cwd), io);
+  try {
+    const [{ createServer }, { createServeApp }, { toNodeListener }, { listenHttp, serverUrl }] = await Promise.all([
+      import('node:http'),
+      import('../serve/create-serve-app.js'),
+      import('../serve/node-listener.js'),
+      import('../serve/listen-http.js'),
+    ]);
+    const report = (error: unknown) => {
+      io.stderr.write(`toolshed serve: ${visible(error instanceof Error ? error.message : String(error))}\n`);
+    };
+    const config = tools.config;
+    const app = createServeApp({
+      registry: tools.registry,
+      agentIds: config?.agents.map((agent) => agent.id) ?? [],
+      agent: (id) => {
+        if (config === undefined) throw new Error(`No agent '${id}': no configuration is loaded.`);
+        return config.agent(id);
+      },
+      onError: report,
+    });
+    const server = createServer(toNodeListener(app));
+    server.on('clientError', (_error, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    });
+    const stopped = waitForStopSignal();
+    try {
+      const address = await listenHttp(server, options.host, options.port);
+      const base = serverUrl(options.host, address.port);
+      const count = tools.registry.size;
+      const banner = [`toolshed serving ${count} tool${count === 1 ? '' : 's'}: MCP at ${visible(base)}/mcp`];
+      for (const agent of config?.agents ?? []) {
+        banner.push(`  agent ${visible(agent.id)}: ${visible(base)}/mcp/agents/${encodeURIComponent(agent.id)}`);
+      }
+      // One write, so a reader waiting for the first line gets the agents with it.
+      io.stderr.write(`${banner.join('\n')}\n`);
+      const signal = await stopped.promise;
+      io.stderr.write(`toolshed serve: ${signal} received, shutting down\n`);
+    } finally {
+      stopped.dispose();
+      await app.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    }
+  } finally {
+    await tools.close();
+  }
+  return 0;
+}
+
+/** Resolves with the first SIGINT or SIGTERM; later ones get Node's default handling. */
+function waitForStopSignal(): { promise: Promise<NodeJS.Signals>; dispose(): void } {
+  let settle: (signal: NodeJS.Signals) => void = () => {};
+  const promise = new Promise<NodeJS.Signals>((resolve) => {
+    settle = resolve;
+  });
+  const dispose = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    dispose();
+    settle(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { promise, dispose };
+}
+
+function parsePort(value: string): number {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port >= 0 && port <= 65_535)) throw new InvalidArgumentError('Use a whole number from 0 to 65535.');
+  return port;
+}

@@ -1,0 +1,91 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { type ConfigDiagnostic, formatDiagnostic } from '../../config/config-diagnostic.js';
+import type { CliContext } from '../cli-context.js';
+import { CliError, type ExitCode } from '../cli-error.js';
+import { DEFAULT_CONFIG_FILE, displayPath } from '../load-registry.js';
+import { toJson, visible } from '../output.js';
+
+/** Options of `toolshed validate`. */
+export interface ValidateCommandOptions {
+  /** `--config FILE`: the same as the `[file]` argument. */
+  config?: string;
+  json?: boolean;
+}
+
+/** `toolshed validate --json`: every finding, sorted by position. */
+export interface ValidateJson {
+  diagnostics: ConfigDiagnostic[];
+}
+
+/**
+ * Add `toolshed validate [file]`: check a `toolshed.yaml` without running any tool (SPEC §5.1) and
+ * print each finding as `file:line:col: error|warning: message` on stdout, with a one-line summary on
+ * stderr. Exit 1 when there is any error (a missing file included), 0 otherwise (warnings alone pass).
+ *
+ * The file is the argument, else `--config`, else `./toolshed.yaml`.
+ *
+ * @example
+ * ```ts
+ * defineValidateCommand(program, context);
+ * await program.parseAsync(['validate', 'examples/toolshed.yaml'], { from: 'user' });
+ * ```
+ */
+export function defineValidateCommand(program: Command, context: CliContext): Command {
+  return program
+    .command('validate')
+    .description(
+      'Check a toolshed.yaml without running anything: unknown tool names, missing credentials, secrets pasted into the file.',
+    )
+    .argument('[file]', `the configuration file (default: --config, else ./${DEFAULT_CONFIG_FILE})`)
+    .option('--config <file>', 'the configuration file, when not given as the argument')
+    .option('--json', 'print {"diagnostics": [...]} on stdout')
+    .showHelpAfterError("Run 'toolshed validate --help' for usage.")
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Diagnostics go to stdout, one per line (file:line:col: error|warning: message); a summary goes to stderr.',
+        'Exit codes: 0 no errors (warnings allowed); 1 errors, or the file is missing; 2 usage error.',
+        '',
+        'Examples:',
+        '  toolshed validate',
+        '  toolshed validate examples/toolshed.yaml --json',
+      ].join('\n'),
+    )
+    .action(async (file: string | undefined, options: ValidateCommandOptions) => {
+      context.setExitCode(await runValidate(file, options, context));
+    });
+}
+
+/** The `validate` action; returns the exit code. */
+export async function runValidate(
+  file: string | undefined,
+  options: ValidateCommandOptions,
+  { io }: CliContext,
+): Promise<ExitCode> {
+  if (file !== undefined && options.config !== undefined && file !== options.config) {
+    throw new CliError(
+      `error: validate got two files, '${visible(file)}' and --config '${visible(options.config)}'; pass one.`,
+      2,
+    );
+  }
+  const path = file ?? options.config ?? DEFAULT_CONFIG_FILE;
+  const { validateConfig } = await import('../../config/load-config.js');
+  const absolutePath = resolve(io.cwd, path);
+  const check = await validateConfig(absolutePath, { env: io.env });
+  const diagnostics = check.diagnostics;
+  if (options.json === true) io.stdout.write(toJson({ diagnostics } satisfies ValidateJson));
+  else io.stdout.write(diagnostics.map((diagnostic) => `${visible(formatDiagnostic(diagnostic))}\n`).join(''));
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  const warnings = diagnostics.length - errors;
+  io.stderr.write(`${summary(displayPath(absolutePath, io.cwd), errors, warnings)}\n`);
+  return errors > 0 ? 1 : 0;
+}
+
+function summary(file: string, errors: number, warnings: number): string {
+  const shown = visible(file);
+  const warningText = `${warnings} warning${warnings === 1 ? '' : 's'}`;
+  if (errors > 0) return `${shown}: ${errors} error${errors === 1 ? '' : 's'}, ${warningText}.`;
+  return warnings > 0 ? `${shown} is valid, with ${warningText}.` : `${shown} is valid.`;
+}

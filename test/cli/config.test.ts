@@ -1,0 +1,144 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, FIXTURES, lines, ROOT, runCli, SERPER_WARNING } from './run-cli.js';
+
+beforeAll(assertBuilt);
+
+const EXAMPLE_TOOLS = [
+  'calculator        math        Evaluate a math expression exactly and return the result.',
+  'fetch_url         web         Fetch a web page or API response over HTTP(S) and return its status, headers and body text (binary bodies as base64).',
+  'list_files        filesystem  List the files and folders directly inside a workspace folder, with file sizes in bytes.',
+  'read_file         filesystem  Read a file from the workspace and return its text, with line counts.',
+  'read_tool_output  meta        Read part of a tool output that was truncated.',
+  'search_code       filesystem  Search the text files of a workspace folder for lines matching a regular expression (JavaScript syntax).',
+  'serper_search     web         Search the web with Google (through the Serper API) and return the top results: title, link and snippet of each, plus a direct answer when Google shows one.',
+  'word_count        text        Count the words, lines and characters of a text, and list its most frequent words.',
+];
+
+describe('--config', () => {
+  it('loads the tools a configuration names, printing its warnings on stderr', async () => {
+    const run = await runCli(['list', '--config', 'examples/toolshed.yaml'], { cwd: ROOT });
+    expect(run.exitCode).toBe(0);
+    expect(lines(run.stdout)).toEqual(EXAMPLE_TOOLS);
+    expect(lines(run.stderr)).toEqual([SERPER_WARNING]);
+  });
+
+  it('reads ./toolshed.yaml when no --config is given, without loading ./tools a second time', async () => {
+    const run = await runCli(['list', '--json'], { cwd: join(ROOT, 'examples') });
+    expect(run.exitCode).toBe(0);
+    const names = (JSON.parse(run.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+    expect(names).toEqual(EXAMPLE_TOOLS.map((line) => line.split(' ')[0]));
+  });
+
+  it('combines with --tools', async () => {
+    const run = await runCli(
+      ['list', '--config', 'examples/toolshed.yaml', '--tools', 'test/cli/fixtures/tools/echo.yaml', '--json'],
+      { cwd: ROOT },
+    );
+    expect(run.exitCode).toBe(0);
+    const names = (JSON.parse(run.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+    expect(names).toContain('echo');
+    expect(names).toContain('word_count');
+  });
+
+  it('prints every diagnostic of a configuration with errors, and exits 1', async () => {
+    const run = await runCli(['list', '--config', 'src/config/__fixtures__/unknown-tool/toolshed.yaml'], {
+      cwd: ROOT,
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toBe('');
+    const file = 'src/config/__fixtures__/unknown-tool/toolshed.yaml';
+    expect(lines(run.stderr)).toEqual([
+      `${file}:4:13: error: unknown tool 'word_cont' in agent 'research'. Did you mean 'word_count'? Available tools: calculator, duckduckgo_search, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
+      `${file}:4:24: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API used by serper_search.), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...`,
+      `${file}:4:39: error: unknown tool 'calculater' in agent 'research'. Did you mean 'calculator'? Available tools: calculator, duckduckgo_search, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
+    ]);
+  });
+
+  it('fails on a configuration file that does not exist (exit 1)', async () => {
+    const run = await runCli(['describe', 'echo', '--config', 'nope.yaml']);
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stderr)).toEqual(['nope.yaml:1:1: error: configuration file not found']);
+  });
+
+  it('reports an MCP server that does not start as one line (exit 1)', async () => {
+    const run = await runCli(['list', '--config', 'toolshed.yaml'], {
+      cwd: join(FIXTURES, 'mcp-config'),
+      env: { TOOLSHED_TEST_NODE: join(FIXTURES, 'no-such-node') },
+    });
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).toMatch(/^error: cannot load toolshed\.yaml: Could not connect to MCP server 'dyn': /);
+  });
+});
+
+describe('--agent', () => {
+  it("lists only the agent's tools", async () => {
+    const run = await runCli(['list', '--config', 'examples/toolshed.yaml', '--agent', 'assistant'], { cwd: ROOT });
+    expect(run.exitCode).toBe(0);
+    expect(lines(run.stdout).map((line) => line.split(' ')[0])).toEqual([
+      'calculator',
+      'list_files',
+      'read_file',
+      'read_tool_output',
+      'search_code',
+      'word_count',
+    ]);
+  });
+
+  it("hands the agent's per-tool config to the handler", async () => {
+    const args = ['call', 'word_count', '--config', 'examples/toolshed.yaml', '--args', '{"text": "a b c d e f a"}'];
+    const plain = await runCli(args, { cwd: ROOT });
+    const agent = await runCli([...args, '--agent', 'assistant'], { cwd: ROOT });
+    expect(plain.exitCode).toBe(0);
+    expect(agent.exitCode).toBe(0);
+    expect((JSON.parse(plain.stdout) as { frequent: unknown[] }).frequent).toHaveLength(5);
+    expect(JSON.parse(agent.stdout)).toEqual({
+      words: 7,
+      lines: 1,
+      characters: 13,
+      frequent: [
+        { word: 'a', count: 2 },
+        { word: 'b', count: 1 },
+        { word: 'c', count: 1 },
+      ],
+    });
+  });
+
+  it("does not reach tools outside the agent's list", async () => {
+    const run = await runCli(['describe', 'fetch_url', '--config', 'examples/toolshed.yaml', '--agent', 'assistant'], {
+      cwd: ROOT,
+    });
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      SERPER_WARNING,
+      "Tool 'fetch_url' not found. Available tools: calculator, list_files, read_file, read_tool_output, search_code, word_count.",
+    ]);
+  });
+
+  it('names the closest agents for an unknown id (exit 1)', async () => {
+    const run = await runCli(['list', '--config', 'examples/toolshed.yaml', '--agent', 'asistant'], { cwd: ROOT });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(lines(run.stderr)).toEqual([
+      SERPER_WARNING,
+      "error: agent 'asistant' not found in examples/toolshed.yaml. Did you mean 'assistant'? Agents: assistant.",
+    ]);
+  });
+
+  it('treats inherited property names as unknown ids', async () => {
+    const run = await runCli(['list', '--config', 'examples/toolshed.yaml', '--agent', 'constructor'], { cwd: ROOT });
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stderr)[1]).toBe(
+      "error: agent 'constructor' not found in examples/toolshed.yaml. Agents: assistant.",
+    );
+  });
+
+  it('needs a configuration (exit 1)', async () => {
+    const run = await runCli(['list', '--agent', 'assistant']);
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      "error: --agent 'assistant' needs a configuration that defines agents; pass --config FILE or create ./toolshed.yaml.",
+    ]);
+  });
+});

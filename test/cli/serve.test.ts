@@ -1,0 +1,163 @@
+import { createServer, type Server } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, lines, ROOT, type RunningCli, runCli, SERPER_WARNING, startCli } from './run-cli.js';
+
+beforeAll(assertBuilt);
+
+const LISTENING = /toolshed serving (\d+) tools?: MCP at (http:\/\/127\.0\.0\.1:(\d+))\/mcp\n(?: {2}agent .*\n)*/;
+
+let server: RunningCli;
+let base: string;
+beforeAll(async () => {
+  server = startCli(['serve', '--config', 'examples/toolshed.yaml', '--port', '0'], { cwd: ROOT });
+  const match = await server.waitForStderr(LISTENING);
+  base = match[2] ?? '';
+}, 60_000);
+afterAll(async () => {
+  if (server.child.exitCode === null) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+  }
+});
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+async function connect(path: string): Promise<Client> {
+  const client = new Client({ name: 'toolshed-serve-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(path, base)));
+  clients.push(client);
+  return client;
+}
+
+describe('toolshed serve', () => {
+  it('prints where it serves once listening, after the configuration warnings', () => {
+    const [warning, listening, agent] = lines(server.stderr);
+    expect(warning).toBe(SERPER_WARNING);
+    expect(listening).toBe(`toolshed serving 8 tools: MCP at ${base}/mcp`);
+    expect(agent).toBe(`  agent assistant: ${base}/mcp/agents/assistant`);
+    expect(server.stdout).toBe('');
+  });
+
+  it('answers GET /health with the number of tools', async () => {
+    const response = await fetch(`${base}/health`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await response.text()).toBe('{"status":"ok","tools":8}');
+  });
+
+  it('serves the whole registry over MCP at /mcp', async () => {
+    const client = await connect('/mcp');
+    const listing = await client.listTools();
+    expect(listing.tools.map((tool) => tool.name)).toEqual([
+      'calculator',
+      'fetch_url',
+      'list_files',
+      'read_file',
+      'read_tool_output',
+      'search_code',
+      'serper_search',
+      'word_count',
+    ]);
+    const found = await client.callTool({ name: 'search_code', arguments: { pattern: 'RESTOCK_THRESHOLD =' } });
+    expect(found.isError).not.toBe(true);
+    expect((found.content as Array<{ text: string }>)[0]?.text).toContain('/src/inventory.js');
+    const missing = await client.callTool({ name: 'serper_search', arguments: { query: 'toolshed' } });
+    expect(missing.isError).toBe(true);
+    expect((missing.content as Array<{ text: string }>)[0]?.text).toMatch(/^Error \[MISSING_CREDENTIALS\]/);
+  });
+
+  it("serves each agent's tools, with its per-tool config, at /mcp/agents/:id", async () => {
+    const client = await connect('/mcp/agents/assistant');
+    const listing = await client.listTools();
+    expect(listing.tools.map((tool) => tool.name)).toEqual([
+      'calculator',
+      'list_files',
+      'read_file',
+      'read_tool_output',
+      'search_code',
+      'word_count',
+    ]);
+    const counted = await client.callTool({ name: 'word_count', arguments: { text: 'a b c d e f a' } });
+    expect(JSON.parse((counted.content as Array<{ text: string }>)[0]?.text ?? '').frequent).toHaveLength(3);
+    const outside = await client.callTool({ name: 'fetch_url', arguments: { url: 'https://example.com' } });
+    expect(outside.isError).toBe(true);
+    expect((outside.content as Array<{ text: string }>)[0]?.text).toMatch(/^Error \[TOOL_NOT_FOUND\]/);
+  });
+
+  it('answers 404 with a JSON error for an unknown agent, naming the closest ids', async () => {
+    const response = await fetch(`${base}/mcp/agents/asistant`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      error: { code: 'NOT_FOUND', message: "No agent 'asistant'. Did you mean 'assistant'? Agents: assistant." },
+    });
+    const client = new Client({ name: 'toolshed-serve-test', version: '1.0.0' });
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(new URL('/mcp/agents/nobody', base))),
+    ).rejects.toThrow(/No agent 'nobody'\. Agents: assistant\./);
+  });
+
+  it('answers 404 for a path it does not serve, and 405 for POST /health', async () => {
+    const missing = await fetch(`${base}/api/tools`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route for GET /api/tools.' } });
+    const post = await fetch(`${base}/health`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('closes the sessions and exits 0 on SIGTERM', async () => {
+    await connect('/mcp');
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ exitCode: 0, signal: null });
+    expect(lines(server.stderr).at(-1)).toBe('toolshed serve: SIGTERM received, shutting down');
+    clients.splice(0);
+  });
+});
+
+describe('toolshed serve: bad input', () => {
+  it.each(['70000', '-1', 'http', '80.5', ''])('rejects --port %j (exit 2)', async (port) => {
+    const run = await runCli(['serve', '--tools', 'tools', '--port', port]);
+    expect(run.exitCode).toBe(2);
+    expect(lines(run.stderr)).toEqual([
+      `error: option '--port <port>' argument '${port}' is invalid. Use a whole number from 0 to 65535.`,
+      "Run 'toolshed serve --help' for usage.",
+    ]);
+  });
+
+  it('reports a port in use in one line (exit 1)', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const address = blocker.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      const run = await runCli(['serve', '--tools', 'tools', '--port', String(port)]);
+      expect(run.exitCode).toBe(1);
+      expect(lines(run.stderr)).toEqual([
+        `error: cannot listen on 127.0.0.1:${port}: the port is already in use; stop the other server or pass another --port (0 picks a free one).`,
+      ]);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it('exits 0 on SIGINT, serving without a configuration', async () => {
+    const running = startCli(['serve', '--tools', 'tools', '--port', '0']);
+    const match = await running.waitForStderr(LISTENING);
+    expect(match[1]).toBe('6');
+    const health = await fetch(`${match[2]}/health`);
+    expect(await health.json()).toEqual({ status: 'ok', tools: 6 });
+    const agents = await fetch(`${match[2]}/mcp/agents/anyone`, { method: 'POST', body: '{}' });
+    expect(agents.status).toBe(404);
+    running.child.kill('SIGINT');
+    expect(await running.exited).toEqual({ exitCode: 0, signal: null });
+  });
+});

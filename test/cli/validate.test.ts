@@ -1,0 +1,129 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, EXAMPLES_CONFIG, lines, ROOT, runCli } from './run-cli.js';
+
+beforeAll(assertBuilt);
+
+const CORPUS = join(ROOT, 'src', 'config', '__fixtures__');
+const cases = readdirSync(CORPUS).filter((name) => existsSync(join(CORPUS, name, 'toolshed.yaml')));
+
+function caseEnv(name: string): Record<string, string> {
+  const file = join(CORPUS, name, 'env.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
+}
+
+describe('toolshed validate over the configuration corpus', () => {
+  it('has the corpus', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(18);
+  });
+
+  // The corpus pins its lines against stand-in built-ins; the CLI uses the real ones, so the lines of
+  // cases that name built-ins differ in wording. Whether a case has errors does not.
+  it.each(cases)('exits 1 for %s exactly when the corpus expects an error', async (name) => {
+    const expected = readFileSync(join(CORPUS, name, 'expected.txt'), 'utf8');
+    const run = await runCli(['validate'], { cwd: join(CORPUS, name), env: caseEnv(name) });
+    expect(run.exitCode).toBe(expected.includes(': error: ') ? 1 : 0);
+    expect(lines(run.stdout).filter((line) => line.includes(': error: '))).toHaveLength(
+      lines(expected).filter((line) => line.includes(': error: ')).length,
+    );
+  });
+
+  it('prints every diagnostic of unknown-key as file:line:col on stdout, and a summary on stderr', async () => {
+    const run = await runCli(['validate', 'toolshed.yaml'], { cwd: join(CORPUS, 'unknown-key') });
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stdout)).toEqual([
+      "toolshed.yaml:2:1: error: unknown key 'agnets' (did you mean 'agents'?); allowed keys: tools, builtins, custom_tools, mcp_servers, agents, nodes, defaults",
+      "toolshed.yaml:10:5: error: unknown key 'timout' in 'custom_tools[0]' (did you mean 'timeout'?); allowed keys: id, type, title, description, when_to_use, category, tags, endpoint, method, auth, parameters, request, response, timeout, max_response_bytes, allow_private_network, annotations, requires_approval, cli",
+    ]);
+    expect(lines(run.stderr)).toEqual(['toolshed.yaml: 2 errors, 0 warnings.']);
+  });
+
+  it('reports literal secrets with their position', async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the message shows the ${VAR} syntax literally.
+    const hint = 'reference a variable instead, such as ${MY_API_KEY} or a *_env key';
+    const run = await runCli(['validate'], { cwd: join(CORPUS, 'literal-secret-key') });
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stdout)).toEqual([
+      `toolshed.yaml:9:9: error: literal secret in 'custom_tools[0].request.headers.Authorization' (a literal value for the secret-named key 'Authorization'): credentials come from the environment only; ${hint}`,
+      `toolshed.yaml:10:9: error: literal secret in 'custom_tools[0].request.headers.api_key' (a literal value for the secret-named key 'api_key'): credentials come from the environment only; ${hint}`,
+    ]);
+    expect(lines(run.stderr)).toEqual(['toolshed.yaml: 2 errors, 0 warnings.']);
+  });
+
+  it('passes a configuration with warnings only (exit 0)', async () => {
+    const run = await runCli(['validate'], { cwd: join(CORPUS, 'unused-agent-config') });
+    expect(run.exitCode).toBe(0);
+    expect(lines(run.stdout)).toEqual([
+      "toolshed.yaml:6:7: warning: config for tool 'read_file' in agent 'a' is unused: the agent does not list that tool",
+      "toolshed.yaml:7:5: warning: key 'temperature' of agent 'a' is not used by toolshed",
+    ]);
+    expect(lines(run.stderr)).toEqual(['toolshed.yaml is valid, with 2 warnings.']);
+  });
+
+  it('prints nothing on stdout for a clean configuration', async () => {
+    const run = await runCli(['validate', '--config', 'toolshed.yaml'], { cwd: join(CORPUS, 'valid-basic') });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(lines(run.stderr)).toEqual(['toolshed.yaml is valid.']);
+  });
+});
+
+describe('toolshed validate', () => {
+  it('warns about the credential the example configuration needs', async () => {
+    const run = await runCli(['validate', 'examples/toolshed.yaml'], { cwd: ROOT });
+    expect(run.exitCode).toBe(0);
+    expect(lines(run.stdout)).toEqual([
+      "examples/toolshed.yaml:11:35: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API used by serper_search.), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...",
+    ]);
+    expect(lines(run.stderr)).toEqual(['examples/toolshed.yaml is valid, with 1 warning.']);
+  });
+
+  it('takes the credential from the environment', async () => {
+    const run = await runCli(['validate', EXAMPLES_CONFIG], { cwd: ROOT, env: { SERPER_API_KEY: 'from-the-env' } });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe('');
+  });
+
+  it('prints {"diagnostics": [...]} with --json', async () => {
+    const run = await runCli(['validate', '--json'], { cwd: join(CORPUS, 'bad-auth') });
+    expect(run.exitCode).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual({
+      diagnostics: [
+        {
+          file: 'toolshed.yaml',
+          line: 5,
+          column: 5,
+          severity: 'error',
+          message: `'custom_tools[0].endpoint' must be an http:// or https:// URL, got "ftp://example.com"`,
+        },
+        {
+          file: 'toolshed.yaml',
+          line: 6,
+          column: 12,
+          severity: 'error',
+          message: `'custom_tools[0].auth.type' must be one of "bearer", "header", "query", got string "basic"`,
+        },
+      ],
+    });
+  });
+
+  it('fails on a missing file with the diagnostic (exit 1)', async () => {
+    const run = await runCli(['validate', 'no/such/toolshed.yaml'], { cwd: ROOT });
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stdout)).toEqual(['no/such/toolshed.yaml:1:1: error: configuration file not found']);
+    expect(lines(run.stderr)).toEqual(['no/such/toolshed.yaml: 1 error, 0 warnings.']);
+  });
+
+  it('looks for ./toolshed.yaml when no file is given', async () => {
+    const run = await runCli(['validate'], { cwd: join(ROOT, 'test', 'cli', 'fixtures', 'tools') });
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stdout)).toEqual(['toolshed.yaml:1:1: error: configuration file not found']);
+  });
+
+  it('refuses two different files (exit 2)', async () => {
+    const run = await runCli(['validate', 'a.yaml', '--config', 'b.yaml'], { cwd: ROOT });
+    expect(run.exitCode).toBe(2);
+    expect(lines(run.stderr)).toEqual(["error: validate got two files, 'a.yaml' and --config 'b.yaml'; pass one."]);
+  });
+});

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { defineTool } from '../core/define-tool.js';
+import { ToolSearchIndex } from './tool-search-index.js';
+
+function tool(name: string, description: string, extra: Record<string, unknown> = {}) {
+  return defineTool({ name, description, handler: () => undefined, ...extra });
+}
+
+function catalogue(): ToolSearchIndex {
+  const index = new ToolSearchIndex();
+  index.add(tool('read_file', 'Read the contents of a file.', { category: 'filesystem', tags: ['files'] }));
+  index.add(tool('write_file', 'Write text to a file, creating it if needed.', { category: 'filesystem' }));
+  index.add(
+    tool('send_email', 'Send an email message to one or more recipients.', { category: 'email', title: 'Send Email' }),
+  );
+  index.add(
+    tool('calculator', 'Evaluate an arithmetic expression.', {
+      category: 'math',
+      inputSchema: { type: 'object', properties: { expression: { type: 'string', description: 'such as 2 + 2' } } },
+    }),
+  );
+  index.add(
+    tool('web_search', 'Search the web for pages about a topic.', {
+      category: 'web',
+      whenToUse: 'For current events.',
+    }),
+  );
+  return index;
+}
+
+describe('ToolSearchIndex', () => {
+  it('ranks tools whose name matches above those whose description does', () => {
+    const hits = catalogue().search('file');
+    expect(hits.map((hit) => hit.name)).toEqual(['read_file', 'write_file']);
+    expect(hits[0]!.score).toBeGreaterThan(0);
+  });
+
+  it('matches words split from snake_case and camelCase names', () => {
+    const index = catalogue();
+    index.add(tool('createInvoiceDraft'.toLowerCase(), 'Drafts.'));
+    index.add(defineTool({ name: 'list_open_invoices', description: 'List invoices not yet paid.', handler: () => 0 }));
+    expect(index.search('open invoices')[0]?.name).toBe('list_open_invoices');
+  });
+
+  it('matches the last word as a prefix while it is being typed', () => {
+    expect(
+      catalogue()
+        .search('calc')
+        .map((hit) => hit.name),
+    ).toEqual(['calculator']);
+  });
+
+  it('corrects a misspelt word to the closest indexed words', () => {
+    expect(catalogue().search('emial')[0]?.name).toBe('send_email');
+  });
+
+  it('searches parameter descriptions and when-to-use guidance', () => {
+    expect(catalogue().search('expression')[0]?.name).toBe('calculator');
+    expect(catalogue().search('current events')[0]?.name).toBe('web_search');
+  });
+
+  it('filters by category and honours the limit', () => {
+    const index = catalogue();
+    expect(index.search('file email web', { category: 'email' }).map((hit) => hit.name)).toEqual(['send_email']);
+    expect(index.search('file', { limit: 1 })).toHaveLength(1);
+    expect(index.search('file', { limit: 0 })).toEqual([]);
+  });
+
+  it('returns the title, description and category of each hit', () => {
+    expect(catalogue().search('send')[0]).toMatchObject({
+      name: 'send_email',
+      title: 'Send Email',
+      description: 'Send an email message to one or more recipients.',
+      category: 'email',
+    });
+  });
+
+  it('forgets removed tools and replaces re-added ones', () => {
+    const index = catalogue();
+    expect(index.remove('read_file')).toBe(true);
+    expect(index.remove('read_file')).toBe(false);
+    expect(index.search('read').map((hit) => hit.name)).not.toContain('read_file');
+    index.add(tool('write_file', 'Overwrite a document.'));
+    expect(index.search('document')[0]?.name).toBe('write_file');
+    expect(index.search('creating')).toEqual([]);
+    expect(index.size).toBe(4);
+  });
+
+  it('stays correct after compacting thousands of removals', () => {
+    const index = new ToolSearchIndex();
+    for (let number = 0; number < 3_000; number++) index.add(tool(`tool_${number}`, `Does thing number ${number}.`));
+    for (let number = 0; number < 2_500; number++) index.remove(`tool_${number}`);
+    expect(index.size).toBe(500);
+    expect(index.search('2999')[0]?.name).toBe('tool_2999');
+    expect(index.search('12')).toEqual([]);
+    expect(index.search('thing', { limit: 1000 })).toHaveLength(500);
+  });
+
+  it('answers empty, huge and hostile queries without throwing', () => {
+    const index = catalogue();
+    expect(index.search('')).toEqual([]);
+    expect(index.search('   !!! ??? ')).toEqual([]);
+    expect(index.search('file '.repeat(5_000))[0]?.name).toBe('read_file');
+    expect(index.search('constructor __proto__ hasOwnProperty')).toEqual([]);
+    expect(index.search('файл 文件 📁')).toEqual([]);
+  });
+
+  it('finds nothing once cleared', () => {
+    const index = catalogue();
+    index.clear();
+    expect(index.size).toBe(0);
+    expect(index.search('file')).toEqual([]);
+  });
+});

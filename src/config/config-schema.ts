@@ -130,6 +130,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
   properties: {
     tools: { type: 'array', items: { type: 'string', minLength: 1 } },
     builtins: { type: 'array', items: { type: 'string', minLength: 1 } },
+    workspace: { type: 'string', minLength: 1 },
     custom_tools: { type: 'array', items: REST_TOOL_SCHEMA },
     mcp_servers: { type: 'array', items: MCP_SERVER_SCHEMA },
     agents: { type: 'array', items: AGENT_SCHEMA },

@@ -1,5 +1,5 @@
 import type { ToolSpec } from '../core/tool-spec.js';
-import { importMcpServer, type McpServerConnection } from '../mcp/import-mcp-server.js';
+import type { McpServerConnection } from '../mcp/import-mcp-server.js';
 import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
 import { type ConfigDiagnostic, ConfigError } from './config-diagnostic.js';
 import { type AgentConfig, type ConfigOptions, type ToolshedConfig, validateConfig } from './load-config.js';
@@ -61,7 +61,9 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
   registry.registerAll(specs);
 
   const connections: McpServerConnection[] = [];
-  if (options.connectMcp !== false) {
+  if (options.connectMcp !== false && config.mcpServers.length > 0) {
+    // The MCP client loads only for configurations that use it.
+    const { importMcpServer } = await import('../mcp/import-mcp-server.js');
     try {
       for (const server of config.mcpServers) {
         connections.push(

@@ -39,6 +39,8 @@ export interface ToolshedConfig {
   baseDir: string;
   tools: string[];
   builtins: string[];
+  /** The folder the built-in file tools are confined to (`workspace:`, default the file's folder). */
+  workspace: string;
   customTools: RestToolConfig[];
   mcpServers: McpServerConfig[];
   agents: AgentConfig[];
@@ -234,6 +236,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     baseDir,
     tools: (value.tools as string[] | undefined) ?? [],
     builtins: (value.builtins as string[] | undefined) ?? [],
+    workspace: resolve(baseDir, (value.workspace as string | undefined) ?? '.'),
     customTools: (value.custom_tools as RestToolConfig[] | undefined) ?? [],
     mcpServers: ((value.mcp_servers as Array<Record<string, unknown>> | undefined) ?? []).map(toMcpServerConfig),
     agents: rawAgents.map((agent) => ({
@@ -278,7 +281,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   const builtinSpecs =
     options.builtins ??
     (config.builtins.length > 0 || config.agents.some((agent) => agent.tools.length > 0)
-      ? (await import('../builtins/create-builtins.js')).createBuiltins({ files: { root: baseDir } })
+      ? (await import('../builtins/create-builtins.js')).createBuiltins({ files: { root: config.workspace } })
       : []);
   const builtins = new Map(builtinSpecs.map((spec) => [spec.name, spec]));
   const enableBuiltin = (name: string, pointer: string): boolean => {

@@ -69,7 +69,7 @@ describe('createBuiltins', () => {
     expect(registry.get('serper_search').requires.env).toEqual([
       {
         name: 'SERPER_API_KEY',
-        description: 'API key for Serper, the Google Search API used by serper_search.',
+        description: 'API key for Serper, the Google Search API',
         url: 'https://serper.dev',
       },
     ]);

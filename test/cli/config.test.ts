@@ -50,7 +50,7 @@ describe('--config', () => {
     const file = 'src/config/__fixtures__/unknown-tool/toolshed.yaml';
     expect(lines(run.stderr)).toEqual([
       `${file}:4:13: error: unknown tool 'word_cont' in agent 'research'. Did you mean 'word_count'? Available tools: calculator, duckduckgo_search, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
-      `${file}:4:24: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API used by serper_search.), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...`,
+      `${file}:4:24: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...`,
       `${file}:4:39: error: unknown tool 'calculater' in agent 'research'. Did you mean 'calculator'? Available tools: calculator, duckduckgo_search, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
     ]);
   });

@@ -16,7 +16,7 @@ export const EXAMPLES_CONFIG = join(root, 'examples', 'toolshed.yaml');
 
 /** The warning every run over the example configuration prints (from the repository root) while SERPER_API_KEY is unset. */
 export const SERPER_WARNING =
-  "examples/toolshed.yaml:11:35: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API used by serper_search.), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...";
+  "examples/toolshed.yaml:10:71: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...";
 
 /** `bin/toolshed.js`, which runs the built CLI in `dist/cli`. */
 export const BIN = join(root, 'bin', 'toolshed.js');

@@ -11,7 +11,7 @@ describe('toolshed search', () => {
     expect(run.exitCode).toBe(0);
     const [first, second] = lines(run.stdout);
     expect(first).toMatch(
-      /^word_count +\d+\.\d\d {2}text {8}Count the words, lines and characters of a text, and list its most frequent words\.$/,
+      /^word_count +\d+\.\d\d {2}text +Count the words, lines and characters of a text, and list its most frequent words\.$/,
     );
     expect(second).toMatch(/^\S+ +\d+\.\d\d {2}\S+ +\S/);
     expect(lines(run.stdout)).toHaveLength(2);

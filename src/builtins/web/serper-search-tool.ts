@@ -48,7 +48,7 @@ export function createSerperSearchTool(options: WebSearchToolOptions = {}): Tool
       env: [
         {
           name: SERPER_API_KEY,
-          description: 'API key for Serper, the Google Search API used by serper_search.',
+          description: 'API key for Serper, the Google Search API',
           url: 'https://serper.dev',
         },
       ],

@@ -91,6 +91,15 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
         throw new Error(`No agent '${id}' in ${config.file}. Agents: ${ids.length > 0 ? ids.join(', ') : 'none'}.`);
       }
       const view = registry.subset(agent.tools, { strict: false, config: agent.config });
+      // Keep the view in step with the registry: an MCP server may add or drop a listed tool later.
+      const listed = new Set(agent.tools);
+      registry.on('change', (change) => {
+        for (const name of change.type === 'clear' ? view.list() : change.names) {
+          if (!listed.has(name)) continue;
+          if (registry.has(name)) view.register(registry.get(name), { allowOverride: true });
+          else view.unregister(name);
+        }
+      });
       views.set(id, view);
       return view;
     },

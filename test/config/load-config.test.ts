@@ -145,3 +145,33 @@ describe('loadConfig', () => {
     expect((failure as ConfigError).message).toContain("unknown tool 'nope' in agent 'a'.");
   });
 });
+
+describe('agent views', () => {
+  it('pick up a listed tool that an MCP server adds later', async () => {
+    const fixture = resolve(import.meta.dirname, '../cli/fixtures/mcp-config/dynamic-server.mjs');
+    const file = writeConfig(
+      [
+        'mcp_servers:',
+        '  - name: dyn',
+        `    command: ${process.execPath}`,
+        `    args: [${fixture}]`,
+        'agents:',
+        '  - id: late',
+        '    tools: [dyn__add_tool, dyn__extra_tool]',
+      ].join('\n'),
+    );
+    const loaded = await loadConfig(file, { env: {}, dotenv: false });
+    try {
+      const view = loaded.agent('late');
+      expect(view.list()).toEqual(['dyn__add_tool']);
+      const changes: string[][] = [];
+      view.on('change', (change) => changes.push(change.names));
+      await view.call('dyn__add_tool', {});
+      await expect.poll(() => view.list()).toEqual(['dyn__add_tool', 'dyn__extra_tool']);
+      expect(changes).toContainEqual(['dyn__extra_tool']);
+      expect((await view.call('dyn__extra_tool', {})).status).toBe('success');
+    } finally {
+      await loaded.close();
+    }
+  });
+});

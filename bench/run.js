@@ -20,7 +20,7 @@ const REPORT_FILE = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
  * @typedef {{ case: string, ok: boolean, error?: string, [figure: string]: unknown }} CaseResult
  * @typedef {{ key: string, id: string, label: string, floor?: string }} DispatchRow
  * @typedef {{ id: string, description: string, figure: string, status: 'PASS' | 'FAIL' | 'SKIPPED' | 'ERROR', value?: number }} TargetResult
- * @typedef {{ mcp?: CaseResult, register?: CaseResult, search?: CaseResult, exports?: CaseResult, yaml?: CaseResult, cli?: CaseResult }} SingleResults
+ * @typedef {{ mcp?: CaseResult, register?: CaseResult, search?: CaseResult, exports?: CaseResult, yaml?: CaseResult, cli?: CaseResult, python?: CaseResult, javascript?: CaseResult }} SingleResults
  */
 
 /**
@@ -102,7 +102,16 @@ const DISPATCH_ROWS = [
 ];
 
 /** Cases run once each, after the dispatch passes, in this order. */
-const SINGLE_CASES = ['mcp-tools-call', 'register-100k', 'search-100k', 'exports-1000', 'yaml-1000', 'cli-cold-start'];
+const SINGLE_CASES = [
+  'mcp-tools-call',
+  'register-100k',
+  'search-100k',
+  'exports-1000',
+  'yaml-1000',
+  'cli-cold-start',
+  'sandbox-python',
+  'sandbox-javascript',
+];
 
 /** The exporters `exports-1000` times, with their labels. */
 const EXPORTER_LABELS = {
@@ -374,7 +383,7 @@ function summariseDispatch(passes) {
  * @param {SingleResults} single
  * @returns {TargetResult[]}
  */
-function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli }) {
+function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python, javascript }) {
   const call = ns('e');
   const floor = ns('d');
   /** @param {CaseResult | undefined} result @param {string} field */
@@ -468,6 +477,42 @@ function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli }) {
       missing(yaml),
     ),
     target(
+      'sandbox-python-warm',
+      '`execute_python` warm p50 ≤ 20 ms on a trivial snippet, through `registry.call`',
+      figure(python, 'warmP50Ms'),
+      (value) => value <= 20,
+      formatMs,
+      missing(python),
+    ),
+    target(
+      'sandbox-javascript-warm',
+      '`execute_javascript` warm p50 ≤ 2 ms on a trivial snippet, through `registry.call`',
+      figure(javascript, 'warmP50Ms'),
+      (value) => value <= 2,
+      formatMs,
+      missing(javascript),
+    ),
+    target(
+      'sandbox-pool-ready',
+      'Python sandbox pool (2 processes) ready ≤ 3 s, memory snapshot cached (the first start on a host, which makes the snapshot, is reported beside it)',
+      figure(python, 'poolReadyMs'),
+      (value) => value <= 3000,
+      (value) => `${formatMs(value)} (first start: ${formatMs(Number(python?.poolColdReadyMs))})`,
+      missing(python),
+    ),
+    target(
+      'sandbox-timeout',
+      'the 5 s sandbox timeout answered within 5.25 s (the slower of Python and JavaScript)',
+      Math.max(
+        figure(python, 'timeoutAnsweredMs') ?? Number.NaN,
+        figure(javascript, 'timeoutAnsweredMs') ?? Number.NaN,
+      ),
+      (value) => value <= 5250,
+      (value) =>
+        `${formatMs(value)} (${grouped(Number(python?.concurrentCallsPerSecond), 0)} Python / ${grouped(Number(javascript?.concurrentCallsPerSecond), 0)} JavaScript calls/s, 100 concurrent)`,
+      missing(python) ?? missing(javascript),
+    ),
+    target(
       'cli-cold-start',
       '`toolshed list --tools <3 files>` cold start ≤ 250 ms (median of 10, wall clock)',
       figure(cli, 'cliMs'),
@@ -500,6 +545,8 @@ async function main() {
     exports: passes.get('exports-1000')?.[0],
     yaml: passes.get('yaml-1000')?.[0],
     cli: passes.get('cli-cold-start')?.[0],
+    python: passes.get('sandbox-python')?.[0],
+    javascript: passes.get('sandbox-javascript')?.[0],
   };
   const targets = evaluateTargets(dispatch.ns, single);
   const machine = machineInfo();

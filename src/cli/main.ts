@@ -4,8 +4,10 @@ import { ToolshedError } from '../core/errors/toolshed-error.js';
 import type { CliContext } from './cli-context.js';
 import { CliError, type ExitCode } from './cli-error.js';
 import { defineCallCommand } from './commands/call.js';
+import { defineDbCommand } from './commands/db.js';
 import { defineDescribeCommand } from './commands/describe.js';
 import { defineDocsCommand } from './commands/docs.js';
+import { defineEmailsCommand } from './commands/emails.js';
 import { defineExportCommand } from './commands/export.js';
 import { defineExtractCommand } from './commands/extract.js';
 import { defineListCommand } from './commands/list.js';
@@ -13,7 +15,9 @@ import { defineMcpCommand } from './commands/mcp.js';
 import { definePromptCommand } from './commands/prompt.js';
 import { defineSearchCommand } from './commands/search.js';
 import { defineServeCommand } from './commands/serve.js';
+import { defineTokenCommand } from './commands/token.js';
 import { defineValidateCommand } from './commands/validate.js';
+import { defineWorkspaceCommand } from './commands/workspace.js';
 import { type CliIo, processIo, visible } from './output.js';
 
 /**
@@ -71,6 +75,10 @@ export function createProgram(context: CliContext): Command {
   defineMcpCommand(program, context);
   defineServeCommand(program, context);
   defineExtractCommand(program, context);
+  defineEmailsCommand(program, context);
+  defineDbCommand(program, context);
+  defineWorkspaceCommand(program, context);
+  defineTokenCommand(program, context);
   return program;
 }
 

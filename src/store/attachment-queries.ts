@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import { TOOL_NAME_PATTERN } from '../core/define-tool.js';
 import type { Database } from './database.js';
-import { nowIso, parseJsonColumn, toIsoTimestamp, toolRecordOf } from './row-mapping.js';
+import { nowIso, parseJsonColumn, toIsoTimestamp, toolRecordOf, workspaceToolKey } from './row-mapping.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import type { StoreContext } from './store-context.js';
 import { StoreNotFoundError } from './store-not-found-error.js';
 import type { AgentToolList, AttachedTool } from './store-records.js';
 import { isWellFormedId, requireId, STORE_LIMITS, serializeJsonObject } from './store-validation.js';
-import { visibleTools } from './tool-queries.js';
+import { sortById, visibleToolById, visibleTools } from './tool-queries.js';
 import type { StoreAttachments } from './toolshed-store.js';
 
 /**
@@ -49,8 +49,7 @@ export class AttachmentQueries implements StoreAttachments {
           .$if(postgres, (query) => query.forKeyShare())
           .executeTakeFirst();
         if (agentRow === undefined) throw agentNotFound(workspace, agent);
-        const toolRow = await visibleTools(trx, workspace)
-          .where('tools.id', '=', tool)
+        const toolRow = await visibleToolById(trx, workspace, tool)
           .$if(postgres, (query) => query.forKeyShare())
           .executeTakeFirst();
         if (toolRow === undefined) {
@@ -58,7 +57,7 @@ export class AttachmentQueries implements StoreAttachments {
         }
         const inserted = await trx
           .insertInto('agent_tools')
-          .values({ agent_id: agent, tool_id: tool, config: configText, created_at: nowIso() })
+          .values({ agent_id: agent, tool_id: toolRow.id, config: configText, created_at: nowIso() })
           .onConflict((conflict) => conflict.columns(['agent_id', 'tool_id']).doNothing())
           .returning('created_at')
           .executeTakeFirst();
@@ -97,7 +96,8 @@ export class AttachmentQueries implements StoreAttachments {
       const result = await trx
         .deleteFrom('agent_tools')
         .where('agent_id', '=', agentId)
-        .where('tool_id', '=', toolId)
+        // The agent is the workspace's, so its row can only hold a global name or this workspace's key.
+        .where('tool_id', 'in', [toolId, workspaceToolKey(workspaceId, toolId)])
         .where('agent_id', 'in', (eb) =>
           eb.selectFrom('agents').select('id').where('id', '=', agentId).where('workspace_id', '=', workspaceId),
         )
@@ -122,18 +122,14 @@ export class AttachmentQueries implements StoreAttachments {
       .innerJoin('agent_tools', 'agent_tools.tool_id', 'tools.id')
       .select(['agent_tools.config as attachment_config', 'agent_tools.created_at as attached_at'])
       .where('agent_tools.agent_id', '=', agentId)
-      .orderBy('tools.id')
       .execute();
     if (rows.length > 0) {
-      return {
-        agentId,
-        fallback: false,
-        tools: rows.map((row) => ({
-          tool: toolRecordOf(row),
-          config: parseJsonColumn<Record<string, unknown>>(row.attachment_config),
-          attachedAt: toIsoTimestamp(row.attached_at),
-        })),
-      };
+      const tools = rows.map((row) => ({
+        tool: toolRecordOf(row),
+        config: parseJsonColumn<Record<string, unknown>>(row.attachment_config),
+        attachedAt: toIsoTimestamp(row.attached_at),
+      }));
+      return { agentId, fallback: false, tools: sortById(tools, (each) => each.tool.id) };
     }
     return { agentId, fallback: true, tools: await this.#defaultTools(db, workspaceId) };
   }
@@ -141,11 +137,13 @@ export class AttachmentQueries implements StoreAttachments {
   async #defaultTools(db: Kysely<Database>, workspaceId: string): Promise<AttachedTool[]> {
     const configured = this.#context.options.defaultTools;
     if (configured !== undefined && configured.length === 0) return [];
+    const keys =
+      configured === undefined ? [] : [...configured, ...configured.map((id) => workspaceToolKey(workspaceId, id))];
     const rows = await visibleTools(db, workspaceId)
-      .$if(configured !== undefined, (query) => query.where('tools.id', 'in', configured as string[]))
-      .orderBy('tools.id')
+      .$if(configured !== undefined, (query) => query.where('tools.id', 'in', keys))
       .execute();
-    return rows.map((row) => ({ tool: toolRecordOf(row), config: null, attachedAt: null }));
+    const tools = rows.map((row) => ({ tool: toolRecordOf(row), config: null, attachedAt: null }));
+    return sortById(tools, (each) => each.tool.id);
   }
 }
 

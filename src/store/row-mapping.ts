@@ -77,10 +77,29 @@ export function apiTokenRecordOf(row: Omit<Selectable<ApiTokensTable>, 'token_ha
   };
 }
 
+/**
+ * The `tools.id` of a workspace tool. Tool ids are unique per workspace, not per database, so a
+ * workspace tool's row is keyed by its workspace and its id; global tool names never contain `/`
+ * and workspace ids cannot, so the two kinds of key never collide.
+ *
+ * @example
+ * ```ts
+ * workspaceToolKey('acme', 'my_company_api'); // 'acme/my_company_api'
+ * ```
+ */
+export function workspaceToolKey(workspaceId: string, id: string): string {
+  return `${workspaceId}/${id}`;
+}
+
+/** The id clients see for a `tools` row: the global name, or a workspace tool's own id. */
+export function exposedToolId(row: { id: string; workspace_id: string | null }): string {
+  return row.workspace_id === null ? row.id : row.id.slice(row.workspace_id.length + 1);
+}
+
 /** A `tools` row as a {@link ToolRecord}, its JSON columns parsed. */
 export function toolRecordOf(row: Selectable<ToolsTable>): ToolRecord {
   return {
-    id: row.id,
+    id: exposedToolId(row),
     workspaceId: row.workspace_id,
     name: row.name,
     description: row.description,

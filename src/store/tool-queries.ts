@@ -1,7 +1,7 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import { describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
 import type { Database, ToolsTable } from './database.js';
-import { nowIso, toolRecordOf } from './row-mapping.js';
+import { nowIso, toolRecordOf, workspaceToolKey } from './row-mapping.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
 import type { ToolRecord } from './store-records.js';
@@ -39,6 +39,43 @@ export function visibleTools(db: Kysely<Database>, workspaceId: string) {
 }
 
 /**
+ * The visible tool the workspace calls `id`: a global tool of that name or the workspace's own
+ * (whose row is keyed by {@link workspaceToolKey}).
+ *
+ * @example
+ * ```ts
+ * const row = await visibleToolById(db, 'acme', 'my_company_api').executeTakeFirst();
+ * ```
+ */
+export function visibleToolById(db: Kysely<Database>, workspaceId: string, id: string) {
+  return db
+    .selectFrom('tools')
+    .selectAll('tools')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('tools.workspace_id', 'is', null), eb('tools.id', '=', id)]),
+        eb.and([eb('tools.workspace_id', '=', workspaceId), eb('tools.id', '=', workspaceToolKey(workspaceId, id))]),
+      ]),
+    );
+}
+
+/**
+ * Sort tool records by the id clients see (the SQL order of the row keys differs for workspace tools).
+ *
+ * @example
+ * ```ts
+ * sortById(records, (tool) => tool.id);
+ * ```
+ */
+export function sortById<T>(records: T[], idOf: (record: T) => string): T[] {
+  return records.sort((left, right) => {
+    const a = idOf(left);
+    const b = idOf(right);
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+}
+
+/**
  * The `tools` part of a store: global built-ins (upserted from their specs at start) and workspace
  * tools (defined as data, such as REST tools).
  *
@@ -73,9 +110,20 @@ export class ToolQueries implements StoreTools {
       const existing =
         ids.length === 0 ? [] : await trx.selectFrom('tools').selectAll().where('id', 'in', ids).execute();
       const byId = new Map(existing.map((row) => [row.id, row]));
+      // A workspace tool keeps its id: a built-in of the same name would shadow it in that workspace.
+      const shadowed =
+        ids.length === 0
+          ? []
+          : await trx
+              .selectFrom('tools')
+              .select(sql<string>`substr(id, length(workspace_id) + 2)`.as('exposed_id'))
+              .where('workspace_id', 'is not', null)
+              .where(sql<string>`substr(id, length(workspace_id) + 2)`, 'in', ids)
+              .execute();
+      const taken = new Set(shadowed.map((row) => row.exposed_id));
       for (const row of rows.values()) {
         const current = byId.get(row.id);
-        if (current !== undefined && current.workspace_id !== null) {
+        if (taken.has(row.id) || (current !== undefined && current.workspace_id !== null)) {
           result.conflicts.push(row.id);
           continue;
         }
@@ -125,7 +173,7 @@ export class ToolQueries implements StoreTools {
     if (!isPlainObject(input)) throw new StoreValidationError('input', 'A workspace tool must be an object.');
     const id = requireId(input.id, 'id', TOOL_NAME_PATTERN);
     const row = {
-      id,
+      id: workspaceToolKey(workspace, id),
       workspace_id: workspace,
       name: input.name === undefined ? id : requireText(input.name, 'name', STORE_LIMITS.nameChars),
       description: requireText(input.description, 'description', STORE_LIMITS.textChars),
@@ -142,6 +190,13 @@ export class ToolQueries implements StoreTools {
     let inserted: { id: string } | undefined;
     try {
       inserted = await this.#context.write(async (trx, changes) => {
+        const global = await trx
+          .selectFrom('tools')
+          .select('id')
+          .where('id', '=', id)
+          .where('workspace_id', 'is', null)
+          .executeTakeFirst();
+        if (global !== undefined) return undefined;
         const written = await trx
           .insertInto('tools')
           .values(row)
@@ -162,7 +217,7 @@ export class ToolQueries implements StoreTools {
 
   async get(workspaceId: string, id: string): Promise<ToolRecord | undefined> {
     if (!isWellFormedId(workspaceId) || !isWellFormedId(id, TOOL_NAME_PATTERN)) return undefined;
-    const row = await visibleTools(this.#context.dialect.db, workspaceId).where('tools.id', '=', id).executeTakeFirst();
+    const row = await visibleToolById(this.#context.dialect.db, workspaceId, id).executeTakeFirst();
     return row === undefined ? undefined : toolRecordOf(row);
   }
 
@@ -174,9 +229,8 @@ export class ToolQueries implements StoreTools {
     }
     const rows = await visibleTools(this.#context.dialect.db, workspaceId)
       .$if(category !== undefined, (query) => query.where('tools.category', '=', category as string))
-      .orderBy('tools.id')
       .execute();
-    return rows.map(toolRecordOf);
+    return sortById(rows.map(toolRecordOf), (tool) => tool.id);
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
@@ -184,7 +238,7 @@ export class ToolQueries implements StoreTools {
     return this.#context.write(async (trx, changes) => {
       const result = await trx
         .deleteFrom('tools')
-        .where('id', '=', id)
+        .where('id', '=', workspaceToolKey(workspaceId, id))
         .where('workspace_id', '=', workspaceId)
         .executeTakeFirst();
       const deleted = result.numDeletedRows > 0n;

@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -64,6 +65,8 @@ export function assertBuilt(): void {
   }
 }
 
+const SCRATCH = mkdtempSync(join(tmpdir(), 'toolshed-cli-'));
+
 /** Credentials the fixtures and examples need; removed from a run's environment unless a test sets them. */
 const CREDENTIALS = ['TOOLSHED_FIXTURE_API_KEY', 'SERPER_API_KEY'];
 
@@ -77,6 +80,8 @@ export function cliEnv(extra: Record<string, string> = {}): Record<string, strin
     ...process.env,
     FORCE_COLOR: '1',
     TOOLSHED_TEST_NODE: process.execPath,
+    // `serve` opens a database: keep it out of the working tree.
+    TOOLSHED_DATABASE_URL: join(SCRATCH, 'toolshed.db'),
     ...extra,
   };
   for (const name of CREDENTIALS) if (extra[name] === undefined) delete env[name];

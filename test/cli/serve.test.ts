@@ -35,11 +35,16 @@ async function connect(path: string): Promise<Client> {
 }
 
 describe('toolshed serve', () => {
-  it('prints where it serves once listening, after the configuration warnings', () => {
-    const [warning, listening, agent] = lines(server.stderr);
+  it('prints the first token of a new database once, then where it serves, after the configuration warnings', () => {
+    const [warning, token, usage, listening, agent, api] = lines(server.stderr);
     expect(warning).toBe(SERPER_WARNING);
+    expect(token).toMatch(
+      /^toolshed serve: created workspace 'default'; its API token \(shown once\): tsk_[0-9a-f]{32}_\S{43}$/,
+    );
+    expect(usage).toBe("  use it as 'Authorization: Bearer <token>' with 'X-Workspace-Id: default'");
     expect(listening).toBe(`toolshed serving 8 tools: MCP at ${base}/mcp`);
     expect(agent).toBe(`  agent assistant: ${base}/mcp/agents/assistant`);
+    expect(api).toBe(`toolshed serve: REST API at ${base}/api`);
     expect(server.stdout).toBe('');
   });
 
@@ -105,10 +110,13 @@ describe('toolshed serve', () => {
     ).rejects.toThrow(/No agent 'nobody'\. Agents: assistant\./);
   });
 
-  it('answers 404 for a path it does not serve, and 405 for POST /health', async () => {
-    const missing = await fetch(`${base}/api/tools`);
+  it('answers 404 for a path it does not serve, 401 for the API without a token, and 405 for POST /health', async () => {
+    const missing = await fetch(`${base}/nowhere`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route for GET /api/tools.' } });
+    expect(await missing.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route for GET /nowhere.' } });
+    const api = await fetch(`${base}/api/tools`);
+    expect(api.status).toBe(401);
+    expect(((await api.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
     const post = await fetch(`${base}/health`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');

@@ -271,7 +271,7 @@ export function defineStoreCases(harness: StoreHarness): void {
 
   describe('migrations', () => {
     it('creates every table on the first run and applies nothing on later runs', async () => {
-      expect(firstMigration.applied).toEqual(['0001_initial_schema']);
+      expect(firstMigration.applied).toEqual(['0001_initial_schema', '0002_emails']);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);
       expect(tables).toEqual(expect.arrayContaining(TABLES));
@@ -490,6 +490,32 @@ export function defineStoreCases(harness: StoreHarness): void {
       expect((await store.tools.list(other)).map((each) => each.id)).not.toContain(id);
     });
 
+    it('lets two workspaces create tools with the same id, each seeing only its own', async () => {
+      const first = await newWorkspace();
+      const second = await newWorkspace();
+      const id = unique('tool');
+      const input = {
+        id,
+        description: 'Search the company knowledge base.',
+        parametersSchema: { type: 'object' as const, properties: {} },
+        handlerKey: 'http',
+      };
+      await store.tools.createWorkspaceTool(first, { ...input, config: { owner: 'first' } });
+      await store.tools.createWorkspaceTool(second, { ...input, config: { owner: 'second' } });
+      expect(await store.tools.get(first, id)).toMatchObject({ id, workspaceId: first, config: { owner: 'first' } });
+      expect(await store.tools.get(second, id)).toMatchObject({ id, workspaceId: second, config: { owner: 'second' } });
+      await storeErrorOf(store.tools.createWorkspaceTool(first, input), StoreConflictError);
+      const agent = await newAgent(second);
+      await store.attachments.attach(second, agent, id, { k: 2 });
+      const list = await store.attachments.listAttachments(second, agent);
+      expect(list.tools.map((each) => [each.tool.id, each.tool.workspaceId, each.config])).toEqual([
+        [id, second, { k: 2 }],
+      ]);
+      expect(await store.tools.delete(first, id)).toBe(true);
+      expect(await store.tools.get(second, id)).toBeDefined();
+      expect(await store.attachments.detach(second, agent, id)).toBe(true);
+    });
+
     it('lists global and own tools sorted by id, optionally by category', async () => {
       const workspace = await newWorkspace();
       const id = await newTool(workspace);
@@ -568,7 +594,7 @@ export function defineStoreCases(harness: StoreHarness): void {
       expect(await store.tools.delete(workspace, 'echo_text')).toBe(false);
       expect(await store.tools.delete(workspace, id)).toBe(true);
       expect(await store.tools.delete(workspace, id)).toBe(false);
-      expect(await count('agent_tools', 'tool_id', id)).toBe(0);
+      expect(await count('agent_tools', 'agent_id', agent)).toBe(0);
       expect(await store.tools.get(other, 'echo_text')).toBeDefined();
     });
   });

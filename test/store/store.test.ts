@@ -102,7 +102,7 @@ describe('createStore', () => {
         const store = await createStore(url);
         try {
           expect(store.dialect).toBe('sqlite');
-          expect(await store.migrate()).toEqual({ applied: ['0001_initial_schema'] });
+          expect(await store.migrate()).toEqual({ applied: ['0001_initial_schema', '0002_emails'] });
         } finally {
           await store.close();
         }

@@ -1,7 +1,10 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { createServer as createApiServer } from '../../server/index.js';
+import type { ToolshedStore } from '../../store/index.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
 import { loadTools, resolveToolSetup } from '../load-registry.js';
 import { visible } from '../output.js';
+import { openServiceStore } from '../serve/open-service-store.js';
 
 /** The address `toolshed serve` listens on when `--host` is not given: this machine only. */
 export const DEFAULT_HOST = '127.0.0.1';
@@ -58,6 +61,7 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
 /** The `serve` action: serves until SIGINT or SIGTERM; returns the exit code. */
 export async function runServe(options: ServeCommandOptions, { io }: CliContext): Promise<0> {
   const tools = await loadTools(await resolveToolSetup(options, io.cwd), io);
+  const stores: ToolshedStore[] = [];
   try {
     const [{ createServer }, { createServeApp }, { toNodeListener }, { listenHttp, serverUrl }] = await Promise.all([
       import('node:http'),
@@ -78,7 +82,22 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       },
       onError: report,
     });
-    const server = createServer(toNodeListener(app));
+    // The service: the store (TOOLSHED_DATABASE_URL) behind the REST API; --config tools join every
+    // workspace's registry.
+    const store = await openServiceStore(io);
+    stores.push(store);
+    await bootstrapDefaultWorkspace(store, io);
+    const api = createApiServer({ store, extraTools: tools.registry.tools() });
+    await api.ready();
+    const serveApp = toNodeListener(app);
+    const server = createServer((incoming, outgoing) => {
+      const url = incoming.url ?? '/';
+      if (url === '/api' || url.startsWith('/api/') || url.startsWith('/api?') || url.startsWith('/metrics')) {
+        api.routing(incoming, outgoing);
+        return;
+      }
+      void serveApp(incoming, outgoing);
+    });
     server.on('clientError', (_error, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     });
@@ -93,20 +112,37 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       }
       // One write, so a reader waiting for the first line gets the agents with it.
       io.stderr.write(`${banner.join('\n')}\n`);
+      io.stderr.write(`toolshed serve: REST API at ${visible(base)}/api\n`);
       const signal = await stopped.promise;
       io.stderr.write(`toolshed serve: ${signal} received, shutting down\n`);
     } finally {
       stopped.dispose();
       await app.close();
+      await api.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
     }
   } finally {
+    for (const store of stores) await store.close();
     await tools.close();
   }
   return 0;
+}
+
+/**
+ * On an empty database, create workspace `default` and a token for it, printed once on stderr (only
+ * its hash is stored).
+ */
+async function bootstrapDefaultWorkspace(store: ToolshedStore, io: CliContext['io']): Promise<void> {
+  if ((await store.workspaces.list()).length > 0) return;
+  const workspace = await store.workspaces.create({ id: 'default', name: 'Default' });
+  const { token } = await store.tokens.create(workspace.id, { name: 'serve' });
+  io.stderr.write(
+    `toolshed serve: created workspace 'default'; its API token (shown once): ${token}\n` +
+      "  use it as 'Authorization: Bearer <token>' with 'X-Workspace-Id: default'\n",
+  );
 }
 
 /** Resolves with the first SIGINT or SIGTERM; later ones get Node's default handling. */

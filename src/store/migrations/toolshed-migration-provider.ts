@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import type { StoreDialectName } from '../store-records.js';
+import { emailsSchema } from './emails-schema.js';
 import { initialSchema } from './initial-schema.js';
 
 /** Where Kysely's `Migrator` keeps its bookkeeping, named so it cannot collide with an app's own. */
@@ -29,6 +30,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     return {
       '0001_initial_schema': initialSchema(this.#dialect),
+      '0002_emails': emailsSchema(this.#dialect),
     };
   }
 }

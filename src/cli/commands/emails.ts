@@ -1,0 +1,217 @@
+import { resolve } from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { CliContext } from '../cli-context.js';
+import { CliError } from '../cli-error.js';
+import { oneLine, toJson } from '../output.js';
+
+const FORMATS = ['maildir', 'mbox', 'csv', 'jsonl', 'parquet'] as const;
+
+/** Options of `toolshed emails import`. */
+export interface EmailsImportOptions {
+  format?: (typeof FORMATS)[number];
+  db?: string;
+  batchSize?: number;
+  json?: boolean;
+}
+
+/** Options of `toolshed emails generate`. */
+export interface EmailsGenerateOptions {
+  count: number;
+  inboxes?: number;
+  seed?: number;
+  out?: string;
+  db?: string;
+  json?: boolean;
+}
+
+/**
+ * Add `toolshed emails import PATH` and `toolshed emails generate --count N`: load an email corpus
+ * (maildir, mbox, CSV, JSONL, Parquet) into the store's `emails` table, or make a synthetic one. Long
+ * runs show a progress bar on a TTY and plain progress lines otherwise (on stderr).
+ *
+ * @example
+ * ```ts
+ * defineEmailsCommand(program, context);
+ * await program.parseAsync(['emails', 'import', 'maildir/', '--db', 'emails.db'], { from: 'user' });
+ * ```
+ */
+export function defineEmailsCommand(program: Command, context: CliContext): Command {
+  const emails = program
+    .command('emails')
+    .description('Load or generate the email corpus of email_search / email_get.');
+  emails
+    .command('import')
+    .description(
+      'Import emails: a maildir (Enron layout), an mbox, or CSV / JSONL / Parquet of the enron-emails shape.',
+    )
+    .argument('<path>', 'the maildir folder or the file')
+    .addOption(new Option('--format <format>', 'the source format (default: from the path)').choices(FORMATS))
+    .option('--db <url>', 'the database (default: TOOLSHED_DATABASE_URL or ./toolshed.db)')
+    .option('--batch-size <n>', 'messages per transaction (default: 1000)', positiveInt)
+    .option('--json', 'print the report as JSON on stdout')
+    .showHelpAfterError("Run 'toolshed emails import --help' for usage.")
+    .action(async (path: string, options: EmailsImportOptions) => {
+      context.setExitCode(await runEmailsImport(path, options, context));
+    });
+  emails
+    .command('generate')
+    .description(
+      'Generate a synthetic corpus (Zipf vocabulary, threads, forwards, 100+ inboxes), deterministic from --seed.',
+    )
+    .requiredOption('--count <n>', 'how many emails', positiveInt)
+    .option('--inboxes <k>', 'how many inboxes (default: 150)', positiveInt)
+    .option('--seed <n>', 'the random seed (default: 1)', positiveInt)
+    .option('--out <path>', 'write JSONL to this file')
+    .option('--db <url>', 'insert into this database instead')
+    .option('--json', 'print the result as JSON on stdout')
+    .showHelpAfterError("Run 'toolshed emails generate --help' for usage.")
+    .action(async (options: EmailsGenerateOptions) => {
+      context.setExitCode(await runEmailsGenerate(options, context));
+    });
+  return emails;
+}
+
+/** The `emails import` action; returns the exit code (1 when nothing could be imported). */
+export async function runEmailsImport(path: string, options: EmailsImportOptions, { io }: CliContext): Promise<0 | 1> {
+  const format = options.format ?? guessFormat(path);
+  const { importEmails } = await import('../../emails/import-emails.js');
+  const progress = createProgress(io, 'messages');
+  const report = await withEmailStore(options.db, io.env, async (emails) => {
+    try {
+      return await importEmails(resolve(io.cwd, path), {
+        format,
+        emails,
+        ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+        onProgress: (item) =>
+          progress.update(
+            item.processed,
+            item.totalBytes === undefined ? undefined : { done: item.bytesRead ?? 0, total: item.totalBytes },
+            `${item.added} added, ${item.skipped} skipped`,
+          ),
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new CliError(`error: no such file or folder: ${oneLine(path)}`);
+      throw error;
+    } finally {
+      progress.stop();
+    }
+  });
+  if (options.json === true) {
+    io.stdout.write(toJson(report));
+  } else {
+    for (const item of report.skipped.slice(0, 20))
+      io.stderr.write(`skipped ${oneLine(item.source)}: ${oneLine(item.reason)}\n`);
+    if (report.skippedCount > 20) io.stderr.write(`... and ${report.skippedCount - 20} more skipped\n`);
+    io.stdout.write(
+      `Imported ${report.added} emails (${report.duplicates} already present, ${report.skippedCount} skipped) from ${report.processed} messages.\n`,
+    );
+  }
+  return report.processed > 0 && report.added + report.duplicates === 0 ? 1 : 0;
+}
+
+/** The `emails generate` action; returns the exit code. */
+export async function runEmailsGenerate(options: EmailsGenerateOptions, { io }: CliContext): Promise<0> {
+  if ((options.out === undefined) === (options.db === undefined)) {
+    throw new CliError('error: give exactly one of --out PATH or --db URL.', 2);
+  }
+  const generator = await import('../../emails/generate-emails.js');
+  const settings = { count: options.count, inboxes: options.inboxes ?? 150, seed: options.seed ?? 1 };
+  const progress = createProgress(io, 'emails');
+  const onProgress = (done: number) => progress.update(done, { done, total: options.count });
+  let written: number;
+  try {
+    written =
+      options.out !== undefined
+        ? await generator.writeGeneratedJsonl(resolve(io.cwd, options.out), settings, onProgress)
+        : await withEmailStore(options.db, io.env, (emails) =>
+            generator.generateIntoStore(emails, settings, onProgress),
+          );
+  } finally {
+    progress.stop();
+  }
+  const where = options.out !== undefined ? options.out : 'the database';
+  if (options.json === true)
+    io.stdout.write(toJson({ count: written, inboxes: settings.inboxes, seed: settings.seed }));
+  else io.stdout.write(`Generated ${written} emails in ${settings.inboxes} inboxes into ${oneLine(where)}.\n`);
+  return 0;
+}
+
+async function withEmailStore<T>(
+  url: string | undefined,
+  env: NodeJS.ProcessEnv | Record<string, string | undefined>,
+  work: (emails: import('../../emails/email-store.js').EmailStore) => Promise<T>,
+): Promise<T> {
+  const { createStore } = await import('../../store/index.js');
+  const { EmailStore } = await import('../../emails/email-store.js');
+  const store = await createStore(url ?? env.TOOLSHED_DATABASE_URL ?? undefined, { notifications: false });
+  try {
+    await store.migrate();
+    return await work(new EmailStore(store.db, store.dialect));
+  } finally {
+    await store.close();
+  }
+}
+
+interface Progress {
+  update(count: number, fraction?: { done: number; total: number }, detail?: string): void;
+  stop(): void;
+}
+
+/** A cli-progress bar on a TTY; otherwise a plain line at most every two seconds. */
+function createProgress(io: CliContext['io'], unit: string): Progress {
+  if (io.stderr.isTTY && process.stderr.isTTY) {
+    let bar: import('cli-progress').SingleBar | undefined;
+    const loading = import('cli-progress').then((module) => {
+      bar = new module.SingleBar(
+        {
+          stream: process.stderr,
+          format: `{bar} {percentage}% | {count} ${unit} | {detail}`,
+          hideCursor: true,
+          clearOnComplete: false,
+        },
+        module.Presets.shades_classic,
+      );
+      bar.start(100, 0, { count: 0, detail: '' });
+    });
+    return {
+      update(count, fraction, detail = '') {
+        void loading.then(() =>
+          bar?.update(fraction === undefined ? 0 : Math.floor((fraction.done / Math.max(1, fraction.total)) * 100), {
+            count,
+            detail,
+          }),
+        );
+      },
+      stop() {
+        void loading.then(() => bar?.stop());
+      },
+    };
+  }
+  let last = 0;
+  return {
+    update(count, fraction, detail = '') {
+      const now = Date.now();
+      if (now - last < 2000) return;
+      last = now;
+      const percent =
+        fraction === undefined ? '' : ` (${Math.floor((fraction.done / Math.max(1, fraction.total)) * 100)}%)`;
+      io.stderr.write(`${count} ${unit}${percent}${detail === '' ? '' : `, ${detail}`}\n`);
+    },
+    stop() {},
+  };
+}
+
+function guessFormat(path: string): (typeof FORMATS)[number] {
+  const lower = path.toLowerCase();
+  for (const format of ['csv', 'jsonl', 'parquet', 'mbox'] as const) if (lower.endsWith(`.${format}`)) return format;
+  if (lower.endsWith('.json') || lower.endsWith('.ndjson')) return 'jsonl';
+  return 'maildir';
+}
+
+function positiveInt(value: string): number {
+  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(number >= 1 && Number.isSafeInteger(number)))
+    throw new InvalidArgumentError('Use a whole number of at least 1.');
+  return number;
+}

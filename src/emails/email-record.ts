@@ -1,0 +1,30 @@
+/** One email as stored and as `email_get` returns it. */
+export interface EmailRecord {
+  /** The RFC 822 Message-ID (or a stable id derived from the content when a message has none). */
+  message_id: string;
+  /** The mailbox it belongs to: the maildir user or the first recipient. */
+  inbox: string;
+  subject: string;
+  sender: string;
+  recipients: string[];
+  /** ISO 8601 (UTC). */
+  date: string;
+  body: string;
+}
+
+/** One search hit: the summary `email_search` returns. */
+export interface EmailHit {
+  message_id: string;
+  subject: string;
+  sender: string;
+  date: string;
+  /** Matching text with the query's words in `<mark>…</mark>`; other `<`, `>` and `&` are escaped. */
+  snippet: string;
+}
+
+/** What {@link EmailStore.search} returns. */
+export interface EmailSearchResult {
+  emails: EmailHit[];
+  /** How many emails of the inbox match in all (not only the returned page). */
+  total: number;
+}

@@ -1,0 +1,115 @@
+import type { FastifyInstance } from 'fastify';
+import { TOOL_NAME_PATTERN } from '../core/define-tool.js';
+import { STORE_LIMITS } from '../store/index.js';
+import { notFound, validationError } from './api-error.js';
+import { agentView, attachedToolView } from './api-views.js';
+import { optionalObject, optionalString, requireObjectBody, requireString } from './body-validation.js';
+import { type ServerContext, toolViewOf, viewRegistry } from './server-context.js';
+
+/** The provider formats of `GET /api/agents/:agentId/export`. */
+export const EXPORT_FORMATS = ['openai', 'anthropic', 'gemini', 'mcp'] as const;
+
+/** An export format. */
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+type AgentParams = { Params: { agentId: string } };
+
+/**
+ * Agents (the server generates their ids), their tool attachments, their provider exports and
+ * prompt docs.
+ */
+export function registerAgentRoutes(app: FastifyInstance, context: ServerContext): void {
+  const { store } = context;
+
+  app.get('/api/agents', async (request) => ({
+    agents: (await store.agents.list(request.workspaceId)).map(agentView),
+  }));
+
+  app.post('/api/agents', async (request, reply) => {
+    const body = requireObjectBody(request.body, ['name', 'description']);
+    const name = requireString(body, 'name', STORE_LIMITS.nameChars);
+    const description = optionalString(body, 'description', STORE_LIMITS.textChars);
+    const agent = await store.agents.create(request.workspaceId, {
+      name,
+      ...(description === undefined ? {} : { description }),
+    });
+    return reply.code(201).send(agentView(agent));
+  });
+
+  app.get<AgentParams>('/api/agents/:agentId', async (request) => {
+    const agent = await store.agents.get(request.workspaceId, request.params.agentId);
+    if (agent === undefined) throw agentNotFound(request.params.agentId);
+    return agentView(agent);
+  });
+
+  app.delete<AgentParams>('/api/agents/:agentId', async (request, reply) => {
+    if (!(await store.agents.delete(request.workspaceId, request.params.agentId))) {
+      throw agentNotFound(request.params.agentId);
+    }
+    return reply.code(204).send();
+  });
+
+  app.get<AgentParams>('/api/agents/:agentId/tools', async (request) => {
+    const list = await store.attachments.listAttachments(request.workspaceId, request.params.agentId);
+    return { tools: list.tools.map(attachedToolView), fallback: list.fallback };
+  });
+
+  app.post<AgentParams>('/api/agents/:agentId/tools', async (request, reply) => {
+    const body = requireObjectBody(request.body, ['tool_id', 'config']);
+    const toolId = requireString(body, 'tool_id', 64);
+    if (!TOOL_NAME_PATTERN.test(toolId)) {
+      throw validationError('tool_id', `'tool_id' must be a tool name like 'read_file', got '${toolId}'.`);
+    }
+    const config = optionalObject(body, 'config', STORE_LIMITS.configBytes);
+    const attached = await store.attachments.attach(
+      request.workspaceId,
+      request.params.agentId,
+      toolId,
+      config ?? null,
+    );
+    return reply.code(201).send(attachedToolView(attached));
+  });
+
+  app.delete<{ Params: { agentId: string; toolId: string } }>(
+    '/api/agents/:agentId/tools/:toolId',
+    async (request, reply) => {
+      const { agentId, toolId } = request.params;
+      if (!(await store.attachments.detach(request.workspaceId, agentId, toolId))) {
+        throw notFound(`Tool '${toolId}' is not attached to agent '${agentId}'.`);
+      }
+      return reply.code(204).send();
+    },
+  );
+
+  app.get<AgentParams & { Querystring: Record<string, unknown> }>('/api/agents/:agentId/export', async (request) => {
+    const format = request.query.format;
+    if (typeof format !== 'string' || !(EXPORT_FORMATS as readonly string[]).includes(format)) {
+      throw validationError('format', `'format' must be one of ${EXPORT_FORMATS.join(', ')}.`);
+    }
+    const registry = viewRegistry(await toolViewOf(context, request.workspaceId, request.params.agentId));
+    const exportFormat = format as ExportFormat;
+    switch (exportFormat) {
+      case 'openai':
+        return { format, ...registry.toOpenAITools() };
+      case 'anthropic':
+        return { format, ...registry.toAnthropicTools() };
+      case 'gemini':
+        return { format, ...registry.toGeminiTools() };
+      case 'mcp':
+        return { format, ...registry.toMcpTools() };
+      default: {
+        const unreachable: never = exportFormat;
+        throw validationError('format', `Unknown format '${String(unreachable)}'.`);
+      }
+    }
+  });
+
+  app.get<AgentParams>('/api/agents/:agentId/prompt', async (request, reply) => {
+    const registry = viewRegistry(await toolViewOf(context, request.workspaceId, request.params.agentId));
+    return reply.type('text/markdown; charset=utf-8').send(registry.renderPromptDocs());
+  });
+}
+
+function agentNotFound(agentId: string) {
+  return notFound(`Agent '${agentId}' does not exist in this workspace.`);
+}

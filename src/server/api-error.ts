@@ -1,0 +1,85 @@
+/** The error codes of the REST API, each with its HTTP status. */
+export type ApiErrorCode =
+  /** 400: the body, a parameter or a header is malformed; `details.field` names it. */
+  | 'VALIDATION_ERROR'
+  /** 401: no token, a malformed, unknown or revoked one. */
+  | 'UNAUTHORIZED'
+  /** 403: a valid token of another workspace than `X-Workspace-Id`. */
+  | 'FORBIDDEN'
+  /** 404: no such resource in the workspace (another workspace's resources look the same). */
+  | 'NOT_FOUND'
+  /** 409: the id is taken, or the tool is already attached. */
+  | 'ALREADY_EXISTS'
+  /** 409: an approval that was already decided, or was given for other arguments. */
+  | 'APPROVAL_INVALID'
+  /** 413: the body is over the limit. */
+  | 'PAYLOAD_TOO_LARGE'
+  /** 415: the body is not JSON. */
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  /** 503: the database is unavailable. */
+  | 'UNAVAILABLE'
+  /** 500: a bug; the message says nothing about internals. */
+  | 'INTERNAL';
+
+/** The body of every error response. */
+export interface ApiErrorBody {
+  error: { code: ApiErrorCode; message: string; details?: Record<string, unknown> };
+}
+
+const MARKER = Symbol.for('toolshed.ApiError');
+
+/**
+ * An error a route throws on purpose; the server's error handler turns it into
+ * `{"error": {"code", "message", "details"?}}` with its status.
+ *
+ * @example
+ * ```ts
+ * throw new ApiError(400, 'VALIDATION_ERROR', "'tool_id' must be a string.", { field: 'tool_id' });
+ * ```
+ */
+export class ApiError extends Error {
+  readonly [MARKER] = true;
+  override readonly name = 'ApiError';
+
+  constructor(
+    readonly statusCode: number,
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+
+  /** True for an `ApiError`, also one from another copy of the package. */
+  static isInstance(value: unknown): value is ApiError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  }
+
+  /** The response body. */
+  toBody(): ApiErrorBody {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.details === undefined ? {} : { details: this.details }),
+      },
+    };
+  }
+}
+
+/**
+ * A 400 `VALIDATION_ERROR` naming the offending field.
+ *
+ * @example
+ * ```ts
+ * throw validationError('limit', "'limit' must be a whole number from 1 to 500.");
+ * ```
+ */
+export function validationError(field: string, message: string): ApiError {
+  return new ApiError(400, 'VALIDATION_ERROR', message, { field });
+}
+
+/** A 404 `NOT_FOUND` that says nothing about other workspaces. */
+export function notFound(message: string): ApiError {
+  return new ApiError(404, 'NOT_FOUND', message);
+}

@@ -1,0 +1,66 @@
+import type { AgentRecord, AttachedTool, ToolCallRecord, ToolRecord } from '../store/index.js';
+
+/** A tool as the API shows it (snake_case, as in the database-backed registry design). */
+export interface ToolView {
+  id: string;
+  name: string;
+  description: string;
+  parameters_schema: Record<string, unknown>;
+  handler_key: string;
+  category: string;
+  /** `global` for built-ins, `workspace` for the workspace's own tools. */
+  scope: 'global' | 'workspace';
+  when_to_use: string | null;
+  annotations: Record<string, unknown>;
+  created_at: string;
+}
+
+/**
+ * The API view of a tool record. A workspace tool's own config (its endpoint and such) is not shown
+ * in listings; `config` in attachment views is the attachment's.
+ *
+ * @example
+ * ```ts
+ * toolView(await store.tools.get('acme', 'read_file'));
+ * ```
+ */
+export function toolView(tool: ToolRecord): ToolView {
+  return {
+    id: tool.id,
+    name: tool.name,
+    description: tool.description,
+    parameters_schema: tool.parametersSchema as Record<string, unknown>,
+    handler_key: tool.handlerKey,
+    category: tool.category,
+    scope: tool.workspaceId === null ? 'global' : 'workspace',
+    when_to_use: tool.whenToUse,
+    annotations: { ...tool.annotations },
+    created_at: tool.createdAt,
+  };
+}
+
+/** A tool attached to an agent: the tool with the attachment's config. */
+export function attachedToolView(attached: AttachedTool): ToolView & {
+  config: Record<string, unknown> | null;
+  attached_at: string | null;
+} {
+  return { ...toolView(attached.tool), config: attached.config, attached_at: attached.attachedAt };
+}
+
+/** An agent as the API shows it. */
+export function agentView(agent: AgentRecord): Record<string, unknown> {
+  return { id: agent.id, name: agent.name, description: agent.description, created_at: agent.createdAt };
+}
+
+/** A logged call as the API shows it. */
+export function toolCallView(call: ToolCallRecord): Record<string, unknown> {
+  return {
+    id: call.id,
+    agent_id: call.agentId,
+    tool_id: call.toolId,
+    status: call.status,
+    error_code: call.errorCode,
+    duration_ms: call.durationMs,
+    created_at: call.createdAt,
+  };
+}

@@ -1,0 +1,163 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { RestToolOptions } from '../config/rest-tool.js';
+import type { ToolSpec } from '../core/tool-spec.js';
+import type { ToolRegistryOptions } from '../registry/tool-registry.js';
+import {
+  StoreConflictError,
+  StoreError,
+  StoreNotFoundError,
+  StoreValidationError,
+  type ToolshedStore,
+} from '../store/index.js';
+import { registerActivityRoutes } from './activity-routes.js';
+import { registerAgentRoutes } from './agent-routes.js';
+import { ApiError, type ApiErrorBody } from './api-error.js';
+import type { ServerContext } from './server-context.js';
+import { ServerMetrics } from './server-metrics.js';
+import { registerToolRoutes } from './tool-routes.js';
+import { WorkspaceRegistries } from './workspace-registries.js';
+
+/** The default body limit: 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1_048_576;
+
+/** Options of {@link createServer}. */
+export interface ServerOptions {
+  store: ToolshedStore;
+  /** Tools added to every workspace's registry (the `--config` tools). */
+  extraTools?: readonly ToolSpec[];
+  /** Largest accepted body in bytes (default 1 MiB); larger ones get 413. */
+  bodyLimit?: number;
+  /** Options of every workspace registry (approvals always go to the store). */
+  registryOptions?: Omit<ToolRegistryOptions, 'approvals'>;
+  /** Passed to `createRestTool` for workspace REST tools (tests exempt a loopback fake server). */
+  restTool?: RestToolOptions;
+  /** Fastify's logger option (default off). */
+  logger?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The workspace an authenticated `/api` request acts for. */
+    workspaceId: string;
+  }
+}
+
+/**
+ * The toolshed REST API (SPEC §9.2) on Fastify: tools, agents and their attachments, provider exports,
+ * prompt docs, the call log and approvals, plus `GET /health` and `GET /metrics` (Prometheus).
+ *
+ * Every `/api` request needs `Authorization: Bearer <token>` and `X-Workspace-Id`, and the token must
+ * belong to that workspace: no, a malformed, unknown or revoked token is 401 `UNAUTHORIZED`, a token of
+ * another workspace 403 `FORBIDDEN`. Another workspace's resources answer 404 like missing ones.
+ * Errors are `{"error": {"code", "message", "details"?}}`; bodies over `bodyLimit` are 413.
+ * The instance is not listening: call `listen` or use `inject`. Closing it does not close the store.
+ *
+ * @example
+ * ```ts
+ * const store = await createStore(':memory:');
+ * await store.migrate();
+ * const server = createServer({ store });
+ * const response = await server.inject({ method: 'GET', url: '/health' });
+ * ```
+ */
+export function createServer(options: ServerOptions): FastifyInstance {
+  const { store } = options;
+  const app = Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, logger: options.logger ?? false });
+  const context: ServerContext = {
+    store,
+    registries: new WorkspaceRegistries({
+      store,
+      ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
+      ...(options.registryOptions === undefined ? {} : { registryOptions: options.registryOptions }),
+      ...(options.restTool === undefined ? {} : { restTool: options.restTool }),
+    }),
+    metrics: new ServerMetrics(),
+  };
+  app.decorateRequest('workspaceId', '');
+
+  app.addHook('onRequest', async (request) => {
+    if (request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?')) {
+      request.workspaceId = await authenticate(store, request);
+    }
+  });
+
+  app.setErrorHandler((error, _request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.statusCode >= 500) app.log.error(error);
+    return reply.code(apiError.statusCode).send(apiError.toBody());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const body: ApiErrorBody = {
+      error: { code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0] ?? ''}.` },
+    };
+    return reply.code(404).send(body);
+  });
+
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/metrics', async (_request, reply) => {
+    reply.type(context.metrics.contentType);
+    return context.metrics.render();
+  });
+  registerToolRoutes(app, context);
+  registerAgentRoutes(app, context);
+  registerActivityRoutes(app, context);
+  return app;
+}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+async function authenticate(store: ToolshedStore, request: FastifyRequest): Promise<string> {
+  const header = request.headers.authorization;
+  const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+  if (token === undefined) {
+    throw new ApiError(401, 'UNAUTHORIZED', 'Send an API token as "Authorization: Bearer <token>".');
+  }
+  const identity = await store.tokens.verify(token);
+  if (identity === undefined) {
+    throw new ApiError(401, 'UNAUTHORIZED', 'The API token is malformed, unknown or revoked.');
+  }
+  const workspace = request.headers['x-workspace-id'];
+  if (typeof workspace !== 'string' || workspace === '') {
+    throw new ApiError(400, 'VALIDATION_ERROR', 'Send the workspace id in the X-Workspace-Id header.', {
+      field: 'X-Workspace-Id',
+    });
+  }
+  if (workspace !== identity.workspaceId) {
+    throw new ApiError(403, 'FORBIDDEN', 'The API token does not belong to the workspace in X-Workspace-Id.');
+  }
+  return workspace;
+}
+
+const STORE_FIELD_NAMES: Readonly<Record<string, string>> = {
+  toolId: 'tool_id',
+  agentId: 'agent_id',
+  parametersSchema: 'parameters',
+  whenToUse: 'when_to_use',
+};
+
+function toApiError(error: unknown): ApiError {
+  if (ApiError.isInstance(error)) return error;
+  if (StoreValidationError.isInstance(error)) {
+    const field = Object.hasOwn(STORE_FIELD_NAMES, error.field) ? STORE_FIELD_NAMES[error.field] : error.field;
+    return new ApiError(400, 'VALIDATION_ERROR', error.message, { field: field ?? error.field });
+  }
+  if (StoreNotFoundError.isInstance(error)) return new ApiError(404, 'NOT_FOUND', error.message);
+  if (StoreConflictError.isInstance(error)) return new ApiError(409, 'ALREADY_EXISTS', error.message);
+  if (StoreError.isInstance(error) && error.code === 'UNAVAILABLE') {
+    return new ApiError(503, 'UNAVAILABLE', 'The database is unavailable; try again shortly.');
+  }
+  const fastifyError = error as Partial<FastifyError>;
+  const code = typeof fastifyError.code === 'string' ? fastifyError.code : '';
+  if (fastifyError.statusCode === 413 || code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the limit.');
+  }
+  if (fastifyError.statusCode === 415 || code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+  }
+  if (code.startsWith('FST_ERR_CTP') || fastifyError.statusCode === 400) {
+    return new ApiError(400, 'VALIDATION_ERROR', `The request body is not valid JSON: ${fastifyError.message ?? ''}`, {
+      field: 'body',
+    });
+  }
+  return new ApiError(500, 'INTERNAL', 'Something went wrong on the server.');
+}

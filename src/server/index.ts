@@ -1,0 +1,9 @@
+/**
+ * toolshed/server — the REST API of the service on Fastify (SPEC §9.2). Node-only. Route modules and
+ * the per-workspace registry cache are internal.
+ */
+
+export type { ApiErrorBody, ApiErrorCode } from './api-error.js';
+export { ApiError } from './api-error.js';
+export type { ServerOptions } from './create-server.js';
+export { createServer, DEFAULT_BODY_LIMIT } from './create-server.js';

@@ -1,0 +1,108 @@
+import { ToolResult } from '../core/tool-result.js';
+import type { ToolRegistry } from '../registry/tool-registry.js';
+import type { ToolRecord, ToolshedStore } from '../store/index.js';
+import { notFound } from './api-error.js';
+import type { ServerMetrics } from './server-metrics.js';
+import type { WorkspaceRegistries } from './workspace-registries.js';
+
+/** What the routes share. */
+export interface ServerContext {
+  store: ToolshedStore;
+  registries: WorkspaceRegistries;
+  metrics: ServerMetrics;
+}
+
+/** The tools a request may use: an agent's (or the workspace default set) in the workspace registry. */
+export interface ToolView {
+  registry: ToolRegistry;
+  /** The names callable in this view. */
+  names: Set<string>;
+  /** Per-tool attachment config, handed to handlers as `ctx.config`. */
+  config: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * The tools of `agentId` (its attachments with their config, or the workspace default set when it has
+ * none), or with no agent every tool the workspace sees, plus the `--config` tools. Throws the store's
+ * not-found error for an agent the workspace does not have.
+ *
+ * @example
+ * ```ts
+ * const view = await toolViewOf(context, 'acme', 'agt_1');
+ * ```
+ */
+export async function toolViewOf(context: ServerContext, workspaceId: string, agentId?: string): Promise<ToolView> {
+  let records: ToolRecord[];
+  const config: Record<string, Record<string, unknown>> = {};
+  let includeExtra = true;
+  if (agentId === undefined) {
+    records = await context.store.tools.list(workspaceId);
+  } else {
+    const list = await context.store.attachments.listAttachments(workspaceId, agentId);
+    records = list.tools.map((attached) => attached.tool);
+    for (const attached of list.tools) {
+      if (attached.config !== null) config[attached.tool.id] = attached.config;
+    }
+    includeExtra = list.fallback;
+  }
+  const registry = context.registries.forTools(workspaceId, records);
+  const names = new Set(records.map((record) => record.id));
+  if (includeExtra) for (const name of context.registries.extraToolNames) names.add(name);
+  return { registry, names, config };
+}
+
+/** A registry holding only the view's tools that have a handler here, for exports and prompt docs. */
+export function viewRegistry(view: ToolView): ToolRegistry {
+  const names = [...view.names].filter((name) => view.registry.has(name)).sort();
+  return view.registry.subset(names, { strict: false, config: view.config });
+}
+
+/**
+ * Call `name` in the view, log the call in `tool_calls` and count it in the metrics. A name outside
+ * the view is a 404; a tool without a handler on this server is an `EXECUTION_FAILED` result.
+ */
+export async function callInView(
+  context: ServerContext,
+  workspaceId: string,
+  view: ToolView,
+  name: string,
+  args: unknown,
+  agentId: string | undefined,
+): Promise<ToolResult> {
+  if (!view.names.has(name)) {
+    throw notFound(
+      agentId === undefined
+        ? `Tool '${name}' does not exist in this workspace.`
+        : `Tool '${name}' is not available to agent '${agentId}'.`,
+    );
+  }
+  const result = view.registry.has(name)
+    ? await view.registry.call(
+        name,
+        args,
+        Object.hasOwn(view.config, name) ? { context: { config: view.config[name] } } : {},
+      )
+    : ToolResult.error('EXECUTION_FAILED', `Tool '${name}' has no handler on this server.`, {
+        metadata: { tool: name },
+      });
+  await recordCall(context, workspaceId, name, result, agentId);
+  return result;
+}
+
+/** Log a finished call and count it. */
+export async function recordCall(
+  context: ServerContext,
+  workspaceId: string,
+  name: string,
+  result: ToolResult,
+  agentId: string | undefined | null,
+): Promise<void> {
+  context.metrics.observe(name, result);
+  await context.store.toolCalls.record(workspaceId, {
+    agentId: agentId ?? null,
+    toolId: name,
+    status: result.status,
+    errorCode: result.status === 'success' || result.status === 'pending_approval' ? null : result.error.code,
+    durationMs: Math.max(0, result.metadata.durationMs),
+  });
+}

@@ -1,0 +1,55 @@
+import { Counter, Histogram, Registry } from 'prom-client';
+import type { ToolResult } from '../core/tool-result.js';
+
+/**
+ * The Prometheus metrics of a server: calls, errors and latency per tool, in a registry of its own
+ * (so two servers in one process do not clash).
+ *
+ * @example
+ * ```ts
+ * const metrics = new ServerMetrics();
+ * metrics.observe('read_file', result);
+ * const text = await metrics.render();
+ * ```
+ */
+export class ServerMetrics {
+  readonly registry = new Registry();
+  readonly #calls = new Counter({
+    name: 'toolshed_tool_calls_total',
+    help: 'Tool calls by tool and result status.',
+    labelNames: ['tool', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly #errors = new Counter({
+    name: 'toolshed_tool_call_errors_total',
+    help: 'Failed tool calls by tool and error code.',
+    labelNames: ['tool', 'code'] as const,
+    registers: [this.registry],
+  });
+  readonly #latency = new Histogram({
+    name: 'toolshed_tool_call_duration_seconds',
+    help: 'Tool call latency by tool.',
+    labelNames: ['tool'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    registers: [this.registry],
+  });
+
+  /** Count one call of `tool` (a name the workspace has, never arbitrary client text). */
+  observe(tool: string, result: ToolResult): void {
+    this.#calls.inc({ tool, status: result.status });
+    if (result.status !== 'success' && result.status !== 'pending_approval') {
+      this.#errors.inc({ tool, code: result.error.code });
+    }
+    this.#latency.observe({ tool }, result.metadata.durationMs / 1000);
+  }
+
+  /** The metrics in the Prometheus text format. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** The content type of {@link render}'s text. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

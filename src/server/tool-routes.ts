@@ -1,0 +1,110 @@
+import type { FastifyInstance } from 'fastify';
+import { REST_TOOL_SCHEMA } from '../config/config-schema.js';
+import { describeValue } from '../core/define-tool.js';
+import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
+import { compileValidator } from '../schema/compile-validator.js';
+import { STORE_LIMITS } from '../store/index.js';
+import { ApiError, notFound, validationError } from './api-error.js';
+import { toolView } from './api-views.js';
+import { requireObjectBody } from './body-validation.js';
+import { callInView, type ServerContext, toolViewOf } from './server-context.js';
+import { HTTP_HANDLER_KEY } from './workspace-registries.js';
+
+const validateRestTool = compileValidator(REST_TOOL_SCHEMA);
+
+/**
+ * `GET /api/tools`, `GET /api/tools/:id`, `POST /api/tools` (workspace REST tools in the
+ * `custom_tools` shape) and `POST /api/tools/:id/call`.
+ */
+export function registerToolRoutes(app: FastifyInstance, context: ServerContext): void {
+  const { store } = context;
+
+  app.get<{ Querystring: Record<string, unknown> }>('/api/tools', async (request) => {
+    const category = request.query.category;
+    if (category !== undefined && typeof category !== 'string') {
+      throw validationError('category', `'category' must be given once, got ${describeValue(category)}.`);
+    }
+    const tools = await store.tools.list(request.workspaceId, category === undefined ? {} : { category });
+    return { tools: tools.map(toolView) };
+  });
+
+  app.get<{ Params: { id: string } }>('/api/tools/:id', async (request) => {
+    const tool = await store.tools.get(request.workspaceId, request.params.id);
+    if (tool === undefined) throw notFound(`Tool '${request.params.id}' does not exist in this workspace.`);
+    return toolView(tool);
+  });
+
+  app.post('/api/tools', async (request, reply) => {
+    const body = request.body;
+    if (!isPlainObject(body)) {
+      throw validationError('body', `The request body must be a JSON object, got ${describeValue(body)}.`);
+    }
+    const issues = validateRestTool(structuredClone(body));
+    const issue = issues?.[0];
+    if (issue !== undefined) {
+      const field = fieldOf(issue.path, issue.keyword, issue.message);
+      throw validationError(field, `Invalid REST tool: ${issue.message}.`);
+    }
+    if (Buffer.byteLength(JSON.stringify(body)) > STORE_LIMITS.configBytes) {
+      throw validationError(
+        'body',
+        `A REST tool definition must be at most ${STORE_LIMITS.configBytes} bytes as JSON.`,
+      );
+    }
+    const id = body.id as string;
+    if (context.registries.extraToolNames.includes(id)) {
+      throw new ApiError(409, 'ALREADY_EXISTS', `Tool id '${id}' is already taken; choose another id.`);
+    }
+    const record = await store.tools.createWorkspaceTool(request.workspaceId, {
+      id,
+      name: typeof body.title === 'string' ? body.title : id,
+      description: body.description as string,
+      parametersSchema: body.parameters as JsonObjectSchema,
+      handlerKey: HTTP_HANDLER_KEY,
+      category: typeof body.category === 'string' ? body.category : 'api',
+      ...(typeof body.when_to_use === 'string' ? { whenToUse: body.when_to_use } : {}),
+      annotations: restAnnotations(body),
+      config: body,
+    });
+    return reply.code(201).send(toolView(record));
+  });
+
+  app.post<{ Params: { id: string } }>('/api/tools/:id/call', async (request) => {
+    const body = requireObjectBody(request.body ?? {}, ['arguments', 'agent_id']);
+    const args = body.arguments;
+    if (args !== undefined && args !== null && typeof args !== 'string' && !isPlainObject(args)) {
+      throw validationError(
+        'arguments',
+        `'arguments' must be a JSON object (or JSON text), got ${describeValue(args)}.`,
+      );
+    }
+    const agentId = body.agent_id;
+    if (agentId !== undefined && agentId !== null && typeof agentId !== 'string') {
+      throw validationError('agent_id', `'agent_id' must be a string, got ${describeValue(agentId)}.`);
+    }
+    const agent = typeof agentId === 'string' ? agentId : undefined;
+    const view = await toolViewOf(context, request.workspaceId, agent);
+    return callInView(context, request.workspaceId, view, request.params.id, args ?? {}, agent);
+  });
+}
+
+function restAnnotations(body: Record<string, unknown>): Record<string, unknown> {
+  const annotations = isPlainObject(body.annotations) ? body.annotations : {};
+  const result: Record<string, unknown> = {};
+  if (typeof annotations.read_only === 'boolean') result.readOnly = annotations.read_only;
+  if (typeof annotations.destructive === 'boolean') result.destructive = annotations.destructive;
+  if (typeof annotations.idempotent === 'boolean') result.idempotent = annotations.idempotent;
+  if (typeof annotations.open_world === 'boolean') result.openWorld = annotations.open_world;
+  if (body.requires_approval === true) result.requiresApproval = true;
+  return result;
+}
+
+/** The top-level field an issue is about (a missing or unknown property is named in the message). */
+function fieldOf(path: string, keyword: string, message: string): string {
+  if (path !== '') return path.split(/[.[]/)[0] ?? path;
+  if (keyword === 'required' || keyword === 'additionalProperties') {
+    const quoted = /'([^']+)'/.exec(message)?.[1];
+    if (quoted !== undefined) return quoted.split(/[.[]/)[0] ?? quoted;
+  }
+  return 'body';
+}

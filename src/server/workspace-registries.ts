@@ -1,0 +1,86 @@
+import { createBuiltins } from '../builtins/index.js';
+import type { RestToolOptions } from '../config/rest-tool.js';
+import { createRestTool } from '../config/rest-tool.js';
+import type { RestToolConfig } from '../config/rest-tool-config.js';
+import type { ToolSpec } from '../core/tool-spec.js';
+import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
+import type { ToolRecord, ToolshedStore } from '../store/index.js';
+
+/** The `handler_key` of workspace REST tools created through the API. */
+export const HTTP_HANDLER_KEY = 'http';
+
+/** Options of {@link WorkspaceRegistries}. */
+export interface WorkspaceRegistriesOptions {
+  store: ToolshedStore;
+  /** Tools added to every workspace's registry (the `--config` tools). */
+  extraTools?: readonly ToolSpec[];
+  /** Passed to every workspace registry (approvals are always the workspace's, from the store). */
+  registryOptions?: Omit<ToolRegistryOptions, 'approvals'>;
+  /** Passed to `createRestTool` for workspace REST tools (tests exempt a loopback fake). */
+  restTool?: RestToolOptions;
+}
+
+interface WorkspaceEntry {
+  registry: ToolRegistry;
+  /** What each registered workspace REST tool was built from, to rebuild it when the row changed. */
+  restSignatures: Map<string, string>;
+}
+
+/**
+ * One {@link ToolRegistry} per workspace: the built-ins with the workspace's virtual filesystem, the
+ * `--config` tools, and the workspace's REST tools (registered on first use and rebuilt when their row
+ * changes), with the workspace's approvals in the store. Requests use views of it.
+ *
+ * @example
+ * ```ts
+ * const registries = new WorkspaceRegistries({ store });
+ * const registry = registries.forTools('acme', await store.tools.list('acme'));
+ * await registry.call('read_file', { path: '/notes.txt' });
+ * ```
+ */
+export class WorkspaceRegistries {
+  readonly #options: WorkspaceRegistriesOptions;
+  readonly #entries = new Map<string, WorkspaceEntry>();
+
+  constructor(options: WorkspaceRegistriesOptions) {
+    this.#options = options;
+  }
+
+  /** The names of the `--config` tools. */
+  get extraToolNames(): string[] {
+    return (this.#options.extraTools ?? []).map((tool) => tool.name);
+  }
+
+  /** The workspace's registry, with the REST tools among `tools` registered and current. */
+  forTools(workspaceId: string, tools: readonly ToolRecord[]): ToolRegistry {
+    const entry = this.#entry(workspaceId);
+    for (const tool of tools) {
+      if (tool.workspaceId !== workspaceId || tool.handlerKey !== HTTP_HANDLER_KEY || tool.config === null) continue;
+      const signature = `${tool.createdAt}\u0000${JSON.stringify(tool.config)}`;
+      if (entry.restSignatures.get(tool.id) === signature) continue;
+      entry.registry.register(createRestTool(tool.config as unknown as RestToolConfig, this.#options.restTool), {
+        allowOverride: true,
+      });
+      entry.restSignatures.set(tool.id, signature);
+    }
+    return entry.registry;
+  }
+
+  /** Forget a workspace's registry (after it was deleted). */
+  drop(workspaceId: string): void {
+    this.#entries.delete(workspaceId);
+  }
+
+  #entry(workspaceId: string): WorkspaceEntry {
+    let entry = this.#entries.get(workspaceId);
+    if (entry === undefined) {
+      const { store } = this.#options;
+      const registry = new ToolRegistry({ ...this.#options.registryOptions, approvals: store.approvals(workspaceId) });
+      registry.registerAll(createBuiltins({ files: { backend: store.files(workspaceId) } }));
+      registry.registerAll(this.#options.extraTools ?? [], { allowOverride: true });
+      entry = { registry, restSignatures: new Map() };
+      this.#entries.set(workspaceId, entry);
+    }
+    return entry;
+  }
+}

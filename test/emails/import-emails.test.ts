@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EmailStore } from '../../src/emails/email-store.js';
+import { type EmailImportProgress, importEmails } from '../../src/emails/import-emails.js';
+import { emailHarnesses } from './email-harness.js';
+
+const FIXTURES = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
+
+for (const harness of emailHarnesses()) {
+  describe(`importEmails on ${harness.dialect}`, () => {
+    let emails: EmailStore;
+    let scratch: string;
+    beforeAll(async () => {
+      ({ emails } = await harness.setup());
+      scratch = mkdtempSync(join(tmpdir(), 'toolshed-import-'));
+    });
+    afterAll(async () => {
+      rmSync(scratch, { recursive: true, force: true });
+      await harness.teardown();
+    });
+
+    it('imports a maildir in the Enron layout, skipping malformed messages, idempotently', async () => {
+      const progress: EmailImportProgress[] = [];
+      const report = await importEmails(join(FIXTURES, 'maildir'), {
+        format: 'maildir',
+        emails,
+        batchSize: 2,
+        onProgress: (item) => progress.push(item),
+      });
+      expect(report).toMatchObject({ processed: 7, added: 4, duplicates: 0, skippedCount: 3 });
+      expect(report.skipped.map((item) => item.reason).join('\n')).toMatch(/bad headers/);
+      expect(report.skipped.filter((item) => /date/.test(item.reason))).toHaveLength(2);
+      expect(progress.length).toBeGreaterThan(1);
+      expect(progress.at(-1)).toMatchObject({ processed: 7, added: 4, skipped: 3 });
+
+      const first = await emails.get('<100.arnold@enron.com>');
+      expect(first).toEqual({
+        message_id: '<100.arnold@enron.com>',
+        inbox: 'arnold-j',
+        subject: 'Weekly meeting schedule',
+        sender: 'jane.doe@enron.com',
+        recipients: ['john.arnold@enron.com', 'team@enron.com'],
+        date: '2001-05-14T23:39:00.000Z',
+        body: 'Please review the meeting schedule for next week.\n',
+      });
+      // quoted-printable latin1 decoded; an unknown charset still imports.
+      expect((await emails.get('<102.arnold@enron.com>'))?.body).toContain('résumé');
+      expect((await emails.get('<200.lay@enron.com>'))?.inbox).toBe('lay-k');
+      const hits = await emails.search('meeting', 'arnold-j', 10);
+      expect(hits.total).toBe(3);
+
+      const again = await importEmails(join(FIXTURES, 'maildir'), { format: 'maildir', emails });
+      expect(again).toMatchObject({ processed: 7, added: 0, duplicates: 4, skippedCount: 3 });
+    });
+
+    it('imports an mbox with encoded headers, >From escapes and derived ids', async () => {
+      const report = await importEmails(join(FIXTURES, 'mailbox.mbox'), { format: 'mbox', emails });
+      expect(report).toMatchObject({ processed: 4, added: 3, skippedCount: 1 });
+      const pipeline = await emails.get('<300.mbox@enron.com>');
+      expect(pipeline).toMatchObject({ inbox: 'john.arnold@enron.com', sender: 'jane.doe@enron.com' });
+      expect(pipeline?.body).toContain('\nFrom the desk');
+      const budget = await emails.get('<301.mbox@enron.com>');
+      expect(budget).toMatchObject({
+        subject: 'Budget report – Q2',
+        recipients: ['sally.beck@enron.com', 'john.arnold@enron.com'],
+        inbox: 'sally.beck@enron.com',
+        body: 'The quarterly budget report is attached.',
+      });
+      const derived = await emails.search('derived', 'sally.beck@enron.com', 10);
+      expect(derived.emails[0]?.message_id).toMatch(/@derived\.toolshed>$/);
+      expect(await importEmails(join(FIXTURES, 'mailbox.mbox'), { format: 'mbox', emails })).toMatchObject({
+        added: 0,
+        duplicates: 3,
+      });
+    });
+
+    it('imports CSV of the enron-emails shape', async () => {
+      const report = await importEmails(join(FIXTURES, 'emails.csv'), { format: 'csv', emails });
+      expect(report).toMatchObject({ processed: 4, added: 3, skippedCount: 1 });
+      expect(await emails.get('<400.csv@enron.com>')).toMatchObject({
+        inbox: 'kitchen-l',
+        recipients: ['louise.kitchen@enron.com', 'greg.whalley@enron.com'],
+        body: 'Trading limits for the "west" desk,\nover two lines.',
+        date: '2001-05-14T23:39:00.000Z',
+      });
+      expect(await emails.get('<401.csv@enron.com>')).toMatchObject({
+        recipients: ['greg.whalley@enron.com', 'kate.symes@enron.com'],
+      });
+      expect((await emails.get('<403.csv@enron.com>'))?.inbox).toBe('kate.symes@enron.com');
+      expect((await importEmails(join(FIXTURES, 'emails.csv'), { format: 'csv', emails })).added).toBe(0);
+    });
+
+    it('imports JSONL in both shapes, reporting bad lines', async () => {
+      const report = await importEmails(join(FIXTURES, 'emails.jsonl'), { format: 'jsonl', emails });
+      expect(report).toMatchObject({ processed: 5, added: 2, skippedCount: 3 });
+      expect(report.skipped.map((item) => item.reason)).toEqual([
+        'not valid JSON',
+        'missing or unparseable date',
+        'not a JSON object',
+      ]);
+      expect(await emails.get('<500.jsonl@enron.com>')).toMatchObject({
+        inbox: 'dasovich-j',
+        sender: 'jeff.dasovich@enron.com',
+        recipients: ['steven.kean@enron.com'],
+        date: '2001-05-18T18:00:00.000Z',
+      });
+      expect((await emails.get('<501.jsonl@enron.com>'))?.body).toBe('Thanks éè — noted.  nul removed.');
+      const hits = await emails.search('power', 'dasovich-j', 5);
+      expect(hits.emails[0]?.snippet).toContain('<mark>');
+      expect((await importEmails(join(FIXTURES, 'emails.jsonl'), { format: 'jsonl', emails })).added).toBe(0);
+    });
+
+    it('skips a huge body without losing the messages around it', async () => {
+      const path = join(scratch, 'huge.mbox');
+      const message = (id: number, body: string) =>
+        `From a@b Mon May 14 16:39:00 2001\nMessage-ID: <${id}.huge@x>\nDate: Mon, 14 May 2001 16:39:00 +0000\nFrom: a@b.com\nTo: huge@x.com\nSubject: s${id}\n\n${body}\n`;
+      writeFileSync(path, [message(1, 'before'), message(2, 'y'.repeat(30_000)), message(3, 'after')].join('\n'));
+      const report = await importEmails(path, { format: 'mbox', emails, maxBodyChars: 20_000 });
+      expect(report).toMatchObject({ processed: 3, added: 2, skippedCount: 1 });
+      expect(report.skipped[0]?.reason).toMatch(/exceeds/);
+      const tiny = await importEmails(path, { format: 'mbox', emails, maxMessageBytes: 1000 });
+      expect(tiny.skipped[0]?.reason).toMatch(/bytes exceeds/);
+    });
+  });
+}

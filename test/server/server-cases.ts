@@ -1,0 +1,562 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBuiltins } from '../../src/builtins/index.js';
+import { createServer } from '../../src/server/index.js';
+import type { ToolshedStore } from '../../src/store/index.js';
+import type { ServerStoreHarness } from './server-harness.js';
+
+interface Tenant {
+  id: string;
+  token: string;
+  tokenId: string;
+  headers: Record<string, string>;
+}
+
+type Method = 'GET' | 'POST' | 'DELETE';
+
+/** The REST API cases, run once per dialect. */
+export function defineServerCases(harness: ServerStoreHarness): void {
+  let store: ToolshedStore;
+  let app: FastifyInstance;
+  let fake: Server;
+  let fakeUrl: string;
+  let fakeHits = 0;
+  let counter = 0;
+  const unique = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${(counter++).toString(36)}`;
+
+  beforeAll(async () => {
+    store = await harness.open();
+    await store.migrate();
+    await store.tools.upsertBuiltins(createBuiltins());
+    app = createServer({ store });
+    await app.ready();
+    fake = createHttpServer((request, response) => {
+      fakeHits += 1;
+      let text = '';
+      request.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      request.on('end', () => {
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ data: { echoed: text === '' ? null : JSON.parse(text) } }));
+      });
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/search`;
+  }, 30_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await new Promise<void>((resolve) => (fake === undefined ? resolve() : fake.close(() => resolve())));
+    await store?.close();
+    await harness.teardown();
+  }, 30_000);
+
+  async function tenant(): Promise<Tenant> {
+    const workspace = await store.workspaces.create({ id: unique('ws'), name: 'Test' });
+    const created = await store.tokens.create(workspace.id, { name: 'test' });
+    return {
+      id: workspace.id,
+      token: created.token,
+      tokenId: created.id,
+      headers: { authorization: `Bearer ${created.token}`, 'x-workspace-id': workspace.id },
+    };
+  }
+
+  function send(method: Method, url: string, headers: Record<string, string>, body?: unknown) {
+    return app.inject({
+      method,
+      url,
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+  }
+
+  function restTool(id: string, extra: Record<string, unknown> = {}) {
+    return {
+      id,
+      type: 'rest_api',
+      description: 'Search the company knowledge base.',
+      endpoint: fakeUrl,
+      method: 'POST',
+      parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+      request: { body: { query: '{query}' } },
+      response: { path: 'data.echoed' },
+      allow_private_network: true,
+      ...extra,
+    };
+  }
+
+  async function newAgent(owner: Tenant): Promise<string> {
+    const response = await send('POST', '/api/agents', owner.headers, { name: 'Research' });
+    expect(response.statusCode).toBe(201);
+    return (response.json() as { id: string }).id;
+  }
+
+  describe('health and metrics', () => {
+    it('answers /health without a token', async () => {
+      const response = await app.inject({ method: 'GET', url: '/health' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ status: 'ok' });
+    });
+
+    it('exposes per-tool call counts and latency on /metrics', async () => {
+      const owner = await tenant();
+      await send('POST', '/api/tools/calculator/call', owner.headers, { arguments: { expression: '1+2' } });
+      const response = await app.inject({ method: 'GET', url: '/metrics' });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toContain('toolshed_tool_calls_total{tool="calculator",status="success"}');
+      expect(response.body).toContain('toolshed_tool_call_duration_seconds_bucket');
+    });
+  });
+
+  describe('tools', () => {
+    it('lists the global tools, optionally of one category, and gets one', async () => {
+      const owner = await tenant();
+      const all = await send('GET', '/api/tools', owner.headers);
+      expect(all.statusCode).toBe(200);
+      const ids = (all.json() as { tools: Array<{ id: string }> }).tools.map((tool) => tool.id);
+      expect(ids).toEqual(expect.arrayContaining(['calculator', 'read_file', 'write_file']));
+      const filesystem = await send('GET', '/api/tools?category=filesystem', owner.headers);
+      const categories = (filesystem.json() as { tools: Array<{ category: string }> }).tools.map((t) => t.category);
+      expect(new Set(categories)).toEqual(new Set(['filesystem']));
+      const one = await send('GET', '/api/tools/read_file', owner.headers);
+      expect(one.json()).toMatchObject({ id: 'read_file', scope: 'global', handler_key: 'read_file' });
+      const missing = await send('GET', '/api/tools/no_such_tool', owner.headers);
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    });
+
+    it('creates a workspace REST tool and calls it through the API, logging the call', async () => {
+      const owner = await tenant();
+      const created = await send('POST', '/api/tools', owner.headers, restTool('my_company_api'));
+      expect(created.statusCode).toBe(201);
+      expect(created.json()).toMatchObject({ id: 'my_company_api', handler_key: 'http', scope: 'workspace' });
+      const called = await send('POST', '/api/tools/my_company_api/call', owner.headers, {
+        arguments: { query: 'holidays' },
+      });
+      expect(called.statusCode).toBe(200);
+      expect(called.json()).toMatchObject({ status: 'success', data: { query: 'holidays' } });
+      const calls = await send('GET', '/api/calls?limit=5', owner.headers);
+      expect((calls.json() as { calls: unknown[] }).calls[0]).toMatchObject({
+        tool_id: 'my_company_api',
+        status: 'success',
+      });
+    });
+
+    it('lets two workspaces create the same tool id without learning about each other', async () => {
+      const first = await tenant();
+      const second = await tenant();
+      expect((await send('POST', '/api/tools', first.headers, restTool('my_company_api'))).statusCode).toBe(201);
+      const other = await send('POST', '/api/tools', second.headers, restTool('my_company_api', { description: 'B' }));
+      expect(other.statusCode).toBe(201);
+      expect((await send('GET', '/api/tools/my_company_api', first.headers)).json()).toMatchObject({
+        description: 'Search the company knowledge base.',
+      });
+      expect((await send('GET', '/api/tools/my_company_api', second.headers)).json()).toMatchObject({
+        description: 'B',
+      });
+      const again = await send('POST', '/api/tools', first.headers, restTool('my_company_api'));
+      expect(again.statusCode).toBe(409);
+      expect(again.json()).toMatchObject({ error: { code: 'ALREADY_EXISTS' } });
+      expect((await send('POST', '/api/tools', first.headers, restTool('calculator'))).statusCode).toBe(409);
+    });
+
+    it('refuses malformed REST tools with VALIDATION_ERROR naming the field, writing nothing', async () => {
+      const owner = await tenant();
+      const cases: Array<[string, unknown]> = [
+        ['id', { ...restTool('x'), id: 'Bad-Name' }],
+        ['id', (({ id: _id, ...rest }) => rest)(restTool('x'))],
+        ['endpoint', { ...restTool('bad_endpoint'), endpoint: 'ftp://example.com' }],
+        ['method', { ...restTool('bad_method'), method: 'BREW' }],
+        ['parameters', { ...restTool('bad_parameters'), parameters: { type: 'object', properties: 3 } }],
+        ['description', { ...restTool('bad_description'), description: 7 }],
+        ['surprise', { ...restTool('bad_extra'), surprise: true }],
+        ['body', [1, 2]],
+        ['body', { ...restTool('too_big'), description: 'x'.repeat(70_000) }],
+      ];
+      for (const [field, body] of cases) {
+        const response = await send('POST', '/api/tools', owner.headers, body);
+        expect(response.statusCode, field).toBe(400);
+        expect(response.json(), field).toMatchObject({ error: { code: 'VALIDATION_ERROR', details: { field } } });
+      }
+      const listed = (await send('GET', '/api/tools', owner.headers)).json() as { tools: Array<{ scope: string }> };
+      expect(listed.tools.filter((tool) => tool.scope === 'workspace')).toEqual([]);
+      expect(fakeHits).toBeGreaterThanOrEqual(0);
+    });
+
+    it('runs the file built-ins on the workspace virtual filesystem', async () => {
+      const first = await tenant();
+      const second = await tenant();
+      const write = await send('POST', '/api/tools/write_file/call', first.headers, {
+        arguments: { path: '/notes.txt', content: 'secret of the first' },
+      });
+      expect(write.json()).toMatchObject({ status: 'success' });
+      const read = await send('POST', '/api/tools/read_file/call', first.headers, {
+        arguments: { path: '/notes.txt' },
+      });
+      expect(JSON.stringify(read.json())).toContain('secret of the first');
+      const other = await send('POST', '/api/tools/read_file/call', second.headers, {
+        arguments: { path: '/notes.txt' },
+      });
+      expect(other.json()).toMatchObject({ status: 'error' });
+      expect(JSON.stringify(other.json())).not.toContain('secret of the first');
+    });
+
+    it('answers 404 for calling an unknown tool or one the agent does not have', async () => {
+      const owner = await tenant();
+      expect((await send('POST', '/api/tools/nope/call', owner.headers, { arguments: {} })).statusCode).toBe(404);
+      const agent = await newAgent(owner);
+      await send('POST', `/api/agents/${agent}/tools`, owner.headers, { tool_id: 'read_file' });
+      const refused = await send('POST', '/api/tools/calculator/call', owner.headers, {
+        arguments: { expression: '1' },
+        agent_id: agent,
+      });
+      expect(refused.statusCode).toBe(404);
+    });
+
+    it('hands the attachment config to the tool and logs the agent', async () => {
+      const owner = await tenant();
+      const agent = await newAgent(owner);
+      await send('POST', `/api/agents/${agent}/tools`, owner.headers, {
+        tool_id: 'calculator',
+        config: { precision: 3 },
+      });
+      const called = await send('POST', '/api/tools/calculator/call', owner.headers, {
+        arguments: { expression: '2*21' },
+        agent_id: agent,
+      });
+      expect(called.json()).toMatchObject({ status: 'success' });
+      const calls = await send('GET', `/api/calls?agent_id=${agent}`, owner.headers);
+      expect((calls.json() as { calls: unknown[] }).calls).toEqual([
+        expect.objectContaining({ agent_id: agent, tool_id: 'calculator', status: 'success' }),
+      ]);
+      expect((await send('GET', '/api/calls?limit=0', owner.headers)).statusCode).toBe(400);
+      expect((await send('GET', '/api/calls?limit=abc', owner.headers)).json()).toMatchObject({
+        error: { details: { field: 'limit' } },
+      });
+    });
+  });
+
+  describe('agents and attachments', () => {
+    it('creates, lists, gets and deletes agents with server-made ids', async () => {
+      const owner = await tenant();
+      const created = await send('POST', '/api/agents', owner.headers, { name: 'Research', description: 'Digs' });
+      expect(created.statusCode).toBe(201);
+      const agent = created.json() as { id: string };
+      expect(agent).toMatchObject({ name: 'Research', description: 'Digs' });
+      expect((await send('GET', '/api/agents', owner.headers)).json()).toEqual({
+        agents: [expect.objectContaining({ id: agent.id })],
+      });
+      expect((await send('GET', `/api/agents/${agent.id}`, owner.headers)).statusCode).toBe(200);
+      expect((await send('DELETE', `/api/agents/${agent.id}`, owner.headers)).statusCode).toBe(204);
+      expect((await send('GET', `/api/agents/${agent.id}`, owner.headers)).statusCode).toBe(404);
+      expect((await send('DELETE', `/api/agents/${agent.id}`, owner.headers)).statusCode).toBe(404);
+    });
+
+    it('attaches with config, lists with fallback, refuses duplicates and detaches', async () => {
+      const owner = await tenant();
+      const agent = await newAgent(owner);
+      const fallback = (await send('GET', `/api/agents/${agent}/tools`, owner.headers)).json() as {
+        fallback: boolean;
+        tools: unknown[];
+      };
+      expect(fallback.fallback).toBe(true);
+      expect(fallback.tools.length).toBeGreaterThan(0);
+      const attached = await send('POST', `/api/agents/${agent}/tools`, owner.headers, {
+        tool_id: 'read_file',
+        config: { default_limit: 20 },
+      });
+      expect(attached.statusCode).toBe(201);
+      expect(attached.json()).toMatchObject({ id: 'read_file', config: { default_limit: 20 } });
+      const again = await send('POST', `/api/agents/${agent}/tools`, owner.headers, { tool_id: 'read_file' });
+      expect(again.statusCode).toBe(409);
+      expect(again.json()).toMatchObject({ error: { code: 'ALREADY_EXISTS' } });
+      const list = (await send('GET', `/api/agents/${agent}/tools`, owner.headers)).json();
+      expect(list).toEqual({
+        fallback: false,
+        tools: [expect.objectContaining({ id: 'read_file', config: { default_limit: 20 } })],
+      });
+      expect((await send('POST', `/api/agents/${agent}/tools`, owner.headers, { tool_id: 'no_such' })).statusCode).toBe(
+        404,
+      );
+      expect(
+        (await send('POST', '/api/agents/agt_missing/tools', owner.headers, { tool_id: 'read_file' })).statusCode,
+      ).toBe(404);
+      expect((await send('DELETE', `/api/agents/${agent}/tools/read_file`, owner.headers)).statusCode).toBe(204);
+      expect((await send('DELETE', `/api/agents/${agent}/tools/read_file`, owner.headers)).statusCode).toBe(404);
+    });
+
+    it('exports the agent tools for every provider and refuses other formats', async () => {
+      const owner = await tenant();
+      const agent = await newAgent(owner);
+      await send('POST', `/api/agents/${agent}/tools`, owner.headers, { tool_id: 'calculator' });
+      for (const format of ['openai', 'anthropic', 'gemini', 'mcp']) {
+        const response = await send('GET', `/api/agents/${agent}/export?format=${format}`, owner.headers);
+        expect(response.statusCode, format).toBe(200);
+        const body = response.json() as { format: string; tools: unknown[] };
+        expect(body.format).toBe(format);
+        expect(JSON.stringify(body.tools)).toContain('calculator');
+        expect(JSON.stringify(body.tools)).not.toContain('read_file');
+      }
+      const bad = await send('GET', `/api/agents/${agent}/export?format=cobol`, owner.headers);
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toMatchObject({ error: { code: 'VALIDATION_ERROR', details: { field: 'format' } } });
+      expect((await send('GET', `/api/agents/${agent}/export`, owner.headers)).statusCode).toBe(400);
+      expect((await send('GET', '/api/agents/agt_missing/export?format=openai', owner.headers)).statusCode).toBe(404);
+    });
+
+    it('renders the agent prompt docs as markdown', async () => {
+      const owner = await tenant();
+      const agent = await newAgent(owner);
+      await send('POST', `/api/agents/${agent}/tools`, owner.headers, { tool_id: 'calculator' });
+      const response = await send('GET', `/api/agents/${agent}/prompt`, owner.headers);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toContain('text/markdown');
+      expect(response.body).toContain('calculator');
+      expect((await send('GET', '/api/agents/agt_missing/prompt', owner.headers)).statusCode).toBe(404);
+    });
+  });
+
+  describe('bad bodies', () => {
+    it('refuses bad bodies on every write route with VALIDATION_ERROR naming the field', async () => {
+      const owner = await tenant();
+      const agent = await newAgent(owner);
+      const cases: Array<[string, string, unknown, string]> = [
+        ['/api/agents', 'name', {}, 'missing name'],
+        ['/api/agents', 'name', { name: 7 }, 'wrong type'],
+        ['/api/agents', 'id', { name: 'A', id: 'mine' }, 'client id'],
+        ['/api/agents', 'description', { name: 'A', description: ['x'] }, 'wrong type'],
+        ['/api/agents', 'body', '{"name": ', 'invalid JSON'],
+        ['/api/agents', 'body', '[]', 'array'],
+        [`/api/agents/${agent}/tools`, 'tool_id', {}, 'missing tool_id'],
+        [`/api/agents/${agent}/tools`, 'tool_id', { tool_id: 42 }, 'wrong type'],
+        [`/api/agents/${agent}/tools`, 'tool_id', { tool_id: 'Not A Name' }, 'malformed'],
+        [`/api/agents/${agent}/tools`, 'config', { tool_id: 'read_file', config: 'x' }, 'config type'],
+        [`/api/agents/${agent}/tools`, 'config', { tool_id: 'read_file', config: { b: 'x'.repeat(70_000) } }, 'huge'],
+        [`/api/agents/${agent}/tools`, 'body', '{"tool_id"', 'invalid JSON'],
+        ['/api/tools/calculator/call', 'arguments', { arguments: 5 }, 'arguments type'],
+        ['/api/tools/calculator/call', 'agent_id', { arguments: {}, agent_id: 5 }, 'agent_id type'],
+        ['/api/tools/calculator/call', 'body', 'not json', 'invalid JSON'],
+        ['/api/approvals/appr_x', 'decision', { decision: 'maybe' }, 'decision'],
+        ['/api/approvals/appr_x', 'decision', {}, 'missing decision'],
+      ];
+      for (const [url, field, body, label] of cases) {
+        const response = await send('POST', url, owner.headers, body);
+        expect(response.statusCode, label).toBe(400);
+        expect(response.json(), label).toMatchObject({ error: { code: 'VALIDATION_ERROR', details: { field } } });
+      }
+      expect((await send('GET', '/api/agents', owner.headers)).json()).toEqual({
+        agents: [expect.objectContaining({ id: agent })],
+      });
+      expect((await send('GET', `/api/agents/${agent}/tools`, owner.headers)).json()).toMatchObject({
+        fallback: true,
+      });
+    });
+
+    it('answers 413 for a body over 1 MB', async () => {
+      const owner = await tenant();
+      const response = await send('POST', '/api/agents', owner.headers, { name: 'x'.repeat(1_100_000) });
+      expect(response.statusCode).toBe(413);
+      expect(response.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+    });
+  });
+
+  describe('isolation', () => {
+    it('answers every route with 401, 403 or 404 and never shows another workspace', async () => {
+      const owner = await tenant();
+      const intruder = await tenant();
+      const revoked = await tenant();
+      await store.tokens.revoke(revoked.id, revoked.tokenId);
+      const agent = await newAgent(owner);
+      await send('POST', '/api/tools', owner.headers, restTool('owner_secret_api'));
+      await send('POST', `/api/agents/${agent}/tools`, owner.headers, { tool_id: 'owner_secret_api' });
+      await send('POST', '/api/tools/owner_secret_api/call', owner.headers, {
+        arguments: { query: 'x' },
+        agent_id: agent,
+      });
+      const routes: Array<[Method, string, unknown?]> = [
+        ['GET', '/api/tools'],
+        ['GET', '/api/tools/owner_secret_api'],
+        ['POST', '/api/tools', restTool('another_tool')],
+        ['POST', '/api/tools/owner_secret_api/call', { arguments: { query: 'x' } }],
+        ['GET', '/api/agents'],
+        ['POST', '/api/agents', { name: 'Sneaky' }],
+        ['GET', `/api/agents/${agent}`],
+        ['DELETE', `/api/agents/${agent}`],
+        ['GET', `/api/agents/${agent}/tools`],
+        ['POST', `/api/agents/${agent}/tools`, { tool_id: 'read_file' }],
+        ['DELETE', `/api/agents/${agent}/tools/owner_secret_api`],
+        ['GET', `/api/agents/${agent}/export?format=openai`],
+        ['GET', `/api/agents/${agent}/prompt`],
+        ['GET', `/api/calls?agent_id=${agent}`],
+        ['POST', '/api/approvals/appr_0123', { decision: 'approve' }],
+      ];
+      const credentials: Array<[string, Record<string, string>, number]> = [
+        ['no token', { 'x-workspace-id': owner.id }, 401],
+        ['not bearer', { authorization: `Basic ${owner.token}`, 'x-workspace-id': owner.id }, 401],
+        ['bad token', { authorization: 'Bearer tsk_nope', 'x-workspace-id': owner.id }, 401],
+        ['tampered token', { authorization: `Bearer ${owner.token.slice(0, -2)}xx`, 'x-workspace-id': owner.id }, 401],
+        ['revoked token', { authorization: `Bearer ${revoked.token}`, 'x-workspace-id': revoked.id }, 401],
+        ['another workspace token', { authorization: `Bearer ${intruder.token}`, 'x-workspace-id': owner.id }, 403],
+      ];
+      for (const [method, url, body] of routes) {
+        for (const [label, headers, status] of credentials) {
+          const response = await send(method, url, headers, body);
+          expect(response.statusCode, `${method} ${url} with ${label}`).toBe(status);
+          expect(response.json()).toMatchObject({ error: { code: status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN' } });
+          expect(response.body).not.toContain('owner_secret_api');
+        }
+        // The intruder's own, valid credentials with the owner's ids.
+        const response = await send(method, url, intruder.headers, body);
+        const label = `${method} ${url} as another workspace`;
+        if (['/api/tools', '/api/agents'].includes(url) || url.startsWith('/api/calls')) {
+          expect(response.statusCode, label).toBeLessThan(300);
+        } else {
+          expect(response.statusCode, label).toBe(404);
+        }
+        if (response.statusCode === 404) {
+          // Indistinguishable from ids that never existed (the message only echoes the id sent).
+          const ghost = (text: string) =>
+            text.replaceAll('owner_secret_api', 'never_existed_api').replaceAll(agent, 'agt_never_existed');
+          const missing = await send(
+            method,
+            ghost(url),
+            intruder.headers,
+            body === undefined ? undefined : JSON.parse(ghost(JSON.stringify(body))),
+          );
+          expect(ghost(response.body), label).toBe(missing.body);
+        } else {
+          expect(response.body, label).not.toContain('owner_secret_api');
+          expect(response.body, label).not.toContain(agent);
+        }
+      }
+      // Nothing of the owner's changed.
+      const list = (await send('GET', `/api/agents/${agent}/tools`, owner.headers)).json();
+      expect(list).toMatchObject({ fallback: false, tools: [expect.objectContaining({ id: 'owner_secret_api' })] });
+      expect((await send('GET', `/api/calls?agent_id=${agent}`, owner.headers)).json()).toMatchObject({
+        calls: [expect.objectContaining({ tool_id: 'owner_secret_api' })],
+      });
+    });
+
+    it('refuses a missing X-Workspace-Id', async () => {
+      const owner = await tenant();
+      const response = await send('GET', '/api/tools', { authorization: `Bearer ${owner.token}` });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ error: { details: { field: 'X-Workspace-Id' } } });
+    });
+  });
+
+  describe('concurrency', () => {
+    it('handles 1 000 concurrent attach and detach requests with no 5xx and a consistent end state', async () => {
+      const owner = await tenant();
+      const agents = [await newAgent(owner), await newAgent(owner)];
+      const tools = ['read_file', 'calculator', 'list_files'];
+      const requests = Array.from({ length: 1000 }, (_, index) => {
+        const agent = agents[index % agents.length] as string;
+        const tool = tools[Math.floor(index / agents.length) % tools.length] as string;
+        const attach = index % 3 !== 2;
+        return { agent, tool, attach };
+      });
+      const responses = await Promise.all(
+        requests.map(({ agent, tool, attach }) =>
+          attach
+            ? send('POST', `/api/agents/${agent}/tools`, owner.headers, { tool_id: tool })
+            : send('DELETE', `/api/agents/${agent}/tools/${tool}`, owner.headers),
+        ),
+      );
+      const statuses = responses.map((response) => response.statusCode);
+      expect(statuses.filter((status) => status >= 500)).toEqual([]);
+      for (const [index, response] of responses.entries()) {
+        const expected = requests[index]?.attach ? [201, 409] : [204, 404];
+        expect(expected).toContain(response.statusCode);
+      }
+      for (const agent of agents) {
+        for (const tool of tools) {
+          // Each pair's responses, in any order, must net to the final state: attaches minus detaches.
+          const mine = requests
+            .map((request, index) => ({ ...request, status: statuses[index] }))
+            .filter((request) => request.agent === agent && request.tool === tool);
+          const attached = mine.filter((request) => request.status === 201).length;
+          const detached = mine.filter((request) => request.status === 204).length;
+          const list = (await send('GET', `/api/agents/${agent}/tools`, owner.headers)).json() as {
+            fallback: boolean;
+            tools: Array<{ id: string }>;
+          };
+          const present = !list.fallback && list.tools.some((each) => each.id === tool);
+          expect(attached - detached, `${agent}/${tool}`).toBe(present ? 1 : 0);
+        }
+      }
+    }, 60_000);
+  });
+
+  describe('approvals', () => {
+    async function pendingCall(owner: Tenant, id: string) {
+      await send('POST', '/api/tools', owner.headers, restTool(id, { requires_approval: true }));
+      const response = await send('POST', `/api/tools/${id}/call`, owner.headers, { arguments: { query: 'pay' } });
+      expect(response.statusCode).toBe(200);
+      const result = response.json() as { status: string; approval: { id: string; arguments: unknown } };
+      expect(result.status).toBe('pending_approval');
+      return result.approval;
+    }
+
+    it('runs an approved call exactly once and refuses replays', async () => {
+      const owner = await tenant();
+      const approval = await pendingCall(owner, 'pay_invoice');
+      const before = fakeHits;
+      const approved = await send('POST', `/api/approvals/${approval.id}`, owner.headers, { decision: 'approve' });
+      expect(approved.statusCode).toBe(200);
+      expect(approved.json()).toMatchObject({ result: { status: 'success', data: { query: 'pay' } } });
+      expect(fakeHits).toBe(before + 1);
+      for (const decision of ['approve', 'deny']) {
+        const replay = await send('POST', `/api/approvals/${approval.id}`, owner.headers, { decision });
+        expect(replay.statusCode).toBe(409);
+        expect(replay.json()).toMatchObject({ error: { code: 'APPROVAL_INVALID' } });
+      }
+      expect(fakeHits).toBe(before + 1);
+    });
+
+    it('runs once when the same approval is sent 20 times at once', async () => {
+      const owner = await tenant();
+      const approval = await pendingCall(owner, 'pay_twice');
+      const before = fakeHits;
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          send('POST', `/api/approvals/${approval.id}`, owner.headers, { decision: 'approve' }),
+        ),
+      );
+      expect(responses.filter((response) => response.statusCode === 200)).toHaveLength(1);
+      expect(responses.filter((response) => response.statusCode === 409)).toHaveLength(19);
+      expect(fakeHits).toBe(before + 1);
+    });
+
+    it('denies without running, and refuses tampered arguments', async () => {
+      const owner = await tenant();
+      const denied = await pendingCall(owner, 'pay_denied');
+      const before = fakeHits;
+      const tampered = await send('POST', `/api/approvals/${denied.id}`, owner.headers, {
+        decision: 'approve',
+        arguments: { query: 'pay everything' },
+      });
+      expect(tampered.statusCode).toBe(409);
+      const response = await send('POST', `/api/approvals/${denied.id}`, owner.headers, { decision: 'deny' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({ approval: { status: 'denied' } });
+      expect(
+        (await send('POST', `/api/approvals/${denied.id}`, owner.headers, { decision: 'approve' })).statusCode,
+      ).toBe(409);
+      expect(fakeHits).toBe(before);
+    });
+
+    it("answers 404 for another workspace's approval and leaves it pending", async () => {
+      const owner = await tenant();
+      const intruder = await tenant();
+      const approval = await pendingCall(owner, 'pay_other');
+      const response = await send('POST', `/api/approvals/${approval.id}`, intruder.headers, { decision: 'approve' });
+      expect(response.statusCode).toBe(404);
+      expect((await store.approvals(owner.id).getRecord(approval.id))?.status).toBe('pending');
+    });
+  });
+}

@@ -9,7 +9,10 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^toolshed$/, replacement: source('./src/index.ts') },
-      { find: /^toolshed\/(mcp|config|builtins|extract|store|server|sandbox|emails)$/, replacement: source('./src/$1/index.ts') },
+      {
+        find: /^toolshed\/(mcp|config|builtins|extract|store|server|sandbox|emails)$/,
+        replacement: source('./src/$1/index.ts'),
+      },
       { find: /^toolshed\/(langchain|ai-sdk)$/, replacement: source('./src/adapters/$1/index.ts') },
     ],
   },

@@ -449,10 +449,11 @@ function settle(
       if (onAbort !== undefined) signal!.removeEventListener('abort', onAbort);
       resolve(result);
     };
-    const onTimeout = () => {
+    // `capped`: the timer that fired was the maxTotalMs cap, not the (extended) timeout.
+    const onTimeout = (capped = false) => {
       if (done) return;
       context.abort(new TimeoutError(`Tool '${spec.name}' timed out after ${timeoutMs} ms.`));
-      settleWith(finish(timeoutResult(spec.name, timeoutMs, spec, started), metadata, started));
+      settleWith(finish(timeoutResult(spec.name, timeoutMs, spec, capped), metadata, started));
     };
     if (spec.resetOnProgress === true) deadline = progressDeadline(context, timeoutMs, spec, started, onTimeout);
     else if (timeoutMs === Number.POSITIVE_INFINITY) deadline = NO_DEADLINE;
@@ -484,14 +485,16 @@ function progressDeadline(
   timeoutMs: number,
   spec: ToolSpec,
   started: number,
-  onTimeout: () => void,
+  onTimeout: (capped: boolean) => void,
 ): Deadline {
   const cap = started + (spec.maxTotalMs ?? Number.POSITIVE_INFINITY);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   const arm = () => {
     if (timer !== undefined) clearTimeout(timer);
-    timer = setTimeout(onTimeout, Math.max(0, Math.min(timeoutMs, cap - clock.now())));
+    const untilCap = cap - clock.now();
+    const capped = untilCap <= timeoutMs;
+    timer = setTimeout(() => onTimeout(capped), Math.max(0, capped ? untilCap : timeoutMs));
   };
   arm();
   context.onProgressTick = () => {
@@ -692,9 +695,7 @@ function executionFailed(toolName: string, error: unknown): ToolFailure {
   });
 }
 
-function timeoutResult(toolName: string, timeoutMs: number, spec: ToolSpec, started: number): ToolFailure {
-  const total = clock.now() - started;
-  const capped = spec.resetOnProgress === true && spec.maxTotalMs !== undefined && total >= spec.maxTotalMs - 1;
+function timeoutResult(toolName: string, timeoutMs: number, spec: ToolSpec, capped: boolean): ToolFailure {
   return ToolResult.error(
     'TIMEOUT',
     capped

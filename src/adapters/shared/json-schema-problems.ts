@@ -1,4 +1,4 @@
-import { schemaProblems } from '../../schema/compile-validator.js';
+import { schemaProblems } from '../../schema/meta-schema.js';
 
 /**
  * What is wrong with a schema as JSON Schema 2020-12 (sentences; empty when it is valid), for

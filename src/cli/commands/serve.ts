@@ -1,5 +1,4 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { createServer as createApiServer } from '../../server/index.js';
 import type { ToolshedStore } from '../../store/index.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
 import { loadTools, resolveToolSetup } from '../load-registry.js';
@@ -87,6 +86,7 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     const store = await openServiceStore(io);
     stores.push(store);
     await bootstrapDefaultWorkspace(store, io);
+    const { createServer: createApiServer } = await import('../../server/index.js');
     const api = createApiServer({ store, extraTools: tools.registry.tools() });
     await api.ready();
     const serveApp = toNodeListener(app);

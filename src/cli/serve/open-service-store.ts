@@ -1,11 +1,10 @@
 import { isAbsolute, resolve } from 'node:path';
-import { createBuiltins } from '../../builtins/index.js';
-import { createStore, DEFAULT_STORE_PATH, type ToolshedStore } from '../../store/index.js';
+import type { ToolshedStore } from '../../store/index.js';
 import type { CliIo } from '../output.js';
 
 /** The database URL of the service: `TOOLSHED_DATABASE_URL`, default `./toolshed.db` (in the cwd). */
 export function serviceDatabaseUrl(io: CliIo): string {
-  const url = io.env.TOOLSHED_DATABASE_URL ?? DEFAULT_STORE_PATH;
+  const url = io.env.TOOLSHED_DATABASE_URL ?? './toolshed.db';
   if (/^postgres(ql)?:\/\//.test(url) || url === ':memory:') return url;
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   return isAbsolute(path) ? path : resolve(io.cwd, path);
@@ -21,6 +20,12 @@ export function serviceDatabaseUrl(io: CliIo): string {
  * ```
  */
 export async function openServiceStore(io: CliIo): Promise<ToolshedStore> {
+  // Loaded here, not at the top: every CLI start would otherwise pay for Kysely, the drivers and the
+  // built-ins (mathjs), which only the service verbs need.
+  const [{ createStore }, { createBuiltins }] = await Promise.all([
+    import('../../store/index.js'),
+    import('../../builtins/create-builtins.js'),
+  ]);
   const store = await createStore(serviceDatabaseUrl(io));
   try {
     await store.migrate();

@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CHANGE_CHANNEL,
@@ -13,13 +11,8 @@ import {
   StoreError,
   type ToolshedStore,
 } from '../../src/store/index.js';
+import { createPostgresTestDatabase, type PostgresTestDatabase } from '../support/postgres-test-database.js';
 import { defineStoreCases, type StoreHarness } from './store-cases.js';
-
-// The PostgreSQL server of the project's machines (trust auth). Override with an admin URL; the tests
-// create a database of their own there and drop it at the end.
-const POSTGRES_ADMIN_URLS = process.env.TOOLSHED_TEST_POSTGRES_URL
-  ? [process.env.TOOLSHED_TEST_POSTGRES_URL]
-  : ['postgres://postgres@127.0.0.1:5432/postgres', 'postgres://root@127.0.0.1:5432/postgres'];
 
 function sqliteHarness(): StoreHarness {
   let folder: string | undefined;
@@ -41,47 +34,20 @@ function sqliteHarness(): StoreHarness {
 }
 
 function postgresHarness(): StoreHarness {
-  let admin: pg.Client | undefined;
-  let database: string | undefined;
-  let url: string | undefined;
+  let database: PostgresTestDatabase | undefined;
   return {
     dialect: 'postgres',
     concurrentInstances: true,
     sharesChangesAcrossInstances: true,
     async setup() {
-      const failures: string[] = [];
-      for (const adminUrl of POSTGRES_ADMIN_URLS) {
-        const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
-        try {
-          await client.connect();
-          admin = client;
-          database = `toolshed_test_${randomBytes(6).toString('hex')}`;
-          await client.query(`CREATE DATABASE ${database}`);
-          const target = new URL(adminUrl);
-          target.pathname = `/${database}`;
-          url = target.toString();
-          return;
-        } catch (error) {
-          await client.end().catch(() => undefined);
-          failures.push(`${adminUrl}: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-      throw new Error(
-        `The store tests need PostgreSQL and could not create a database (${failures.join('; ')}). ` +
-          'Start the server on 127.0.0.1:5432 or set TOOLSHED_TEST_POSTGRES_URL to an admin URL.',
-      );
+      database = await createPostgresTestDatabase('toolshed_test', 'The store tests');
     },
     open(options) {
-      if (url === undefined) throw new Error('setup() has not run');
-      return createStore(url, options);
+      if (database === undefined) throw new Error('setup() has not run');
+      return createStore(database.url, options);
     },
     async teardown() {
-      if (admin === undefined) return;
-      try {
-        if (database !== undefined) await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      } finally {
-        await admin.end();
-      }
+      await database?.drop();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { mergeAllOf } from '../shared/merge-all-of.js';
+import { withoutRootComposition } from '../shared/root-composition.js';
 import type { SchemaIssues } from '../shared/schema-issues.js';
 import { cloneJson } from '../shared/set-own.js';
 import type { AnthropicInputSchema } from './anthropic-tool.js';
@@ -36,13 +37,11 @@ export function toAnthropicSchema(inputSchema: Record<string, unknown>, issues: 
       );
     }
   }
-  for (const key of ['anyOf', 'oneOf'] as const) {
-    if (!Object.hasOwn(schema, key)) continue;
-    delete schema[key];
-    issues.rewritten(
-      '',
+  const root = withoutRootComposition(
+    schema,
+    issues,
+    (key) =>
       `'${key}' at the root removed (Anthropic rejects composition at the top level; the call-time validator still checks it)`,
-    );
-  }
-  return { ...schema, type: 'object' };
+  );
+  return { ...root, type: 'object' };
 }

@@ -2,6 +2,7 @@ import { isPlainObject } from '../../core/json-schema.js';
 import { appendPointer } from '../shared/json-pointer.js';
 import { mergeAllOf } from '../shared/merge-all-of.js';
 import { resolveRefs } from '../shared/resolve-refs.js';
+import { isCount, isFiniteNumber, withoutRootComposition } from '../shared/root-composition.js';
 import type { SchemaIssues } from '../shared/schema-issues.js';
 import { acceptsAnything, requiredNames, typeList } from '../shared/schema-walk.js';
 import { setOwn } from '../shared/set-own.js';
@@ -63,8 +64,8 @@ const GEMINI_TYPES = new Set<string>(['string', 'number', 'integer', 'boolean', 
 const NUMERIC = ['number', 'integer'];
 /** Keywords kept only on the types they apply to, with the check their value must pass. */
 const TYPED_KEYWORDS = new Map<string, { types: readonly string[]; valid: (value: unknown) => boolean }>([
-  ['minimum', { types: NUMERIC, valid: isNumber }],
-  ['maximum', { types: NUMERIC, valid: isNumber }],
+  ['minimum', { types: NUMERIC, valid: isFiniteNumber }],
+  ['maximum', { types: NUMERIC, valid: isFiniteNumber }],
   ['minLength', { types: ['string'], valid: isCount }],
   ['maxLength', { types: ['string'], valid: isCount }],
   ['pattern', { types: ['string'], valid: (value) => typeof value === 'string' }],
@@ -149,12 +150,12 @@ export function toGeminiSchema(inputSchema: Record<string, unknown>, issues: Sch
     issues.unsupported('', 'a root that is not an object schema');
     return undefined;
   }
-  let root = withoutRootComposition({ ...resolution.schema }, issues);
+  let root = withoutRootComposition({ ...resolution.schema }, issues, geminiRootComposition);
   // A root allOf may bring composition of its own: merge it, then look again.
   const merged = mergeAllOf(root);
   if (merged !== undefined && merged !== root) {
     issues.rewritten('', "'allOf' merged into one schema");
-    root = withoutRootComposition(merged, issues);
+    root = withoutRootComposition(merged, issues, geminiRootComposition);
   }
   const result = new GeminiConverter(issues).convert(root, '');
   if (!result.ok) {
@@ -421,24 +422,6 @@ function ordered(schema: GeminiSchema): GeminiSchema {
   return result as GeminiSchema;
 }
 
-function isNumber(value: unknown): boolean {
-  return typeof value === 'number' && Number.isFinite(value);
-}
-
-function isCount(value: unknown): boolean {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-}
-
-/** The root without `anyOf`/`oneOf` beside it, each removal recorded. */
-function withoutRootComposition(root: Record<string, unknown>, issues: SchemaIssues): Record<string, unknown> {
-  const copy = { ...root };
-  for (const key of ['anyOf', 'oneOf'] as const) {
-    if (!Object.hasOwn(copy, key)) continue;
-    delete copy[key];
-    issues.rewritten(
-      '',
-      `'${key}' beside the root object is not supported by Gemini; removed (the call-time validator still checks it)`,
-    );
-  }
-  return copy;
+function geminiRootComposition(key: 'anyOf' | 'oneOf'): string {
+  return `'${key}' beside the root object is not supported by Gemini; removed (the call-time validator still checks it)`;
 }

@@ -3,6 +3,7 @@ import { acceptsNull } from '../shared/accepts-null.js';
 import { appendPointer } from '../shared/json-pointer.js';
 import { mergeAllOf } from '../shared/merge-all-of.js';
 import { resolveRefs } from '../shared/resolve-refs.js';
+import { isCount, isFiniteNumber, withoutRootComposition } from '../shared/root-composition.js';
 import { SchemaIssues } from '../shared/schema-issues.js';
 import { acceptsAnything, requiredNames, typeList } from '../shared/schema-walk.js';
 import { cloneJson, setOwn } from '../shared/set-own.js';
@@ -59,11 +60,11 @@ const KEPT_KEYWORDS = new Map<string, (value: unknown) => boolean>([
   ['enum', (value) => Array.isArray(value) && value.length > 0],
   ['const', () => true],
   ['pattern', isString],
-  ['minimum', isNumber],
-  ['maximum', isNumber],
-  ['exclusiveMinimum', isNumber],
-  ['exclusiveMaximum', isNumber],
-  ['multipleOf', isNumber],
+  ['minimum', isFiniteNumber],
+  ['maximum', isFiniteNumber],
+  ['exclusiveMinimum', isFiniteNumber],
+  ['exclusiveMaximum', isFiniteNumber],
+  ['multipleOf', isFiniteNumber],
   ['minItems', isCount],
   ['maxItems', isCount],
 ]);
@@ -188,12 +189,12 @@ function toStrictSchema(inputSchema: JsonSchema, issues: SchemaIssues): JsonSche
     issues.unsupported('', 'a root that is not an object schema');
     return undefined;
   }
-  let root = withoutRootComposition({ ...resolution.schema }, issues);
+  let root = withoutRootComposition({ ...resolution.schema }, issues, strictRootComposition);
   // A root allOf may bring composition of its own: merge it, then look again.
   const merged = mergeAllOf(root);
   if (merged !== undefined && merged !== root) {
     issues.rewritten('', "'allOf' merged into one schema");
-    root = withoutRootComposition(merged, issues);
+    root = withoutRootComposition(merged, issues, strictRootComposition);
   }
   const converter = new StrictConverter(issues);
   const parameters = converter.convert(root, '', 0);
@@ -354,28 +355,6 @@ function isString(value: unknown): boolean {
   return typeof value === 'string';
 }
 
-function isNumber(value: unknown): boolean {
-  return typeof value === 'number' && Number.isFinite(value);
-}
-
-function isCount(value: unknown): boolean {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-}
-
-/** The root without `anyOf`/`oneOf` beside it, each removal recorded. */
-function withoutRootComposition(root: Record<string, unknown>, issues: SchemaIssues): Record<string, unknown> {
-  const copy = { ...root };
-  for (const key of ['anyOf', 'oneOf'] as const) {
-    if (!Object.hasOwn(copy, key)) continue;
-    delete copy[key];
-    issues.rewritten(
-      '',
-      `'${key}' beside the root object is not allowed in strict mode; removed (the call-time validator still checks it)`,
-    );
-  }
-  return copy;
-}
-
 /** True when following `$ref`s from a definition leads back to it without meeting a real schema. */
 function refersOnlyToItself(defs: Record<string, unknown>, name: string): boolean {
   const seen = new Set<string>();
@@ -388,4 +367,8 @@ function refersOnlyToItself(defs: Record<string, unknown>, name: string): boolea
     if (seen.has(current)) return true;
     if (!Object.hasOwn(defs, current)) return false;
   }
+}
+
+function strictRootComposition(key: 'anyOf' | 'oneOf'): string {
+  return `'${key}' beside the root object is not allowed in strict mode; removed (the call-time validator still checks it)`;
 }

@@ -6,7 +6,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { checkHostAndOrigin, type HostPolicy } from './host-validation.js';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
-import { toWebRequest, writeWebResponse } from './node-http-bridge.js';
+import { nodeListener } from './node-http-bridge.js';
 
 /**
  * A registry to serve, with server options for it (per-agent context, instructions): what an
@@ -283,25 +283,9 @@ export function createMcpHttpHandler(
     }
   };
 
-  const nodeHandler = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
-    const aborter = new AbortController();
-    const onClose = () => {
-      if (!outgoing.writableFinished) aborter.abort();
-    };
-    outgoing.on('close', onClose);
-    try {
-      let request: Request;
-      try {
-        request = toWebRequest(incoming, aborter.signal);
-      } catch {
-        await writeWebResponse(jsonRpcError(400, -32600, 'Bad Request: the HTTP request is malformed.'), outgoing);
-        return;
-      }
-      await writeWebResponse(await fetchHandler(request), outgoing);
-    } finally {
-      outgoing.off('close', onClose);
-    }
-  };
+  const nodeHandler = nodeListener(fetchHandler, () =>
+    jsonRpcError(400, -32600, 'Bad Request: the HTTP request is malformed.'),
+  );
 
   const handler = Object.assign(nodeHandler, {
     fetch: fetchHandler,

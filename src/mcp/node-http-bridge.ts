@@ -102,3 +102,33 @@ function requestUrl(path: string, host: string | undefined, protocol: string): s
   }
   return `${protocol}://localhost/`;
 }
+
+/**
+ * A node:http request listener for a web-standard `fetch` handler: the request body streams in, the
+ * response streams out (server-sent events included), and the request's signal aborts when the client
+ * goes away. A request that cannot be turned into a `Request` gets `malformed()`.
+ */
+export function nodeListener(
+  fetch: (request: Request) => Promise<Response>,
+  malformed: () => Response,
+): (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> {
+  return async (incoming, outgoing) => {
+    const aborter = new AbortController();
+    const onClose = () => {
+      if (!outgoing.writableFinished) aborter.abort();
+    };
+    outgoing.on('close', onClose);
+    try {
+      let request: Request;
+      try {
+        request = toWebRequest(incoming, aborter.signal);
+      } catch {
+        await writeWebResponse(malformed(), outgoing);
+        return;
+      }
+      await writeWebResponse(await fetch(request), outgoing);
+    } finally {
+      outgoing.off('close', onClose);
+    }
+  };
+}

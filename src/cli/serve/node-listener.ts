@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toWebRequest, writeWebResponse } from '../../mcp/node-http-bridge.js';
+import { nodeListener } from '../../mcp/node-http-bridge.js';
 import type { HttpApp } from './create-http-app.js';
 import { errorResponse } from './http-route.js';
 
@@ -14,23 +14,8 @@ import { errorResponse } from './http-route.js';
  * ```
  */
 export function toNodeListener(app: HttpApp): (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> {
-  return async (incoming, outgoing) => {
-    const aborter = new AbortController();
-    const onClose = () => {
-      if (!outgoing.writableFinished) aborter.abort();
-    };
-    outgoing.on('close', onClose);
-    try {
-      let request: Request;
-      try {
-        request = toWebRequest(incoming, aborter.signal);
-      } catch {
-        await writeWebResponse(errorResponse(400, 'BAD_REQUEST', 'The HTTP request is malformed.'), outgoing);
-        return;
-      }
-      await writeWebResponse(await app.fetch(request), outgoing);
-    } finally {
-      outgoing.off('close', onClose);
-    }
-  };
+  return nodeListener(
+    (request) => app.fetch(request),
+    () => errorResponse(400, 'BAD_REQUEST', 'The HTTP request is malformed.'),
+  );
 }

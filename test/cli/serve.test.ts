@@ -14,6 +14,8 @@ beforeAll(async () => {
   server = startCli(['serve', '--config', 'examples/toolshed.yaml', '--port', '0'], { cwd: ROOT });
   const match = await server.waitForStderr(LISTENING);
   base = match[2] ?? '';
+  // The REST API line comes last, after the MCP lines.
+  await server.waitForStderr(/toolshed serve: REST API at .*\n/);
 }, 60_000);
 afterAll(async () => {
   if (server.child.exitCode === null) {

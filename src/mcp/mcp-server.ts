@@ -13,6 +13,7 @@ import {
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContextOptions } from '../core/call-context.js';
+import type { ToolResult } from '../core/tool-result.js';
 import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-spec.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { toCallToolResult } from './mcp-call-result.js';
@@ -59,6 +60,11 @@ export interface McpServerOptions {
   clientRequestTimeoutMs?: number;
   /** Told about problems that do not fail a request: a tool left out of the listing, a lost notification. */
   onError?: (error: unknown) => void;
+  /**
+   * Told about every finished `tools/call` before its result is sent (a call log, metrics). A callback
+   * that throws or rejects goes to `onError`; the client still gets the result.
+   */
+  onCallResult?: (tool: string, result: ToolResult) => void | Promise<void>;
 }
 
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -176,6 +182,13 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
       context,
     });
     await Promise.all(sending);
+    if (options.onCallResult !== undefined) {
+      try {
+        await options.onCallResult(name, result);
+      } catch (error) {
+        report(error);
+      }
+    }
     return toCallToolResult(result, listMcpTools(registry).structured.has(name));
   };
 

@@ -12,6 +12,7 @@ import {
 import { registerActivityRoutes } from './activity-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
+import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
 import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
 import { registerToolRoutes } from './tool-routes.js';
@@ -33,6 +34,11 @@ export interface ServerOptions {
   restTool?: RestToolOptions;
   /** Fastify's logger option (default off). */
   logger?: boolean;
+  /**
+   * MCP over Streamable HTTP at `/mcp` and `/mcp/agents/:agentId` from the store (on by default):
+   * handler settings and `--config` agents, or `false` for no MCP endpoints.
+   */
+  mcp?: ServerMcpOptions | false;
 }
 
 declare module 'fastify' {
@@ -101,6 +107,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   registerToolRoutes(app, context);
   registerAgentRoutes(app, context);
   registerActivityRoutes(app, context);
+  if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   return app;
 }
 

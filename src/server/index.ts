@@ -7,3 +7,4 @@ export type { ApiErrorBody, ApiErrorCode } from './api-error.js';
 export { ApiError } from './api-error.js';
 export type { ServerOptions } from './create-server.js';
 export { createServer, DEFAULT_BODY_LIMIT } from './create-server.js';
+export type { ConfigAgents, ServerMcpOptions } from './mcp-routes.js';

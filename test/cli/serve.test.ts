@@ -8,10 +8,14 @@ beforeAll(assertBuilt);
 
 const LISTENING = /toolshed serving (\d+) tools?: MCP at (http:\/\/127\.0\.0\.1:(\d+))\/mcp\n(?: {2}agent .*\n)*/;
 
+const TOKEN = /its API token \(shown once\): (tsk_\S+)\n/;
+
 let server: RunningCli;
 let base: string;
+let token: string;
 beforeAll(async () => {
   server = startCli(['serve', '--config', 'examples/toolshed.yaml', '--port', '0'], { cwd: ROOT });
+  token = (await server.waitForStderr(TOKEN))[1] ?? '';
   const match = await server.waitForStderr(LISTENING);
   base = match[2] ?? '';
   // The REST API line comes last, after the MCP lines.
@@ -31,10 +35,28 @@ afterEach(async () => {
 
 async function connect(path: string): Promise<Client> {
   const client = new Client({ name: 'toolshed-serve-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(path, base)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(path, base), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   clients.push(client);
   return client;
 }
+
+/** Every built-in the store knows, with the configuration's tools over the built-ins of the same name. */
+const DEFAULT_VIEW = [
+  'calculator',
+  'duckduckgo_search',
+  'fetch_url',
+  'list_files',
+  'read_file',
+  'read_tool_output',
+  'search_code',
+  'serper_search',
+  'word_count',
+  'write_file',
+];
 
 describe('toolshed serve', () => {
   it('prints the first token of a new database once, then where it serves, after the configuration warnings', () => {
@@ -50,26 +72,17 @@ describe('toolshed serve', () => {
     expect(server.stdout).toBe('');
   });
 
-  it('answers GET /health with the number of tools', async () => {
+  it('answers GET /health', async () => {
     const response = await fetch(`${base}/health`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await response.text()).toBe('{"status":"ok","tools":8}');
+    expect(await response.text()).toBe('{"status":"ok"}');
   });
 
-  it('serves the whole registry over MCP at /mcp', async () => {
+  it("serves the default workspace's tools with the configuration's over MCP at /mcp", async () => {
     const client = await connect('/mcp');
     const listing = await client.listTools();
-    expect(listing.tools.map((tool) => tool.name)).toEqual([
-      'calculator',
-      'fetch_url',
-      'list_files',
-      'read_file',
-      'read_tool_output',
-      'search_code',
-      'serper_search',
-      'word_count',
-    ]);
+    expect(listing.tools.map((tool) => tool.name)).toEqual(DEFAULT_VIEW);
     const found = await client.callTool({ name: 'search_code', arguments: { pattern: 'RESTOCK_THRESHOLD =' } });
     expect(found.isError).not.toBe(true);
     expect((found.content as Array<{ text: string }>)[0]?.text).toContain('/src/inventory.js');
@@ -99,29 +112,33 @@ describe('toolshed serve', () => {
   it('answers 404 with a JSON error for an unknown agent, naming the closest ids', async () => {
     const response = await fetch(`${base}/mcp/agents/asistant`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: '{}',
     });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
-      error: { code: 'NOT_FOUND', message: "No agent 'asistant'. Did you mean 'assistant'? Agents: assistant." },
+      error: { code: 'NOT_FOUND', message: "No agent 'asistant' in this workspace. Did you mean 'assistant'?" },
     });
-    const client = new Client({ name: 'toolshed-serve-test', version: '1.0.0' });
-    await expect(
-      client.connect(new StreamableHTTPClientTransport(new URL('/mcp/agents/nobody', base))),
-    ).rejects.toThrow(/No agent 'nobody'\. Agents: assistant\./);
+    await expect(connect('/mcp/agents/nobody')).rejects.toThrow(/No agent 'nobody' in this workspace\./);
   });
 
-  it('answers 404 for a path it does not serve, 401 for the API without a token, and 405 for POST /health', async () => {
+  it('answers 401 for MCP and the API without a token, and 404 for a path it does not serve', async () => {
     const missing = await fetch(`${base}/nowhere`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route for GET /nowhere.' } });
-    const api = await fetch(`${base}/api/tools`);
-    expect(api.status).toBe(401);
-    expect(((await api.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+    expect(await missing.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route GET /nowhere.' } });
+    for (const path of ['/api/tools', '/mcp', '/mcp/agents/assistant']) {
+      const refused = await fetch(`${base}${path}`, { method: 'POST', body: '{}' });
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toEqual({
+        error: { code: 'UNAUTHORIZED', message: 'Send an API token as "Authorization: Bearer <token>".' },
+      });
+    }
     const post = await fetch(`${base}/health`, { method: 'POST' });
-    expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(post.status).toBe(404);
   });
 
   it('closes the sessions and exits 0 on SIGTERM', async () => {
@@ -164,9 +181,9 @@ describe('toolshed serve: bad input', () => {
     const match = await running.waitForStderr(LISTENING);
     expect(match[1]).toBe('6');
     const health = await fetch(`${match[2]}/health`);
-    expect(await health.json()).toEqual({ status: 'ok', tools: 6 });
+    expect(await health.json()).toEqual({ status: 'ok' });
     const agents = await fetch(`${match[2]}/mcp/agents/anyone`, { method: 'POST', body: '{}' });
-    expect(agents.status).toBe(404);
+    expect(agents.status).toBe(401);
     running.child.kill('SIGINT');
     expect(await running.exited).toEqual({ exitCode: 0, signal: null });
   });

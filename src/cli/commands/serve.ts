@@ -18,10 +18,11 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
 }
 
 /**
- * Add `toolshed serve`: an HTTP server with `GET /health` and MCP over Streamable HTTP at `/mcp` (the
- * whole registry, or `--agent ID`'s tools) and `/mcp/agents/:id` (each agent of the configuration).
- * Prints `toolshed serving N tools: MCP at http://HOST:PORT/mcp` on stderr once listening, and runs
- * until SIGINT or SIGTERM, which close the MCP sessions and end the run with exit 0.
+ * Add `toolshed serve`: the service over the store in `TOOLSHED_DATABASE_URL` — the REST API at `/api`,
+ * MCP over Streamable HTTP at `/mcp` (the token's workspace) and `/mcp/agents/:id` (one agent, from the
+ * store or the configuration), `GET /health` and `GET /metrics`. Prints `toolshed serving N tools: MCP
+ * at http://HOST:PORT/mcp` on stderr once listening, and runs until SIGINT or SIGTERM, which close the
+ * MCP sessions and end the run with exit 0.
  *
  * A port in use (or any address that cannot be bound) is one line on stderr and exit 1; a `--port`
  * that is not a whole number from 0 to 65535 is a usage error (exit 2). Port 0 picks a free port.
@@ -35,7 +36,7 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
 export function defineServeCommand(program: Command, context: CliContext): Command {
   const command = program
     .command('serve')
-    .description('Serve the tools over HTTP: MCP at /mcp and /mcp/agents/:id, and GET /health.')
+    .description('Run the service: REST API at /api, MCP at /mcp and /mcp/agents/:id, GET /health and /metrics.')
     .option('--host <host>', 'the address to listen on; 0.0.0.0 for every interface', DEFAULT_HOST)
     .option('--port <port>', 'the port to listen on, 0 to 65535 (0 picks a free one)', parsePort, DEFAULT_PORT);
   return addToolsOptions(command, { json: false })
@@ -43,7 +44,8 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       'after',
       [
         '',
-        'Routes: GET /health -> {"status":"ok","tools":N}; MCP (Streamable HTTP) at /mcp and /mcp/agents/:id.',
+        'Routes: /api (REST), /mcp and /mcp/agents/:id (MCP, Streamable HTTP), GET /health, GET /metrics; every',
+        '/api and /mcp request needs "Authorization: Bearer <token>". The database is TOOLSHED_DATABASE_URL.',
         'Stops on SIGINT or SIGTERM (exit 0). Exit codes: 1 the address cannot be bound or the tools fail to',
         'load; 2 usage error (a bad --port).',
         '',
@@ -62,42 +64,32 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
   const tools = await loadTools(await resolveToolSetup(options, io.cwd), io);
   const stores: ToolshedStore[] = [];
   try {
-    const [{ createServer }, { createServeApp }, { toNodeListener }, { listenHttp, serverUrl }] = await Promise.all([
+    const [{ createServer }, { createServer: createApiServer }, { listenHttp, serverUrl }] = await Promise.all([
       import('node:http'),
-      import('../serve/create-serve-app.js'),
-      import('../serve/node-listener.js'),
+      import('../../server/index.js'),
       import('../serve/listen-http.js'),
     ]);
     const report = (error: unknown) => {
       io.stderr.write(`toolshed serve: ${visible(error instanceof Error ? error.message : String(error))}\n`);
     };
     const config = tools.config;
-    const app = createServeApp({
-      registry: tools.registry,
-      agentIds: config?.agents.map((agent) => agent.id) ?? [],
-      agent: (id) => {
-        if (config === undefined) throw new Error(`No agent '${id}': no configuration is loaded.`);
-        return config.agent(id);
-      },
-      onError: report,
-    });
-    // The service: the store (TOOLSHED_DATABASE_URL) behind the REST API; --config tools join every
-    // workspace's registry.
+    // The service: the store (TOOLSHED_DATABASE_URL) behind the REST API and MCP; --config tools join
+    // every workspace's registry and its agents are served to every workspace at /mcp/agents/:id.
     const store = await openServiceStore(io);
     stores.push(store);
     await bootstrapDefaultWorkspace(store, io);
-    const { createServer: createApiServer } = await import('../../server/index.js');
-    const api = createApiServer({ store, extraTools: tools.registry.tools() });
-    await api.ready();
-    const serveApp = toNodeListener(app);
-    const server = createServer((incoming, outgoing) => {
-      const url = incoming.url ?? '/';
-      if (url === '/api' || url.startsWith('/api/') || url.startsWith('/api?') || url.startsWith('/metrics')) {
-        api.routing(incoming, outgoing);
-        return;
-      }
-      void serveApp(incoming, outgoing);
+    const api = createApiServer({
+      store,
+      extraTools: tools.registry.tools(),
+      mcp: {
+        onError: report,
+        ...(config === undefined
+          ? {}
+          : { configAgents: { ids: config.agents.map((agent) => agent.id), agent: (id) => config.agent(id) } }),
+      },
     });
+    await api.ready();
+    const server = createServer((incoming, outgoing) => api.routing(incoming, outgoing));
     server.on('clientError', (_error, socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     });
@@ -117,7 +109,6 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       io.stderr.write(`toolshed serve: ${signal} received, shutting down\n`);
     } finally {
       stopped.dispose();
-      await app.close();
       await api.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

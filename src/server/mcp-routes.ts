@@ -1,0 +1,185 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { closestNames } from '../core/did-you-mean.js';
+import { createMcpHttpHandler, type McpEndpoint, type McpHttpHandlerOptions } from '../mcp/mcp-http-handler.js';
+import { toWebRequest, writeWebResponse } from '../mcp/node-http-bridge.js';
+import type { ToolRegistry } from '../registry/tool-registry.js';
+import { StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
+import { ApiError } from './api-error.js';
+import { McpViews } from './mcp-views.js';
+import { recordCall, type ServerContext } from './server-context.js';
+
+/**
+ * Agents defined outside the store (the `agents:` of a `--config` file): served at
+ * `/mcp/agents/:id` to any workspace that has no agent of that id.
+ *
+ * @example
+ * ```ts
+ * const configAgents: ConfigAgents = { ids: ['assistant'], agent: (id) => loaded.agent(id) };
+ * ```
+ */
+export interface ConfigAgents {
+  readonly ids: readonly string[];
+  agent(id: string): ToolRegistry;
+}
+
+/**
+ * Settings of the service's MCP endpoints: those of the Streamable HTTP handler (allowed hosts, body
+ * limit, session limits) and the `--config` agents.
+ *
+ * @example
+ * ```ts
+ * const mcp: ServerMcpOptions = { allowedHosts: ['tools.example.com'], sessionIdleMs: 10 * 60_000 };
+ * ```
+ */
+export interface ServerMcpOptions extends Omit<McpHttpHandlerOptions, 'sessionScope' | 'context' | 'onCallResult'> {
+  configAgents?: ConfigAgents;
+}
+
+interface McpTarget {
+  identity: TokenIdentity;
+  agentId: string | undefined;
+}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * MCP over Streamable HTTP from the store (SPEC §7.1, §9.2): `/mcp` serves the workspace's default
+ * view, `/mcp/agents/:agentId` one agent's view with its attachment config as `ctx.config`. Every
+ * request needs `Authorization: Bearer <token>`; the token picks the workspace (an `X-Workspace-Id`
+ * header, when sent, must name the same one). A session answers only the token that opened it, on its
+ * path. Attaching or detaching a tool sends `notifications/tools/list_changed` to that agent's sessions,
+ * also when another server process on the same PostgreSQL made the change. Every call is logged in
+ * `tool_calls` and counted in the metrics.
+ *
+ * @example
+ * ```ts
+ * registerMcpRoutes(app, context, { allowedHosts: ['tools.example.com'] });
+ * ```
+ */
+export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, options: ServerMcpOptions = {}): void {
+  const { configAgents, ...handlerOptions } = options;
+  const report = options.onError ?? ((error: unknown) => app.log.error(error));
+  const views = new McpViews(context, report);
+  const targets = new WeakMap<Request, McpTarget>();
+
+  const handler = createMcpHttpHandler(
+    async (request): Promise<McpEndpoint | undefined> => {
+      const target = targets.get(request);
+      if (target === undefined) return undefined;
+      const { workspaceId } = target.identity;
+      const { agentId } = target;
+      const onCallResult = (tool: string, result: Parameters<typeof recordCall>[3]) =>
+        recordCall(context, workspaceId, tool, result, agentId);
+      if (agentId !== undefined && configAgents !== undefined && !(await hasAgent(context, workspaceId, agentId))) {
+        return { registry: configAgents.agent(agentId), options: { context: { agentId }, onCallResult } };
+      }
+      const view = await views.open(workspaceId, agentId);
+      return {
+        registry: view.registry,
+        options: {
+          context: (tool) => {
+            const config = Object.hasOwn(view.config, tool) ? view.config[tool] : undefined;
+            return {
+              ...(agentId === undefined ? {} : { agentId }),
+              ...(config === undefined ? {} : { config }),
+            };
+          },
+          onCallResult,
+        },
+      };
+    },
+    {
+      ...handlerOptions,
+      onError: report,
+      sessionScope: (request) => {
+        const identity = targets.get(request)?.identity;
+        return identity === undefined ? undefined : `${identity.workspaceId}\n${identity.tokenId}`;
+      },
+    },
+  );
+
+  const serve = async (request: FastifyRequest, reply: FastifyReply, agentId: string | undefined) => {
+    const identity = await authenticate(context, request);
+    if (agentId !== undefined && !(await hasAgent(context, identity.workspaceId, agentId))) {
+      if (configAgents === undefined || !configAgents.ids.includes(agentId)) {
+        const ids = await agentIds(context, identity.workspaceId, configAgents);
+        throw new ApiError(404, 'NOT_FOUND', unknownAgentMessage(agentId, ids));
+      }
+    }
+    reply.hijack();
+    const aborter = new AbortController();
+    const outgoing = reply.raw;
+    const onClose = () => {
+      if (!outgoing.writableFinished) aborter.abort();
+    };
+    outgoing.on('close', onClose);
+    try {
+      const web = toWebRequest(request.raw, aborter.signal);
+      targets.set(web, { identity, agentId });
+      await writeWebResponse(await handler.fetch(web), outgoing);
+    } finally {
+      outgoing.off('close', onClose);
+    }
+  };
+
+  void app.register(async (scope) => {
+    // The MCP handler reads the body itself (with its own size limit and JSON-RPC errors).
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    const methods = ['GET', 'POST', 'DELETE'] as const;
+    scope.route({ method: [...methods], url: '/mcp', handler: (request, reply) => serve(request, reply, undefined) });
+    scope.route<{ Params: { agentId: string } }>({
+      method: [...methods],
+      url: '/mcp/agents/:agentId',
+      handler: (request, reply) => serve(request, reply, request.params.agentId),
+    });
+  });
+  app.addHook('onClose', async () => {
+    views.close();
+    await handler.close();
+  });
+}
+
+async function authenticate(context: ServerContext, request: FastifyRequest): Promise<TokenIdentity> {
+  const header = request.headers.authorization;
+  const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+  if (token === undefined) {
+    throw new ApiError(401, 'UNAUTHORIZED', 'Send an API token as "Authorization: Bearer <token>".');
+  }
+  const identity = await context.store.tokens.verify(token);
+  if (identity === undefined) {
+    throw new ApiError(401, 'UNAUTHORIZED', 'The API token is malformed, unknown or revoked.');
+  }
+  const workspace = request.headers['x-workspace-id'];
+  if (workspace !== undefined && workspace !== identity.workspaceId) {
+    throw new ApiError(403, 'FORBIDDEN', 'The API token does not belong to the workspace in X-Workspace-Id.');
+  }
+  return identity;
+}
+
+async function hasAgent(context: ServerContext, workspaceId: string, agentId: string): Promise<boolean> {
+  try {
+    return (await context.store.agents.get(workspaceId, agentId)) !== undefined;
+  } catch (error) {
+    // A malformed id is simply not an agent of the workspace.
+    if (StoreNotFoundError.isInstance(error) || StoreValidationError.isInstance(error)) return false;
+    throw error;
+  }
+}
+
+async function agentIds(
+  context: ServerContext,
+  workspaceId: string,
+  configAgents: ConfigAgents | undefined,
+): Promise<string[]> {
+  const stored = (await context.store.agents.list(workspaceId)).map((agent) => agent.id);
+  return [...new Set([...stored, ...(configAgents?.ids ?? [])])].sort();
+}
+
+function unknownAgentMessage(id: string, ids: string[]): string {
+  const shown = id.length > 80 ? `${id.slice(0, 79)}…` : id;
+  const suggestions = closestNames(id, ids, 3);
+  const didYouMean =
+    suggestions.length === 0 ? '' : ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?`;
+  return `No agent '${shown}' in this workspace.${didYouMean}`;
+}

@@ -15,6 +15,7 @@ import { ApiError, type ApiErrorBody } from './api-error.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
 import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
+import { createServiceBuiltins, type ServiceBuiltinsOptions } from './service-builtins.js';
 import { registerToolRoutes } from './tool-routes.js';
 import { WorkspaceRegistries } from './workspace-registries.js';
 
@@ -34,6 +35,12 @@ export interface ServerOptions {
   restTool?: RestToolOptions;
   /** Fastify's logger option (default off). */
   logger?: boolean;
+  /**
+   * The built-ins shared by every workspace: `execute_python` / `execute_javascript` (one sandbox pool
+   * each, started on the first call and stopped when the server closes) and `email_search` /
+   * `email_get` over the store's corpus. `false` leaves them all out.
+   */
+  builtins?: ServiceBuiltinsOptions | false;
   /**
    * MCP over Streamable HTTP at `/mcp` and `/mcp/agents/:agentId` from the store (on by default):
    * handler settings and `--config` agents, or `false` for no MCP endpoints.
@@ -69,10 +76,12 @@ declare module 'fastify' {
 export function createServer(options: ServerOptions): FastifyInstance {
   const { store } = options;
   const app = Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, logger: options.logger ?? false });
+  const shared = options.builtins === false ? undefined : createServiceBuiltins(store, options.builtins);
   const context: ServerContext = {
     store,
     registries: new WorkspaceRegistries({
       store,
+      ...(shared === undefined ? {} : { sharedBuiltins: shared.tools }),
       ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
       ...(options.registryOptions === undefined ? {} : { registryOptions: options.registryOptions }),
       ...(options.restTool === undefined ? {} : { restTool: options.restTool }),
@@ -80,6 +89,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics: new ServerMetrics(),
   };
   app.decorateRequest('workspaceId', '');
+  if (shared !== undefined) app.addHook('onClose', () => shared.close());
 
   app.addHook('onRequest', async (request) => {
     if (request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?')) {

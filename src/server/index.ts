@@ -8,3 +8,5 @@ export { ApiError } from './api-error.js';
 export type { ServerOptions } from './create-server.js';
 export { createServer, DEFAULT_BODY_LIMIT } from './create-server.js';
 export type { ConfigAgents, ServerMcpOptions } from './mcp-routes.js';
+export type { ServiceBuiltins, ServiceBuiltinsOptions } from './service-builtins.js';
+export { createServiceBuiltins } from './service-builtins.js';

@@ -12,8 +12,10 @@ export const HTTP_HANDLER_KEY = 'http';
 /** Options of {@link WorkspaceRegistries}. */
 export interface WorkspaceRegistriesOptions {
   store: ToolshedStore;
-  /** Tools added to every workspace's registry (the `--config` tools). */
+  /** Tools added to every workspace's registry (the `--config` tools), over the built-ins of the same name. */
   extraTools?: readonly ToolSpec[];
+  /** Built-ins shared by every workspace (code execution, emails), added after the per-workspace ones. */
+  sharedBuiltins?: readonly ToolSpec[];
   /** Passed to every workspace registry (approvals are always the workspace's, from the store). */
   registryOptions?: Omit<ToolRegistryOptions, 'approvals'>;
   /** Passed to `createRestTool` for workspace REST tools (tests exempt a loopback fake). */
@@ -28,7 +30,7 @@ interface WorkspaceEntry {
 
 /**
  * One {@link ToolRegistry} per workspace: the built-ins with the workspace's virtual filesystem, the
- * `--config` tools, and the workspace's REST tools (registered on first use and rebuilt when their row
+ * shared built-ins (code execution, emails), the `--config` tools, and the workspace's REST tools (registered on first use and rebuilt when their row
  * changes), with the workspace's approvals in the store. Requests use views of it.
  *
  * @example
@@ -77,6 +79,7 @@ export class WorkspaceRegistries {
       const { store } = this.#options;
       const registry = new ToolRegistry({ ...this.#options.registryOptions, approvals: store.approvals(workspaceId) });
       registry.registerAll(createBuiltins({ files: { backend: store.files(workspaceId) } }));
+      registry.registerAll(this.#options.sharedBuiltins ?? []);
       registry.registerAll(this.#options.extraTools ?? [], { allowOverride: true });
       entry = { registry, restSignatures: new Map() };
       this.#entries.set(workspaceId, entry);

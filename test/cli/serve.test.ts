@@ -48,6 +48,10 @@ async function connect(path: string): Promise<Client> {
 const DEFAULT_VIEW = [
   'calculator',
   'duckduckgo_search',
+  'email_get',
+  'email_search',
+  'execute_javascript',
+  'execute_python',
   'fetch_url',
   'list_files',
   'read_file',

@@ -22,14 +22,18 @@ export function serviceDatabaseUrl(io: CliIo): string {
 export async function openServiceStore(io: CliIo): Promise<ToolshedStore> {
   // Loaded here, not at the top: every CLI start would otherwise pay for Kysely, the drivers and the
   // built-ins (mathjs), which only the service verbs need.
-  const [{ createStore }, { createBuiltins }] = await Promise.all([
+  const [{ createStore }, { createBuiltins }, { createServiceBuiltins }] = await Promise.all([
     import('../../store/index.js'),
     import('../../builtins/create-builtins.js'),
+    import('../../server/service-builtins.js'),
   ]);
   const store = await createStore(serviceDatabaseUrl(io));
   try {
     await store.migrate();
-    await store.tools.upsertBuiltins(createBuiltins());
+    // The specs only: the sandbox pools of these tools start on a first call, which never comes here.
+    const shared = createServiceBuiltins(store);
+    await store.tools.upsertBuiltins([...createBuiltins(), ...shared.tools]);
+    await shared.close();
     return store;
   } catch (error) {
     await store.close();

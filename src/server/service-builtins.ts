@@ -1,0 +1,61 @@
+import type { ToolSpec } from '../core/tool-spec.js';
+import { EmailStore } from '../emails/email-store.js';
+import { createEmailTools } from '../emails/email-tools.js';
+import { createExecuteJavascriptTool } from '../sandbox/javascript/execute-javascript-tool.js';
+import { createJavascriptRuntime } from '../sandbox/javascript/javascript-runtime.js';
+import { createExecutePythonTool } from '../sandbox/python/execute-python-tool.js';
+import { createPythonRuntime } from '../sandbox/python/python-runtime.js';
+import { SandboxPool } from '../sandbox/sandbox-pool.js';
+import type { SandboxToolOptions } from '../sandbox/sandbox-tool.js';
+import type { ToolshedStore } from '../store/index.js';
+
+/** Options of {@link createServiceBuiltins}. */
+export interface ServiceBuiltinsOptions {
+  /** Limits of the `execute_python` / `execute_javascript` pools, or `false` to leave both tools out. */
+  sandbox?: Pick<SandboxToolOptions, 'size' | 'timeoutMs' | 'memoryLimitBytes' | 'allowNetwork'> | false;
+  /** `false` leaves `email_search` / `email_get` out. */
+  emails?: boolean;
+}
+
+/** The built-ins the service shares between workspaces, and how to stop them. */
+export interface ServiceBuiltins {
+  readonly tools: readonly ToolSpec[];
+  /** Stop the sandbox pools (started on their first call; closing unstarted pools costs nothing). */
+  close(): Promise<void>;
+}
+
+/**
+ * The built-ins of the service beyond the per-workspace file, web and math tools (SPEC §10):
+ * `execute_python` and `execute_javascript`, each on one sandbox pool for the whole server (started on
+ * the first call), and `email_search` / `email_get` over the store's email corpus.
+ *
+ * @example
+ * ```ts
+ * const builtins = createServiceBuiltins(store);
+ * await store.tools.upsertBuiltins([...createBuiltins(), ...builtins.tools]);
+ * await builtins.close();
+ * ```
+ */
+export function createServiceBuiltins(store: ToolshedStore, options: ServiceBuiltinsOptions = {}): ServiceBuiltins {
+  const tools: ToolSpec[] = [];
+  const pools: SandboxPool[] = [];
+  if (options.sandbox !== false) {
+    const limits = options.sandbox ?? {};
+    const python = new SandboxPool({ runtime: createPythonRuntime(), ...limits });
+    const javascript = new SandboxPool({ runtime: createJavascriptRuntime(), ...limits });
+    pools.push(python, javascript);
+    tools.push(
+      createExecutePythonTool({ ...limits, sandbox: python }) as ToolSpec,
+      createExecuteJavascriptTool({ ...limits, sandbox: javascript }) as ToolSpec,
+    );
+  }
+  if (options.emails !== false) {
+    tools.push(...(createEmailTools({ emails: new EmailStore(store.db, store.dialect) }) as ToolSpec[]));
+  }
+  return {
+    tools,
+    async close() {
+      await Promise.all(pools.map((pool) => pool.close()));
+    },
+  };
+}

@@ -281,9 +281,14 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   const builtinSpecs =
     options.builtins ??
     (config.builtins.length > 0 || config.agents.some((agent) => agent.tools.length > 0)
-      ? (await import('../builtins/create-builtins.js')).createBuiltins({ files: { root: config.workspace } })
+      ? [
+          ...(await import('../builtins/create-builtins.js')).createBuiltins({ files: { root: config.workspace } }),
+          ...(await codeBuiltins(config)),
+        ]
       : []);
   const builtins = new Map(builtinSpecs.map((spec) => [spec.name, spec]));
+  // The code tools are made only when named (their modules cost a start-up), but always suggested.
+  const builtinNames = [...new Set([...builtins.keys(), ...(options.builtins === undefined ? CODE_BUILTINS : [])])];
   const enableBuiltin = (name: string, pointer: string): boolean => {
     if (catalog.has(name)) return true;
     const spec = builtins.get(name);
@@ -296,7 +301,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       error(
         source,
         `/builtins/${index}`,
-        unknownToolMessage(`unknown built-in '${name}'`, name, [...builtins.keys()].sort(), 'Available built-ins'),
+        unknownToolMessage(`unknown built-in '${name}'`, name, [...builtinNames].sort(), 'Available built-ins'),
       );
     }
   });
@@ -322,7 +327,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
         [...mcpNames].some((known) => known.toLowerCase().replace(/[^a-z0-9]+/g, '_') === server)
       )
         return;
-      const available = [...new Set([...catalog.keys(), ...builtins.keys()])].sort();
+      const available = [...new Set([...catalog.keys(), ...builtinNames])].sort();
       error(
         source,
         pointer,
@@ -503,4 +508,15 @@ function sortDiagnostics(diagnostics: ConfigDiagnostic[]): ConfigDiagnostic[] {
 function displayPath(file: string): string {
   const shown = relative(process.cwd(), file);
   return shown === '' || shown.startsWith('..') ? file : shown;
+}
+
+/** The code-execution built-ins (SPEC §10), which run in sandbox pools started on their first call. */
+const CODE_BUILTINS: readonly string[] = ['execute_javascript', 'execute_python'];
+
+/** `execute_python` / `execute_javascript` when the configuration names them, else nothing. */
+async function codeBuiltins(config: { builtins: string[]; agents: ReadonlyArray<{ tools: string[] }> }) {
+  const named = new Set([...config.builtins, ...config.agents.flatMap((agent) => agent.tools)]);
+  if (!CODE_BUILTINS.some((name) => named.has(name))) return [];
+  const { createExecuteJavascriptTool, createExecutePythonTool } = await import('../sandbox/index.js');
+  return [createExecuteJavascriptTool() as ToolSpec, createExecutePythonTool() as ToolSpec];
 }

@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, FIXTURES, lines, ROOT, runCli, SERPER_WARNING } from './run-cli.js';
@@ -49,9 +51,9 @@ describe('--config', () => {
     expect(run.stdout).toBe('');
     const file = 'src/config/__fixtures__/unknown-tool/toolshed.yaml';
     expect(lines(run.stderr)).toEqual([
-      `${file}:4:13: error: unknown tool 'word_cont' in agent 'research'. Did you mean 'word_count'? Available tools: calculator, duckduckgo_search, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
+      `${file}:4:13: error: unknown tool 'word_cont' in agent 'research'. Did you mean 'word_count'? Available tools: calculator, duckduckgo_search, execute_javascript, execute_python, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
       `${file}:4:24: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...`,
-      `${file}:4:39: error: unknown tool 'calculater' in agent 'research'. Did you mean 'calculator'? Available tools: calculator, duckduckgo_search, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
+      `${file}:4:39: error: unknown tool 'calculater' in agent 'research'. Did you mean 'calculator'? Available tools: calculator, duckduckgo_search, execute_javascript, execute_python, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
     ]);
   });
 
@@ -141,4 +143,28 @@ describe('--agent', () => {
       "error: --agent 'assistant' needs a configuration that defines agents; pass --config FILE or create ./toolshed.yaml.",
     ]);
   });
+
+  it('enables the code-execution built-ins by name and exits once the call is done', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-code-'));
+    try {
+      writeFileSync(join(folder, 'toolshed.yaml'), 'builtins: [execute_python, calculator]\n');
+      const run = await runCli(
+        ['call', 'execute_python', '--config', 'toolshed.yaml', '--args', '{"code": "sum(range(101))"}', '--json'],
+        { cwd: folder },
+      );
+      expect(run.exitCode).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'success', data: { stdout: '', result: 5050 } });
+      const typo = await runCli(['list', '--config', 'toolshed.yaml'], { cwd: folder });
+      writeFileSync(join(folder, 'toolshed.yaml'), 'builtins: [execute_pyton]\n');
+      const wrong = await runCli(['list', '--config', 'toolshed.yaml'], { cwd: folder });
+      expect(typo.exitCode).toBe(0);
+      expect(lines(typo.stdout).map((line) => line.split(' ')[0])).toEqual(['calculator', 'execute_python']);
+      expect(wrong.exitCode).toBe(1);
+      expect(lines(wrong.stderr)[0]).toMatch(
+        /^toolshed\.yaml:1:12: error: unknown built-in 'execute_pyton'\. Did you mean 'execute_python'\? Available built-ins: calculator, duckduckgo_search, execute_javascript, execute_python, fetch_url, /,
+      );
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

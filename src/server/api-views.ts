@@ -1,3 +1,4 @@
+import type { RequiredEnvVar, ToolRequirements } from '../core/tool-spec.js';
 import type { AgentRecord, AttachedTool, ToolCallRecord, ToolRecord } from '../store/index.js';
 
 /** A tool as the API shows it (snake_case, as in the database-backed registry design). */
@@ -12,7 +13,14 @@ export interface ToolView {
   scope: 'global' | 'workspace';
   when_to_use: string | null;
   annotations: Record<string, unknown>;
+  /** What the tool needs from the server's environment (`env`: variables with where to get them). */
+  requires: ToolRequirements;
   created_at: string;
+}
+
+/** A tool as `GET /api/tools/:id` shows it: each required variable says whether the server has it set. */
+export interface ToolDetailView extends ToolView {
+  requires: { env: Array<RequiredEnvVar & { set: boolean }> };
 }
 
 /**
@@ -35,7 +43,33 @@ export function toolView(tool: ToolRecord): ToolView {
     scope: tool.workspaceId === null ? 'global' : 'workspace',
     when_to_use: tool.whenToUse,
     annotations: { ...tool.annotations },
+    requires: { ...tool.requires },
     created_at: tool.createdAt,
+  };
+}
+
+/**
+ * The API view of one tool with the set/unset status of each environment variable it requires in
+ * `env` (the server's environment; an empty value counts as unset, as when calling). Values are never
+ * shown.
+ *
+ * @example
+ * ```ts
+ * toolDetailView(await store.tools.get('acme', 'serper_search'), process.env).requires;
+ * // { env: [{ name: 'SERPER_API_KEY', description: '...', url: 'https://serper.dev', set: false }] }
+ * ```
+ */
+export function toolDetailView(tool: ToolRecord, env: Readonly<Record<string, string | undefined>>): ToolDetailView {
+  const variables = tool.requires.env ?? [];
+  return {
+    ...toolView(tool),
+    requires: {
+      ...tool.requires,
+      env: variables.map((variable) => {
+        const value = Object.hasOwn(env, variable.name) ? env[variable.name] : undefined;
+        return { ...variable, set: value !== undefined && value !== '' };
+      }),
+    },
   };
 }
 

@@ -17,6 +17,7 @@ import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
 import { createServiceBuiltins, type ServiceBuiltinsOptions } from './service-builtins.js';
 import { registerToolRoutes } from './tool-routes.js';
+import { registerWebCatalog } from './web-catalog.js';
 import { WorkspaceRegistries } from './workspace-registries.js';
 
 /** The default body limit: 1 MiB. */
@@ -46,6 +47,8 @@ export interface ServerOptions {
    * handler settings and `--config` agents, or `false` for no MCP endpoints.
    */
   mcp?: ServerMcpOptions | false;
+  /** The folder of the built web catalog served at `/` (default `dist/web` of this package), or `false` for none. */
+  webCatalog?: string | false;
 }
 
 declare module 'fastify' {
@@ -118,6 +121,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   registerAgentRoutes(app, context);
   registerActivityRoutes(app, context);
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
+  if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });
   return app;
 }
 

@@ -1,38 +1,96 @@
 import type { FastifyInstance } from 'fastify';
+import { toAnthropicTools } from '../adapters/anthropic/index.js';
+import { toGeminiTools } from '../adapters/gemini/index.js';
+import { toMcpTools } from '../adapters/mcp/index.js';
+import { toOpenAITools } from '../adapters/openai/index.js';
 import { REST_TOOL_SCHEMA } from '../config/config-schema.js';
 import { describeValue } from '../core/define-tool.js';
 import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
 import { compileValidator } from '../schema/compile-validator.js';
 import { STORE_LIMITS } from '../store/index.js';
+import { EXPORT_FORMATS, type ExportFormat } from './agent-routes.js';
 import { ApiError, notFound, validationError } from './api-error.js';
-import { toolView } from './api-views.js';
+import { toolDetailView, toolView } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { callInView, type ServerContext, toolViewOf } from './server-context.js';
 import { HTTP_HANDLER_KEY } from './workspace-registries.js';
 
 const validateRestTool = compileValidator(REST_TOOL_SCHEMA);
 
+/** The longest search query `GET /api/tools?q=` accepts, in characters. */
+export const MAX_SEARCH_QUERY_CHARS = 200;
+
 /**
- * `GET /api/tools`, `GET /api/tools/:id`, `POST /api/tools` (workspace REST tools in the
- * `custom_tools` shape) and `POST /api/tools/:id/call`.
+ * `GET /api/tools` (with `q`, ranked by the registry's BM25 search), `GET /api/tools/:id` (with the
+ * set/unset status of its environment variables), `GET /api/tools/:id/export?format=`, `POST /api/tools`
+ * (workspace REST tools in the `custom_tools` shape) and `POST /api/tools/:id/call`.
  */
 export function registerToolRoutes(app: FastifyInstance, context: ServerContext): void {
   const { store } = context;
 
   app.get<{ Querystring: Record<string, unknown> }>('/api/tools', async (request) => {
-    const category = request.query.category;
+    const { category, q } = request.query;
     if (category !== undefined && typeof category !== 'string') {
       throw validationError('category', `'category' must be given once, got ${describeValue(category)}.`);
     }
+    if (q !== undefined && typeof q !== 'string') {
+      throw validationError('q', `'q' must be given once, got ${describeValue(q)}.`);
+    }
+    if (q !== undefined && q.length > MAX_SEARCH_QUERY_CHARS) {
+      throw validationError(
+        'q',
+        `'q' must be at most ${MAX_SEARCH_QUERY_CHARS} characters, got ${q.length}; search with fewer words.`,
+      );
+    }
     const tools = await store.tools.list(request.workspaceId, category === undefined ? {} : { category });
-    return { tools: tools.map(toolView) };
+    if (q === undefined || q.trim() === '') return { tools: tools.map(toolView) };
+    // Rank with the workspace registry's index, then keep the hits this listing may show.
+    const registry = context.registries.forTools(request.workspaceId, tools);
+    const byId = new Map(tools.map((tool) => [tool.id, tool]));
+    const hits = registry.search(q, { limit: Math.max(1, registry.size) });
+    return {
+      tools: hits.flatMap((hit) => {
+        const tool = byId.get(hit.name);
+        return tool === undefined ? [] : [{ ...toolView(tool), score: hit.score }];
+      }),
+    };
   });
 
   app.get<{ Params: { id: string } }>('/api/tools/:id', async (request) => {
     const tool = await store.tools.get(request.workspaceId, request.params.id);
     if (tool === undefined) throw notFound(`Tool '${request.params.id}' does not exist in this workspace.`);
-    return toolView(tool);
+    return toolDetailView(tool, process.env);
   });
+
+  app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
+    '/api/tools/:id/export',
+    async (request) => {
+      const format = request.query.format;
+      if (typeof format !== 'string' || !(EXPORT_FORMATS as readonly string[]).includes(format)) {
+        throw validationError('format', `'format' must be one of ${EXPORT_FORMATS.join(', ')}.`);
+      }
+      const id = request.params.id;
+      const view = await toolViewOf(context, request.workspaceId);
+      if (!view.names.has(id)) throw notFound(`Tool '${id}' does not exist in this workspace.`);
+      if (!view.registry.has(id)) throw notFound(`Tool '${id}' has no handler on this server, so nothing exports it.`);
+      const specs = [view.registry.get(id)];
+      const exportFormat = format as ExportFormat;
+      switch (exportFormat) {
+        case 'openai':
+          return { format, ...toOpenAITools(specs) };
+        case 'anthropic':
+          return { format, ...toAnthropicTools(specs) };
+        case 'gemini':
+          return { format, ...toGeminiTools(specs) };
+        case 'mcp':
+          return { format, ...toMcpTools(specs) };
+        default: {
+          const unreachable: never = exportFormat;
+          throw validationError('format', `Unknown format '${String(unreachable)}'.`);
+        }
+      }
+    },
+  );
 
   app.post('/api/tools', async (request, reply) => {
     const body = request.body;

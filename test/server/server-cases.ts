@@ -320,6 +320,138 @@ export function defineServerCases(harness: ServerStoreHarness): void {
     });
   });
 
+  describe('search, requirements and per-tool exports', () => {
+    it('ranks tools for q with the BM25 search, within the category filter', async () => {
+      const owner = await tenant();
+      const search = async (query: string) => {
+        const response = await send('GET', `/api/tools?${query}`, owner.headers);
+        expect(response.statusCode, query).toBe(200);
+        return (response.json() as { tools: Array<{ id: string; score: number; category: string }> }).tools;
+      };
+      const math = await search('q=evaluate%20a%20math%20expression');
+      expect(math[0]).toMatchObject({ id: 'calculator', category: 'math', scope: 'global' });
+      expect(math[0]?.score).toBeGreaterThan(0);
+      expect((await search('q=calc'))[0]?.id).toBe('calculator');
+      const files = await search('q=read%20a%20file&category=filesystem');
+      expect(files[0]?.id).toBe('read_file');
+      expect(new Set(files.map((tool) => tool.category))).toEqual(new Set(['filesystem']));
+      const outside = await search('q=read%20a%20file&category=math');
+      expect(outside.map((tool) => tool.category)).toEqual(outside.map(() => 'math'));
+      expect(outside.map((tool) => tool.id)).not.toContain('read_file');
+      expect(await search('q=zzqxv')).toEqual([]);
+      const blank = await search('q=%20%20');
+      expect(blank.map((tool) => tool.id)).toEqual(expect.arrayContaining(['calculator', 'read_file']));
+    });
+
+    it("finds the workspace's own REST tools, and never another workspace's", async () => {
+      const owner = await tenant();
+      const other = await tenant();
+      await send('POST', '/api/tools', owner.headers, restTool('holiday_lookup', { description: 'Look up holidays.' }));
+      const mine = await send('GET', '/api/tools?q=holidays', owner.headers);
+      expect((mine.json() as { tools: Array<{ id: string }> }).tools.map((tool) => tool.id)).toContain(
+        'holiday_lookup',
+      );
+      const theirs = await send('GET', '/api/tools?q=holidays', other.headers);
+      expect(theirs.statusCode).toBe(200);
+      expect(theirs.body).not.toContain('holiday_lookup');
+    });
+
+    it('refuses a repeated or oversized q with VALIDATION_ERROR', async () => {
+      const owner = await tenant();
+      const repeated = await send('GET', '/api/tools?q=a&q=b', owner.headers);
+      expect(repeated.statusCode).toBe(400);
+      expect(repeated.json()).toEqual({
+        error: { code: 'VALIDATION_ERROR', message: "'q' must be given once, got an array.", details: { field: 'q' } },
+      });
+      const oversized = await send('GET', `/api/tools?q=${'a'.repeat(201)}`, owner.headers);
+      expect(oversized.statusCode).toBe(400);
+      expect(oversized.json()).toEqual({
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: "'q' must be at most 200 characters, got 201; search with fewer words.",
+          details: { field: 'q' },
+        },
+      });
+      expect((await send('GET', `/api/tools?q=${'a'.repeat(200)}`, owner.headers)).statusCode).toBe(200);
+      const categories = await send('GET', '/api/tools?category=a&category=b', owner.headers);
+      expect(categories.json()).toMatchObject({ error: { details: { field: 'category' } } });
+    });
+
+    it('shows whether each required environment variable is set, never its value', async () => {
+      const owner = await tenant();
+      const saved = process.env.SERPER_API_KEY;
+      try {
+        delete process.env.SERPER_API_KEY;
+        const unset = await send('GET', '/api/tools/serper_search', owner.headers);
+        expect(unset.json()).toMatchObject({
+          requires: { env: [{ name: 'SERPER_API_KEY', url: 'https://serper.dev', set: false }] },
+        });
+        process.env.SERPER_API_KEY = '';
+        const empty = await send('GET', '/api/tools/serper_search', owner.headers);
+        expect(empty.json()).toMatchObject({ requires: { env: [{ name: 'SERPER_API_KEY', set: false }] } });
+        process.env.SERPER_API_KEY = 'secret-value-123';
+        const set = await send('GET', '/api/tools/serper_search', owner.headers);
+        expect(set.json()).toMatchObject({ requires: { env: [{ name: 'SERPER_API_KEY', set: true }] } });
+        expect(set.body).not.toContain('secret-value-123');
+      } finally {
+        if (saved === undefined) delete process.env.SERPER_API_KEY;
+        else process.env.SERPER_API_KEY = saved;
+      }
+      expect((await send('GET', '/api/tools/calculator', owner.headers)).json()).toMatchObject({
+        requires: { env: [] },
+      });
+    });
+
+    it('exports one tool for every provider and refuses other formats', async () => {
+      const owner = await tenant();
+      const expectations: Record<string, unknown> = {
+        openai: [{ type: 'function', function: expect.objectContaining({ name: 'calculator' }) }],
+        anthropic: [expect.objectContaining({ name: 'calculator', input_schema: expect.any(Object) })],
+        mcp: [expect.objectContaining({ name: 'calculator', inputSchema: expect.any(Object) })],
+      };
+      for (const format of ['openai', 'anthropic', 'gemini', 'mcp']) {
+        const response = await send('GET', `/api/tools/calculator/export?format=${format}`, owner.headers);
+        expect(response.statusCode, format).toBe(200);
+        const body = response.json() as { format: string; tools: unknown[]; warnings: unknown[] };
+        expect(body.format).toBe(format);
+        expect(Array.isArray(body.warnings), format).toBe(true);
+        expect(JSON.stringify(body.tools), format).toContain('calculator');
+        expect(JSON.stringify(body.tools), format).not.toContain('read_tool_output');
+        if (format in expectations) expect(body.tools, format).toEqual(expectations[format]);
+      }
+      const bad = await send('GET', '/api/tools/calculator/export?format=cobol', owner.headers);
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toEqual({
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: "'format' must be one of openai, anthropic, gemini, mcp.",
+          details: { field: 'format' },
+        },
+      });
+      expect((await send('GET', '/api/tools/calculator/export?format=a&format=b', owner.headers)).statusCode).toBe(400);
+      const missing = await send('GET', '/api/tools/no_such_tool/export?format=openai', owner.headers);
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toEqual({
+        error: { code: 'NOT_FOUND', message: "Tool 'no_such_tool' does not exist in this workspace." },
+      });
+    });
+
+    it("exports a workspace's REST tool only to that workspace", async () => {
+      const owner = await tenant();
+      const other = await tenant();
+      await send('POST', '/api/tools', owner.headers, restTool('private_search'));
+      const mine = await send('GET', '/api/tools/private_search/export?format=anthropic', owner.headers);
+      expect(mine.statusCode).toBe(200);
+      expect(JSON.stringify(mine.json())).toContain('private_search');
+      const theirs = await send('GET', '/api/tools/private_search/export?format=anthropic', other.headers);
+      expect(theirs.statusCode).toBe(404);
+      expect(
+        (await send('GET', '/api/tools/private_search/export?format=anthropic', { 'x-workspace-id': owner.id }))
+          .statusCode,
+      ).toBe(401);
+    });
+  });
+
   describe('bad bodies', () => {
     it('refuses bad bodies on every write route with VALIDATION_ERROR naming the field', async () => {
       const owner = await tenant();
@@ -380,6 +512,8 @@ export function defineServerCases(harness: ServerStoreHarness): void {
       const routes: Array<[Method, string, unknown?]> = [
         ['GET', '/api/tools'],
         ['GET', '/api/tools/owner_secret_api'],
+        ['GET', '/api/tools/owner_secret_api/export?format=openai'],
+        ['GET', '/api/tools?q=owner%20secret'],
         ['POST', '/api/tools', restTool('another_tool')],
         ['POST', '/api/tools/owner_secret_api/call', { arguments: { query: 'x' } }],
         ['GET', '/api/agents'],
@@ -412,7 +546,11 @@ export function defineServerCases(harness: ServerStoreHarness): void {
         // The intruder's own, valid credentials with the owner's ids.
         const response = await send(method, url, intruder.headers, body);
         const label = `${method} ${url} as another workspace`;
-        if (['/api/tools', '/api/agents'].includes(url) || url.startsWith('/api/calls')) {
+        if (
+          ['/api/tools', '/api/agents'].includes(url) ||
+          url.startsWith('/api/calls') ||
+          url.startsWith('/api/tools?')
+        ) {
           expect(response.statusCode, label).toBeLessThan(300);
         } else {
           expect(response.statusCode, label).toBe(404);

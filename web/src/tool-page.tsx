@@ -1,0 +1,171 @@
+import { type KeyboardEvent, useState } from 'react';
+import { EXPORT_FORMATS, type RequiredEnvVar, type Tool } from './api-types.js';
+import { CopyButton } from './copy-button.js';
+import { Link } from './router.js';
+import { SchemaTable } from './schema-table.js';
+import { useApi } from './session.js';
+import { ErrorState, LoadingState } from './states.js';
+import { TryItForm } from './try-it-form.js';
+
+/**
+ * One tool: its description, when to use it, the environment variables it needs (set or not on the
+ * server), its input schema as a table, the "try it" form and its export for each provider.
+ *
+ * @example
+ * ```tsx
+ * <ToolPage toolId="calculator" />
+ * ```
+ */
+export function ToolPage(props: { toolId: string }) {
+  const tool = useApi<Tool>(`/api/tools/${encodeURIComponent(props.toolId)}`);
+  if (tool.status !== 'ready') {
+    return (
+      <>
+        <p className="breadcrumb">
+          <Link to="/">Catalog</Link> /
+        </p>
+        <h1 tabIndex={-1}>
+          <code>{props.toolId}</code>
+        </h1>
+        {tool.status === 'loading' ? (
+          <LoadingState label="Loading the tool" />
+        ) : (
+          <ErrorState error={tool.error} onRetry={tool.reload} title="The tool could not be loaded." />
+        )}
+      </>
+    );
+  }
+  const { data } = tool;
+  const annotations = Object.entries(data.annotations).filter(([, value]) => value === true);
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link to="/">Catalog</Link> /
+      </p>
+      <h1 tabIndex={-1}>{data.name}</h1>
+      <p className="tool-meta">
+        <code>{data.id}</code> <span className="badge">{data.category}</span>
+        <span className="badge badge-quiet">{data.scope}</span>
+        {annotations.map(([name]) => (
+          <span key={name} className="badge badge-quiet">
+            {name}
+          </span>
+        ))}
+      </p>
+      <div className="tool-layout">
+        <div className="tool-main">
+          <section aria-labelledby="about-heading">
+            <h2 id="about-heading">Description</h2>
+            <p>{data.description}</p>
+            <h3>When to use</h3>
+            <p>{data.when_to_use ?? <span className="muted">No guidance given.</span>}</p>
+          </section>
+          <section aria-labelledby="requirements-heading">
+            <h2 id="requirements-heading">Requirements</h2>
+            <Requirements variables={data.requires?.env ?? []} />
+          </section>
+          <section aria-labelledby="schema-heading">
+            <h2 id="schema-heading">Input schema</h2>
+            <SchemaTable schema={data.parameters_schema} />
+          </section>
+          <section aria-labelledby="try-heading" className="card">
+            <h2 id="try-heading">Try it</h2>
+            <TryItForm toolId={data.id} schema={data.parameters_schema} />
+          </section>
+        </div>
+        <section aria-labelledby="exports-heading" className="tool-side">
+          <h2 id="exports-heading">Exports</h2>
+          <Exports toolId={data.id} />
+        </section>
+      </div>
+    </>
+  );
+}
+
+function Requirements(props: { variables: RequiredEnvVar[] }) {
+  if (props.variables.length === 0) return <p className="muted">Needs nothing from the server's environment.</p>;
+  return (
+    <ul className="requirements">
+      {props.variables.map((variable) => (
+        <li key={variable.name}>
+          <code>{variable.name}</code>{' '}
+          <span className={`status ${variable.set ? 'status-success' : 'status-error'}`}>
+            {variable.set ? 'set' : 'not set'}
+          </span>
+          {variable.description === undefined ? null : <span> — {variable.description}</span>}
+          {variable.url === undefined ? null : (
+            <span className="muted">
+              {' '}
+              (get one at{' '}
+              <a href={variable.url} target="_blank" rel="noreferrer noopener">
+                {variable.url}
+              </a>
+              )
+            </span>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Exports(props: { toolId: string }) {
+  const [format, setFormat] = useState<(typeof EXPORT_FORMATS)[number]['id']>('openai');
+  const exported = useApi<{ tools: unknown[]; warnings?: unknown[] }>(
+    `/api/tools/${encodeURIComponent(props.toolId)}/export?format=${format}`,
+  );
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const index = EXPORT_FORMATS.findIndex((each) => each.id === format);
+    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+    if (step === 0) return;
+    event.preventDefault();
+    const next = EXPORT_FORMATS[(index + step + EXPORT_FORMATS.length) % EXPORT_FORMATS.length];
+    if (next === undefined) return;
+    setFormat(next.id);
+    document.getElementById(`export-tab-${next.id}`)?.focus();
+  };
+  const text = exported.status === 'ready' ? JSON.stringify(exported.data.tools, null, 2) : '';
+  return (
+    <div className="exports">
+      <div role="tablist" aria-label="Provider" className="tabs" onKeyDown={onKeyDown}>
+        {EXPORT_FORMATS.map((each) => (
+          <button
+            key={each.id}
+            id={`export-tab-${each.id}`}
+            type="button"
+            role="tab"
+            aria-selected={format === each.id}
+            aria-controls="export-panel"
+            tabIndex={format === each.id ? 0 : -1}
+            className="tab"
+            onClick={() => setFormat(each.id)}
+          >
+            {each.label}
+          </button>
+        ))}
+      </div>
+      <div id="export-panel" role="tabpanel" aria-labelledby={`export-tab-${format}`} className="export-panel">
+        {exported.status === 'loading' ? (
+          <LoadingState label="Loading the export" />
+        ) : exported.status === 'error' ? (
+          <ErrorState error={exported.error} onRetry={exported.reload} />
+        ) : (
+          <>
+            <div className="panel-actions">
+              <CopyButton text={text} label={`Copy the ${format} export`} />
+            </div>
+            <pre className="code-block" data-testid="export-json">
+              {text}
+            </pre>
+            {exported.data.warnings !== undefined && exported.data.warnings.length > 0 ? (
+              <details>
+                <summary>{exported.data.warnings.length} rewrite(s) for this provider</summary>
+                <pre className="code-block">{JSON.stringify(exported.data.warnings, null, 2)}</pre>
+              </details>
+            ) : null}
+          </>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,91 @@
+import Form, { type IChangeEvent } from '@rjsf/core';
+import type { RJSFValidationError, UiSchema } from '@rjsf/utils';
+import validator from '@rjsf/validator-ajv8';
+import { useState } from 'react';
+import { ApiFailure } from './api-client.js';
+import type { Agent, ToolResultBody } from './api-types.js';
+import { useApi, useSession } from './session.js';
+import { ErrorState } from './states.js';
+import { ToolResultView } from './tool-result-view.js';
+
+type Arguments = Record<string, unknown>;
+
+const UI_SCHEMA: UiSchema = { 'ui:submitButtonOptions': { submitText: 'Run tool' } };
+
+/**
+ * The "try it" form of a tool, generated from its JSON Schema by rjsf: it validates the arguments in
+ * the browser (errors under each field, focus on the first), sends them to
+ * `POST /api/tools/:id/call` (optionally as one of the workspace's agents) and shows the ToolResult.
+ *
+ * @example
+ * ```tsx
+ * <TryItForm toolId="calculator" schema={tool.parameters_schema} />
+ * ```
+ */
+export function TryItForm(props: { toolId: string; schema: Record<string, unknown> }) {
+  const { request } = useSession();
+  const agents = useApi<{ agents: Agent[] }>('/api/agents');
+  const [formData, setFormData] = useState<Arguments>({});
+  const [agentId, setAgentId] = useState('');
+  const [running, setRunning] = useState(false);
+  const [result, setResult] = useState<ToolResultBody | undefined>();
+  const [failure, setFailure] = useState<ApiFailure | undefined>();
+
+  const run = async ({ formData: submitted }: IChangeEvent<Arguments>) => {
+    setRunning(true);
+    setFailure(undefined);
+    try {
+      const body = { arguments: submitted ?? {}, ...(agentId === '' ? {} : { agent_id: agentId }) };
+      setResult(
+        await request<ToolResultBody>(`/api/tools/${encodeURIComponent(props.toolId)}/call`, { method: 'POST', body }),
+      );
+    } catch (error) {
+      setResult(undefined);
+      setFailure(error instanceof ApiFailure ? error : new ApiFailure(0, 'CLIENT', String(error)));
+    } finally {
+      setRunning(false);
+    }
+  };
+
+  return (
+    <div className="try-it">
+      {agents.status === 'ready' && agents.data.agents.length > 0 ? (
+        <div className="field">
+          <label htmlFor="run-as">Run as</label>
+          <select id="run-as" value={agentId} onChange={(event) => setAgentId(event.target.value)}>
+            <option value="">No agent (every workspace tool)</option>
+            {agents.data.agents.map((agent) => (
+              <option key={agent.id} value={agent.id}>
+                {agent.name} ({agent.id})
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
+      <Form<Arguments>
+        schema={props.schema}
+        uiSchema={UI_SCHEMA}
+        validator={validator}
+        formData={formData}
+        onChange={(event) => setFormData(event.formData ?? {})}
+        onSubmit={run}
+        transformErrors={friendlier}
+        showErrorList={false}
+        noHtml5Validate
+        focusOnFirstError
+        disabled={running}
+        idPrefix="arg"
+      />
+      <section className="result-area" aria-live="polite" aria-label="Result">
+        {running ? <p className="muted">Running…</p> : null}
+        {failure === undefined ? null : <ErrorState error={failure} title="The call was refused." />}
+        {result === undefined || running ? null : <ToolResultView result={result} />}
+      </section>
+    </div>
+  );
+}
+
+/** Ajv's messages, phrased for the person at the form. */
+function friendlier(errors: RJSFValidationError[]): RJSFValidationError[] {
+  return errors.map((error) => (error.name === 'required' ? { ...error, message: 'This field is required.' } : error));
+}

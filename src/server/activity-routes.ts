@@ -11,9 +11,12 @@ export function registerActivityRoutes(app: FastifyInstance, context: ServerCont
   const { store } = context;
 
   app.get<{ Querystring: Record<string, unknown> }>('/api/calls', async (request) => {
-    const { agent_id: agentId, limit } = request.query;
+    const { agent_id: agentId, tool_id: toolId, limit } = request.query;
     if (agentId !== undefined && typeof agentId !== 'string') {
       throw validationError('agent_id', `'agent_id' must be given once, got ${describeValue(agentId)}.`);
+    }
+    if (toolId !== undefined && typeof toolId !== 'string') {
+      throw validationError('tool_id', `'tool_id' must be given once, got ${describeValue(toolId)}.`);
     }
     let count: number | undefined;
     if (limit !== undefined) {
@@ -24,6 +27,7 @@ export function registerActivityRoutes(app: FastifyInstance, context: ServerCont
     }
     const calls = await store.toolCalls.listRecent(request.workspaceId, {
       ...(agentId === undefined ? {} : { agentId }),
+      ...(toolId === undefined ? {} : { toolId }),
       ...(count === undefined ? {} : { limit: count }),
     });
     return { calls: calls.map(toolCallView) };

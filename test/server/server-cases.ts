@@ -233,6 +233,20 @@ export function defineServerCases(harness: ServerStoreHarness): void {
       expect((calls.json() as { calls: unknown[] }).calls).toEqual([
         expect.objectContaining({ agent_id: agent, tool_id: 'calculator', status: 'success' }),
       ]);
+      await send('POST', '/api/tools/list_files/call', owner.headers, { arguments: {} });
+      const byTool = await send('GET', '/api/calls?tool_id=list_files', owner.headers);
+      expect((byTool.json() as { calls: Array<{ tool_id: string }> }).calls.map((call) => call.tool_id)).toEqual([
+        'list_files',
+      ]);
+      const both = await send('GET', `/api/calls?agent_id=${agent}&tool_id=list_files`, owner.headers);
+      expect((both.json() as { calls: unknown[] }).calls).toEqual([]);
+      expect((await send('GET', '/api/calls?tool_id=a&tool_id=b', owner.headers)).json()).toEqual({
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: "'tool_id' must be given once, got an array.",
+          details: { field: 'tool_id' },
+        },
+      });
       expect((await send('GET', '/api/calls?limit=0', owner.headers)).statusCode).toBe(400);
       expect((await send('GET', '/api/calls?limit=abc', owner.headers)).json()).toMatchObject({
         error: { details: { field: 'limit' } },

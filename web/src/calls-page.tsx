@@ -24,9 +24,9 @@ export function CallsPage() {
   const tools = useApi<{ tools: Tool[] }>('/api/tools');
   const query = new URLSearchParams({ limit: String(CALL_LIMIT) });
   if (agentId !== '') query.set('agent_id', agentId);
+  if (toolId !== '') query.set('tool_id', toolId);
   const calls = useApi<{ calls: ToolCall[] }>(`/api/calls?${query}`);
-  const shown =
-    calls.status === 'ready' ? calls.data.calls.filter((call) => toolId === '' || call.tool_id === toolId) : [];
+  const shown = calls.status === 'ready' ? calls.data.calls : [];
 
   return (
     <>

@@ -90,6 +90,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       ...(options.restTool === undefined ? {} : { restTool: options.restTool }),
     }),
     metrics: new ServerMetrics(),
+    env: options.registryOptions?.env ?? process.env,
   };
   app.decorateRequest('workspaceId', '');
   if (shared !== undefined) app.addHook('onClose', () => shared.close());

@@ -10,6 +10,8 @@ export interface ServerContext {
   store: ToolshedStore;
   registries: WorkspaceRegistries;
   metrics: ServerMetrics;
+  /** The environment the tools see (the registries' `env`, default `process.env`). */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 /** The tools a request may use: an agent's (or the workspace default set) in the workspace registry. */

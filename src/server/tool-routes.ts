@@ -59,7 +59,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
   app.get<{ Params: { id: string } }>('/api/tools/:id', async (request) => {
     const tool = await store.tools.get(request.workspaceId, request.params.id);
     if (tool === undefined) throw notFound(`Tool '${request.params.id}' does not exist in this workspace.`);
-    return toolDetailView(tool, process.env);
+    return toolDetailView(tool, context.env);
   });
 
   app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>(

@@ -28,7 +28,11 @@ function defineServiceBuiltinCases(harness: ServerStoreHarness): void {
         body: 'The quarterly forecast for natural gas is attached.',
       },
     ]);
-    app = createServer({ store, builtins: { sandbox: { size: 1 } } });
+    app = createServer({
+      store,
+      builtins: { sandbox: { size: 1 } },
+      registryOptions: { env: { SERPER_API_KEY: 'from-the-server-env' } },
+    });
     await app.ready();
     const workspace = await store.workspaces.create({ id: 'builtins', name: 'Built-ins' });
     const { token } = await store.tokens.create(workspace.id);
@@ -66,6 +70,13 @@ function defineServiceBuiltinCases(harness: ServerStoreHarness): void {
         ['email_get', 'email'],
       ]),
     );
+  });
+
+  it("reports a tool's env requirements as set from the server's env, never their values", async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/tools/serper_search', headers });
+    const { requires } = response.json() as { requires: { env: Array<{ name: string; set: boolean }> } };
+    expect(requires.env.map((variable) => [variable.name, variable.set])).toEqual([['SERPER_API_KEY', true]]);
+    expect(response.body).not.toContain('from-the-server-env');
   });
 
   it('runs Python and JavaScript in the sandbox', async () => {

@@ -31,17 +31,19 @@ export function inboxToken(inbox: string): string {
 }
 
 /**
- * An FTS5 MATCH expression for `words` in subject or body within one inbox. Every word is a quoted
- * string of letters and digits only, so it can never be read as an operator.
+ * An FTS5 MATCH expression for `words` in subject or body, within one inbox when `inbox` is given.
+ * Every word is a quoted string of letters and digits only, so it can never be read as an operator.
  *
  * @example
  * ```ts
  * sqliteMatch(['budget', 'report'], 'a@b.com'); // 'inbox_tok : "ib6140622e636f6d" AND {subject body} : ("budget" "report")'
+ * sqliteMatch(['budget'], undefined); // '{subject body} : ("budget")'
  * ```
  */
-export function sqliteMatch(words: readonly string[], inbox: string): string {
+export function sqliteMatch(words: readonly string[], inbox: string | undefined): string {
   const terms = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' ');
-  return `inbox_tok : "${inboxToken(inbox)}" AND {subject body} : (${terms})`;
+  const text = `{subject body} : (${terms})`;
+  return inbox === undefined ? text : `inbox_tok : "${inboxToken(inbox)}" AND ${text}`;
 }
 
 const START = '\u{E000}';

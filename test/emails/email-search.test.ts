@@ -99,6 +99,14 @@ for (const harness of emailHarnesses()) {
       expect((await emails.search('pipeline', BOB, 10)).total).toBe(0);
     });
 
+    it('searches every inbox when no inbox is given', async () => {
+      const both = await emails.search('meeting schedule', undefined, 10);
+      expect(both.total).toBe(2);
+      expect(both.emails.map((hit) => hit.message_id).sort()).toEqual(['<1.test@enron.com>', '<4.test@enron.com>']);
+      const result = await registry.call('email_search', { query: 'meeting' });
+      expect(result.status === 'success' && (result.data as { total: number }).total).toBe(3);
+    });
+
     it('applies limits (default 10, at most 50)', async () => {
       expect((await emails.search('pipeline', ALICE)).emails).toHaveLength(10);
       expect((await emails.search('pipeline', ALICE, 3)).emails).toHaveLength(3);

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EmailStore } from '../../src/emails/email-store.js';
+import { generateEmails, writeGeneratedJsonl } from '../../src/emails/generate-emails.js';
+import { importEmails } from '../../src/emails/import-emails.js';
+import type { ToolshedStore } from '../../src/store/index.js';
+import { emailHarnesses } from './email-harness.js';
+
+const CORPUS = { count: 1500, inboxes: 105, seed: 11 };
+const MORE = { count: 300, inboxes: 105, seed: 12 };
+
+for (const harness of emailHarnesses()) {
+  const postgres = harness.dialect === 'postgres';
+  describe(`bulk load on ${harness.dialect}`, () => {
+    let store: ToolshedStore;
+    let emails: EmailStore;
+    let scratch: string;
+    beforeAll(async () => {
+      ({ store, emails } = await harness.setup());
+      scratch = mkdtempSync(join(tmpdir(), 'toolshed-bulk-'));
+      await writeGeneratedJsonl(join(scratch, 'corpus.jsonl'), CORPUS);
+      await writeGeneratedJsonl(join(scratch, 'more.jsonl'), MORE);
+    });
+    afterAll(async () => {
+      rmSync(scratch, { recursive: true, force: true });
+      await harness.teardown();
+    });
+
+    /** Import `file`, noting after each batch whether the full-text index was in place. */
+    async function importNoting(file: string, bulkLoad: boolean) {
+      const checks: Promise<boolean>[] = [];
+      const report = await importEmails(join(scratch, file), {
+        format: 'jsonl',
+        emails,
+        batchSize: 500,
+        bulkLoad,
+        onProgress: () => checks.push(emails.hasSearchIndex()),
+      });
+      return { report, indexed: await Promise.all(checks) };
+    }
+
+    it(
+      postgres
+        ? 'builds the GIN index after a bulk load into an empty table, and search works'
+        : 'keeps the FTS5 index in step during a bulk load, and search works',
+      async () => {
+        const { report, indexed } = await importNoting('corpus.jsonl', true);
+        expect(report).toMatchObject({ processed: CORPUS.count, added: CORPUS.count, skippedCount: 0 });
+        expect(indexed).toEqual([true, true, true, true].map((value) => value === !postgres));
+        expect(await emails.hasSearchIndex()).toBe(true);
+        if (postgres) {
+          const index = await sql<{ definition: string }>`
+            select indexdef as definition from pg_indexes where indexname = 'idx_emails_search'`.execute(store.db);
+          expect(index.rows.map((item) => item.definition)).toEqual([
+            'CREATE INDEX idx_emails_search ON public.emails USING gin (search)',
+          ]);
+          // A table this small would be scanned; forbid that to see that the index can answer.
+          const plan = await store.db.transaction().execute(async (trx) => {
+            await sql`set local enable_seqscan = off`.execute(trx);
+            return sql<{ 'QUERY PLAN': string }>`
+              explain select message_id from emails where search @@ plainto_tsquery('english', 'meeting')`.execute(trx);
+          });
+          expect(plan.rows.map((item) => item['QUERY PLAN']).join('\n')).toContain('idx_emails_search');
+        }
+        const [first] = [...generateEmails({ ...CORPUS, count: 1 })];
+        const word = first?.body.split(/\W+/).find((item) => item.length > 6) ?? 'meeting';
+        const hits = await emails.search(word, first?.inbox, 50);
+        expect(hits.emails.map((hit) => hit.message_id)).toContain(first?.message_id);
+      },
+    );
+
+    it('leaves the index alone when the table already holds emails', async () => {
+      const { report, indexed } = await importNoting('more.jsonl', true);
+      expect(report.added).toBe(MORE.count);
+      expect(indexed.every((value) => value)).toBe(true);
+      expect(await emails.hasSearchIndex()).toBe(true);
+    });
+
+    if (postgres)
+      it('rebuilds an index that an interrupted bulk load left dropped', async () => {
+        await sql`drop index idx_emails_search`.execute(store.db);
+        expect(await emails.hasSearchIndex()).toBe(false);
+        // Search still answers without the index.
+        const [first] = [...generateEmails({ ...MORE, count: 1 })];
+        expect((await emails.search(first?.subject ?? '', first?.inbox, 50)).total).toBeGreaterThan(0);
+        const report = await importEmails(join(scratch, 'more.jsonl'), { format: 'jsonl', emails, bulkLoad: false });
+        expect(report).toMatchObject({ added: 0, duplicates: MORE.count });
+        expect(await emails.hasSearchIndex()).toBe(true);
+      });
+  });
+}

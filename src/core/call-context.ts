@@ -33,10 +33,10 @@ let callCounter = 0;
 export class CallContext implements ToolContext {
   readonly tool: string;
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly config: Record<string, unknown>;
   readonly #options: CallContextOptions | undefined;
   readonly #callerSignal: AbortSignal | undefined;
   #toolCallId: string | undefined;
+  #config: Record<string, unknown> | undefined;
   #controller: AbortController | undefined;
   #abortReason: unknown;
   /** Set by the dispatcher when the deadline should move on progress. */
@@ -54,7 +54,14 @@ export class CallContext implements ToolContext {
     this.#toolCallId = toolCallId;
     this.#callerSignal = callerSignal;
     this.#options = options;
-    this.config = options?.config ?? {};
+    this.#config = options?.config;
+  }
+
+  // The empty default is made on first use: most handlers never read `config`, and each call gets its
+  // own object (a handler may write to it).
+  get config(): Record<string, unknown> {
+    this.#config ??= {};
+    return this.#config;
   }
 
   get toolCallId(): string {

@@ -732,6 +732,11 @@ function internalFailure(toolName: string, error: unknown): ToolFailure {
 }
 
 function isPlainPrototype(value: object): boolean {
+  // Read through the `__proto__` accessor first: for argument shapes the call site has seen, the
+  // optimiser folds it to a constant, where Object.getPrototypeOf is a call into the runtime. An own
+  // `__proto__` key (JSON.parse makes those) or a null prototype falls through to the exact check.
+  // biome-ignore lint/suspicious/noProto: a read only, backed by the exact check below.
+  if ((value as { __proto__?: unknown }).__proto__ === Object.prototype) return true;
   const prototype = Object.getPrototypeOf(value) as unknown;
   return prototype === Object.prototype || prototype === null;
 }

@@ -397,6 +397,27 @@ describe('the handler context', () => {
     expect(seen.config).toEqual({});
   });
 
+  it('gives each call its own default config, the same object for the whole call', async () => {
+    const configs: unknown[] = [];
+    const registry = new ToolRegistry();
+    registry.register(
+      defineTool({
+        name: 'remember',
+        description: 'Write to the config.',
+        handler: (_args, context) => {
+          expect(context.config).toBe(context.config);
+          configs.push(context.config);
+          context.config.seen = true;
+          return 'ok';
+        },
+      }),
+    );
+    await registry.call('remember');
+    await registry.call('remember');
+    expect(configs).toEqual([{ seen: true }, { seen: true }]);
+    expect(configs[0]).not.toBe(configs[1]);
+  });
+
   it('rejects ctx.elicit with a clear message when the caller offers none', async () => {
     const registry = registryWith(
       defineTool({

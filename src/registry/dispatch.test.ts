@@ -220,6 +220,7 @@ describe('argument parsing', () => {
     ['a number value', 7, 'number 7'],
     ['a Date', new Date(0), 'an object'],
     ['a Map', new Map([['text', 'hi']]), 'an object'],
+    ['an object inheriting from another object', Object.create({ text: 'hi' }), 'an object'],
   ])('refuses %s: arguments must be an object', async (_label, args, shown) => {
     const registry = new ToolRegistry();
     registry.register(echo);
@@ -253,6 +254,15 @@ describe('extra arguments', () => {
     const registry = new ToolRegistry();
     registry.register(echo);
     expect(expectSuccess(await registry.call('echo', { text: 'hi' })).metadata).not.toHaveProperty('droppedArgs');
+  });
+
+  it('drops an own __proto__ key of an object argument like any other undeclared argument', async () => {
+    const registry = new ToolRegistry();
+    registry.register(echo);
+    const args = JSON.parse('{"text": "hi", "__proto__": {"polluted": true}}') as Record<string, unknown>;
+    const result = expectSuccess(await registry.call('echo', args));
+    expect(result.data).toEqual({ text: 'hi' });
+    expect(result.metadata.droppedArgs).toEqual(['__proto__']);
   });
 
   it('drops a JSON __proto__ key like any other undeclared argument', async () => {

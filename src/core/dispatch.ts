@@ -78,6 +78,8 @@ export interface DispatchRuntime {
     tool: PreparedTool,
     args: Record<string, unknown>,
     metadata: ResultMetadata,
+    /** The agent the call runs for (`context.agentId`), stored with the approval. */
+    agentId: string | undefined,
   ): ToolResult | Promise<ToolResult> | undefined;
 }
 
@@ -358,7 +360,7 @@ function afterValidation(
     }
   }
   if (tool.mayNeedApproval && runtime.approvalGate !== undefined) {
-    const pending = runtime.approvalGate(tool, args, metadata);
+    const pending = runtime.approvalGate(tool, args, metadata, options?.context?.agentId);
     if (pending instanceof Promise) {
       // A database-backed approval store: answer once the approval is stored, so it can be decided.
       return pending.then(

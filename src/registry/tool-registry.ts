@@ -177,7 +177,7 @@ export class ToolRegistry {
       deadlines: new DeadlineQueue(),
       hooks: [...(options.hooks ?? [])],
       reportHookError: (hook, error, call) => this.#reportHookError(hook, error, call),
-      approvalGate: (tool, args, metadata) => this.#approvalGate(tool, args, metadata),
+      approvalGate: (tool, args, metadata, agentId) => this.#approvalGate(tool, args, metadata, agentId),
       // Models in OpenAI strict mode send null for optional arguments they leave out.
       decodeNulls: (spec, args) => decodeStrictArguments(spec, args) as Record<string, unknown>,
     };
@@ -636,6 +636,7 @@ export class ToolRegistry {
     tool: PreparedTool,
     args: Record<string, unknown>,
     metadata: ResultMetadata,
+    agentId: string | undefined,
   ): ToolResult | Promise<ToolResult> | undefined {
     const spec = tool.spec;
     const rule = spec.requiresApproval;
@@ -652,6 +653,7 @@ export class ToolRegistry {
       createdAt: new Date().toISOString(),
     };
     if (typeof metadata.toolCallId === 'string') approval.toolCallId = metadata.toolCallId;
+    if (agentId !== undefined) approval.agentId = agentId;
     const pending = ToolResult.pendingApproval(approval.id, JSON.parse(canonical));
     const saved = this.#approvals.save(approval);
     return saved instanceof Promise ? saved.then(() => pending) : pending;

@@ -79,11 +79,13 @@ export async function callInView(
     );
   }
   const result = view.registry.has(name)
-    ? await view.registry.call(
-        name,
-        args,
-        Object.hasOwn(view.config, name) ? { context: { config: view.config[name] } } : {},
-      )
+    ? await view.registry.call(name, args, {
+        context: {
+          ...(Object.hasOwn(view.config, name) ? { config: view.config[name] } : {}),
+          // Stored with an approval the call may need, so the approved call runs in the same view.
+          ...(agentId === undefined ? {} : { agentId }),
+        },
+      })
     : ToolResult.error('EXECUTION_FAILED', `Tool '${name}' has no handler on this server.`, {
         metadata: { tool: name },
       });

@@ -21,6 +21,15 @@ const showConfig = defineTool({
   handler: (_args, ctx) => ({ config: ctx.config }),
 });
 
+/** The same, behind an approval: the approved call must run with the attachment config too. */
+const approvedConfig = defineTool({
+  name: 'approved_config',
+  description: 'Return the per-agent config this call received, once a person approved it.',
+  input: z.object({ note: z.string() }),
+  requiresApproval: true,
+  handler: ({ note }, ctx) => ({ note, config: ctx.config }),
+});
+
 interface Tenant {
   id: string;
   token: string;
@@ -33,7 +42,7 @@ interface Running {
 }
 
 async function listen(store: ToolshedStore): Promise<Running> {
-  const app = createServer({ store, extraTools: [showConfig] });
+  const app = createServer({ store, extraTools: [showConfig, approvedConfig] });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }
@@ -97,7 +106,7 @@ function defineMcpServiceCases(harness: ServerStoreHarness): void {
     store = await harness.open();
     await store.migrate();
     // show_config is stored like a built-in so agents can attach it; its handler comes with the server.
-    await store.tools.upsertBuiltins([...createBuiltins(), showConfig]);
+    await store.tools.upsertBuiltins([...createBuiltins(), showConfig, approvedConfig]);
     server = await listen(store);
   }, 30_000);
 
@@ -112,6 +121,7 @@ function defineMcpServiceCases(harness: ServerStoreHarness): void {
     const owner = await tenant(store);
     const client = await connect(server.base, '/mcp', owner.token);
     expect(names(await client.listTools())).toEqual([
+      'approved_config',
       'calculator',
       'duckduckgo_search',
       'fetch_url',
@@ -162,6 +172,32 @@ function defineMcpServiceCases(harness: ServerStoreHarness): void {
     expect(names(await client.listTools())).toContain('calculator');
     const plain = await client.callTool({ name: 'show_config', arguments: {} });
     expect(JSON.parse(text(plain))).toEqual({ config: {} });
+  });
+
+  it("runs an approved call in the calling agent's view, with its attachment config", async () => {
+    const owner = await tenant(store);
+    const agent = await createAgent(server.base, owner, 'approver');
+    await rest(server.base, owner, 'POST', `/api/agents/${agent}/tools`, {
+      tool_id: 'approved_config',
+      config: { mailbox: 'ops' },
+    });
+    const pending = await rest(server.base, owner, 'POST', '/api/tools/approved_config/call', {
+      arguments: { note: 'send it' },
+      agent_id: agent,
+    });
+    expect(pending.body).toMatchObject({ status: 'pending_approval' });
+    const approval = (pending.body.approval as { id: string }).id;
+    const approved = await rest(server.base, owner, 'POST', `/api/approvals/${approval}`, { decision: 'approve' });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({
+      approval: { id: approval, status: 'used' },
+      result: { status: 'success', data: { note: 'send it', config: { mailbox: 'ops' } } },
+    });
+    const calls = await rest(server.base, owner, 'GET', `/api/calls?agent_id=${agent}&tool_id=approved_config`);
+    expect((calls.body.calls as Array<{ status: string }>).map((call) => call.status).sort()).toEqual([
+      'pending_approval',
+      'success',
+    ]);
   });
 
   it('logs every MCP call in the call log with the agent', async () => {

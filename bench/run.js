@@ -10,6 +10,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { firstLine } from './lib/case.js';
+import { restTable, restTargets } from './lib/rest-report.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CASES_DIR = fileURLToPath(new URL('./cases/', import.meta.url));
@@ -20,7 +21,7 @@ const REPORT_FILE = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
  * @typedef {{ case: string, ok: boolean, error?: string, [figure: string]: unknown }} CaseResult
  * @typedef {{ key: string, id: string, label: string, floor?: string }} DispatchRow
  * @typedef {{ id: string, description: string, figure: string, status: 'PASS' | 'FAIL' | 'SKIPPED' | 'ERROR', value?: number }} TargetResult
- * @typedef {{ mcp?: CaseResult, register?: CaseResult, search?: CaseResult, exports?: CaseResult, yaml?: CaseResult, cli?: CaseResult, python?: CaseResult, javascript?: CaseResult }} SingleResults
+ * @typedef {{ mcp?: CaseResult, register?: CaseResult, search?: CaseResult, exports?: CaseResult, yaml?: CaseResult, cli?: CaseResult, python?: CaseResult, javascript?: CaseResult, emails?: CaseResult }} SingleResults
  */
 
 /**
@@ -111,6 +112,9 @@ const SINGLE_CASES = [
   'cli-cold-start',
   'sandbox-python',
   'sandbox-javascript',
+  'rest-sqlite',
+  'rest-postgres',
+  'emails-500k',
 ];
 
 /** The exporters `exports-1000` times, with their labels. */
@@ -153,7 +157,8 @@ function runCaseProcess(id) {
   const child = spawnSync(process.execPath, ['--expose-gc', `${CASES_DIR}${id}.js`], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 180_000,
+    // The email case imports 500 000 emails twice (SQLite, PostgreSQL): minutes on a busy machine.
+    timeout: id === 'emails-500k' ? 600_000 : 180_000,
     maxBuffer: 16 * 2 ** 20,
   });
   const line = (child.stdout ?? '')
@@ -383,7 +388,7 @@ function summariseDispatch(passes) {
  * @param {SingleResults} single
  * @returns {TargetResult[]}
  */
-function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python, javascript }) {
+function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python, javascript, emails }) {
   const call = ns('e');
   const floor = ns('d');
   /** @param {CaseResult | undefined} result @param {string} field */
@@ -404,6 +409,17 @@ function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python
     return `${speed} (${formatNs(ns(key) ?? 0)} vs ${formatNs(call ?? 0)} ns)`;
   };
   const exporters = /** @type {Record<string, Record<string, number>> | undefined} */ (exports?.exporters);
+  /** @param {'sqlite' | 'postgres'} dialect @param {string} field @returns {number | undefined} */
+  const emailFigure = (dialect, field) => {
+    const figures = /** @type {Record<string, unknown> | undefined} */ (emails?.ok ? emails[dialect] : undefined);
+    const value = figures?.[field];
+    return typeof value === 'number' ? value : undefined;
+  };
+  /** @param {string} field */
+  const postgresMs = (field) => {
+    const value = emailFigure('postgres', field);
+    return value === undefined ? 'n/a' : formatMs(value);
+  };
   const worstExporter = typeof exports?.worstExporter === 'string' ? exports.worstExporter : '';
   return [
     target(
@@ -520,6 +536,34 @@ function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python
       formatMs,
       missing(cli),
     ),
+    target(
+      'emails-search',
+      '`email_search` at 500 000 generated emails (200 queries of 1-3 words, 3 in 4 within an inbox), SQLite: p50 ≤ 3 ms and p99 ≤ 15 ms (PostgreSQL reported)',
+      emailFigure('sqlite', 'searchP50Ms'),
+      (value) => value <= 3 && Number(emailFigure('sqlite', 'searchP99Ms')) <= 15,
+      (value) =>
+        `${formatMs(value)} (p99 ${formatMs(Number(emailFigure('sqlite', 'searchP99Ms')))}); PostgreSQL ${postgresMs('searchP50Ms')} (p99 ${postgresMs('searchP99Ms')})`,
+      missing(emails),
+    ),
+    target(
+      'emails-get',
+      '`email_get` at 500 000 emails, SQLite: p50 ≤ 0.5 ms (PostgreSQL reported)',
+      emailFigure('sqlite', 'getP50Ms'),
+      (value) => value <= 0.5,
+      (value) => `${formatMs(value)}; PostgreSQL ${postgresMs('getP50Ms')}`,
+      missing(emails),
+    ),
+    target(
+      'emails-import',
+      '`toolshed emails import` (`importEmails`) of 500 000 emails from JSONL into a fresh SQLite database ≥ 30 000 emails/s (PostgreSQL reported)',
+      emailFigure('sqlite', 'importPerS'),
+      (value) => value >= 30_000,
+      (value) => {
+        const postgres = emailFigure('postgres', 'importPerS');
+        return `${grouped(value, 0)} emails/s; PostgreSQL ${postgres === undefined ? 'n/a' : `${grouped(postgres, 0)} emails/s`}`;
+      },
+      missing(emails),
+    ),
   ];
 }
 
@@ -547,8 +591,12 @@ async function main() {
     cli: passes.get('cli-cold-start')?.[0],
     python: passes.get('sandbox-python')?.[0],
     javascript: passes.get('sandbox-javascript')?.[0],
+    restSqlite: passes.get('rest-sqlite')?.[0],
+    restPostgres: passes.get('rest-postgres')?.[0],
+    emails: passes.get('emails-500k')?.[0],
   };
-  const targets = evaluateTargets(dispatch.ns, single);
+  const targets = [...evaluateTargets(dispatch.ns, single), ...restTargets(single.restSqlite)];
+  const rest = restTable(single.restSqlite, single.restPostgres);
   const machine = machineInfo();
   const report = {
     date: started.toISOString(),
@@ -566,6 +614,8 @@ async function main() {
     exports: single.exports,
     yaml: single.yaml,
     cli: single.cli,
+    rest: { sqlite: single.restSqlite, postgres: single.restPostgres },
+    emails: single.emails,
     targets,
     allTargetsPass: targets.every((entry) => entry.status === 'PASS'),
   };
@@ -600,6 +650,7 @@ async function main() {
   process.stdout.write(`${textTable(scaleHeader, ['l', 'r'], mcpRows)}\n\n`);
   process.stdout.write(`${textTable(scaleHeader, ['l', 'r'], searchRows)}\n\n`);
   process.stdout.write(`${textTable(exportsHeader, exportsAlign, exportsRows)}\n\n`);
+  process.stdout.write(`${textTable(rest.header, rest.align, rest.rows)}\n\n`);
   for (const entry of targets) {
     process.stdout.write(`${entry.status.padEnd(7)} ${entry.description.replaceAll('`', '')}: ${entry.figure}\n`);
   }
@@ -618,6 +669,7 @@ async function main() {
       mcpTable: markdownTable(scaleHeader, ['l', 'r'], mcpRows),
       searchTable: markdownTable(scaleHeader, ['l', 'r'], searchRows),
       exportsTable: markdownTable(exportsHeader, exportsAlign, exportsRows),
+      restTable: markdownTable(rest.header, rest.align, rest.rows),
       ns: dispatch.ns,
     }),
   );
@@ -765,6 +817,7 @@ function scaleTable(register, yaml, cli) {
  *   mcpTable: string,
  *   searchTable: string,
  *   exportsTable: string,
+ *   restTable: string,
  *   ns: (key: string) => number | undefined,
  * }} input
  * @returns {string}
@@ -780,6 +833,7 @@ function renderMarkdown({
   mcpTable,
   searchTable,
   exportsTable,
+  restTable,
   ns,
 }) {
   const noisyRows = report.dispatch.filter((row) => row.noisy).length;
@@ -939,6 +993,19 @@ it matches, not with \`limit\`.
 ## 5. Export caching: 1 000 tools, first and second call of each exporter
 
 ${exportsTable}
+
+## 6. REST API: \`toolshed serve\` beside a bare Fastify app (child processes, autocannon, 10 connections)
+
+${restTable}
+
+Each dialect's case (\`bench/cases/rest-sqlite.js\`, \`rest-postgres.js\`; \`bench/lib/rest-bench.js\`)
+starts \`toolshed serve\` from dist/ on a new database and the bare Fastify app
+(\`bench/lib/bare-fastify-server.js\`, answering the bodies toolshed answered) as child processes,
+and loads them from its own process. GET and POST each get a warm-up run, then 3 rounds that load
+toolshed and the baseline back to back (the order swapped every round); the ratio is the median
+of the per-round ratios. The mixed load cycles reads, calls, attach/detach on 20 shared agents and
+agent creates for 60 s after a 10 s warm-up; statuses other than 2xx count as errors except the
+409/404 of an attach/detach race. Targets are judged on SQLite; PostgreSQL is reported beside it.
 `;
 }
 

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import { TOOL_NAME_PATTERN } from '../core/define-tool.js';
 import type { Database } from './database.js';
+import { cacheKey, readCachesOf } from './read-cache.js';
 import { nowIso, parseJsonColumn, toIsoTimestamp, toolRecordOf, workspaceToolKey } from './row-mapping.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import type { StoreContext } from './store-context.js';
 import { StoreNotFoundError } from './store-not-found-error.js';
-import type { AgentToolList, AttachedTool } from './store-records.js';
+import type { AgentToolList, AttachedTool, StoreChange } from './store-records.js';
 import { isWellFormedId, requireId, STORE_LIMITS, serializeJsonObject } from './store-validation.js';
 import { sortById, visibleToolById, visibleTools } from './tool-queries.js';
 import type { StoreAttachments } from './toolshed-store.js';
@@ -38,7 +39,7 @@ export class AttachmentQueries implements StoreAttachments {
     const configText = serializeJsonObject(config, 'config', STORE_LIMITS.configBytes);
     const postgres = this.#context.dialect.name === 'postgres';
     try {
-      return await this.#context.write(async (trx, changes) => {
+      return await this.#writeDroppingList(workspace, agent, async (trx, changes) => {
         // FOR KEY SHARE (PostgreSQL) keeps the agent and the tool from being deleted until this
         // commits; SQLite writers are serialized by BEGIN IMMEDIATE already.
         const agentRow = await trx
@@ -92,7 +93,7 @@ export class AttachmentQueries implements StoreAttachments {
     if (!isWellFormedId(workspaceId) || !isWellFormedId(agentId) || !isWellFormedId(toolId, TOOL_NAME_PATTERN)) {
       return false;
     }
-    return this.#context.write(async (trx, changes) => {
+    return this.#writeDroppingList(workspaceId, agentId, async (trx, changes) => {
       const result = await trx
         .deleteFrom('agent_tools')
         .where('agent_id', '=', agentId)
@@ -110,6 +111,33 @@ export class AttachmentQueries implements StoreAttachments {
 
   async listAttachments(workspaceId: string, agentId: string): Promise<AgentToolList> {
     if (!isWellFormedId(workspaceId) || !isWellFormedId(agentId)) throw agentNotFound(workspaceId, agentId);
+    // Read on every request of an agent's tools: kept briefly, dropped by this store's writes to it.
+    const list = await readCachesOf(this.#context).attachments.get(cacheKey(workspaceId, agentId), () =>
+      this.#loadAttachments(workspaceId, agentId),
+    );
+    return { ...list, tools: [...list.tools] };
+  }
+
+  async #writeDroppingList<T>(
+    workspaceId: string,
+    agentId: string,
+    work: (trx: Kysely<Database>, changes: StoreChange[]) => Promise<T>,
+  ): Promise<T> {
+    const key = cacheKey(workspaceId, agentId);
+    // Before the commit, so change listeners read the new list, and again once the write settled.
+    const drop = () => readCachesOf(this.#context).attachments.invalidate((cached) => cached === key);
+    try {
+      return await this.#context.write(async (trx, changes) => {
+        const result = await work(trx, changes);
+        drop();
+        return result;
+      });
+    } finally {
+      drop();
+    }
+  }
+
+  async #loadAttachments(workspaceId: string, agentId: string): Promise<AgentToolList> {
     const db = this.#context.dialect.db;
     const agent = await db
       .selectFrom('agents')

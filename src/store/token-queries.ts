@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readCachesOf } from './read-cache.js';
 import { apiTokenRecordOf, nowIso } from './row-mapping.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
 import type { ApiTokenRecord, CreatedApiToken, TokenIdentity } from './store-records.js';
@@ -62,31 +63,42 @@ export class TokenQueries implements StoreTokens {
     if (typeof token !== 'string') return undefined;
     const match = TOKEN_PATTERN.exec(token);
     if (match === null) return undefined;
-    const row = await this.#context.dialect.db
-      .selectFrom('api_tokens')
-      .select(['id', 'workspace_id', 'token_hash', 'revoked_at'])
-      .where('id', '=', `tok_${match[1]}`)
-      .executeTakeFirst();
     const presented = createHash('sha256').update(token, 'utf8').digest();
-    // Compare even when there is no row, so the time taken does not depend on whether the id exists.
-    const stored = row === undefined ? Buffer.alloc(presented.length) : Buffer.from(row.token_hash, 'hex');
-    const equal = stored.length === presented.length && timingSafeEqual(stored, presented);
-    if (row === undefined || !equal || row.revoked_at !== null) return undefined;
-    return { tokenId: row.id, workspaceId: row.workspace_id };
+    // Every API request verifies its token: a success is kept briefly under the token's hash (the
+    // plaintext is never kept); failures are not, so guessing always reaches the database.
+    const identity = await readCachesOf(this.#context).tokens.get(presented.toString('hex'), async () => {
+      const row = await this.#context.dialect.db
+        .selectFrom('api_tokens')
+        .select(['id', 'workspace_id', 'token_hash', 'revoked_at'])
+        .where('id', '=', `tok_${match[1]}`)
+        .executeTakeFirst();
+      // Compare even when there is no row, so the time taken does not depend on whether the id exists.
+      const stored = row === undefined ? Buffer.alloc(presented.length) : Buffer.from(row.token_hash, 'hex');
+      const equal = stored.length === presented.length && timingSafeEqual(stored, presented);
+      if (row === undefined || !equal || row.revoked_at !== null) return undefined;
+      return { tokenId: row.id, workspaceId: row.workspace_id };
+    });
+    return identity === undefined ? undefined : { ...identity };
   }
 
   async revoke(workspaceId: string, tokenId: string): Promise<boolean> {
     if (!isWellFormedId(workspaceId) || !isWellFormedId(tokenId)) return false;
-    return this.#context.write(async (trx) => {
-      const result = await trx
-        .updateTable('api_tokens')
-        .set({ revoked_at: nowIso() })
-        .where('id', '=', tokenId)
-        .where('workspace_id', '=', workspaceId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
-    });
+    const drop = () => readCachesOf(this.#context).tokens.invalidate((_key, identity) => identity?.tokenId === tokenId);
+    try {
+      return await this.#context.write(async (trx) => {
+        const result = await trx
+          .updateTable('api_tokens')
+          .set({ revoked_at: nowIso() })
+          .where('id', '=', tokenId)
+          .where('workspace_id', '=', workspaceId)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        drop();
+        return result.numUpdatedRows > 0n;
+      });
+    } finally {
+      drop();
+    }
   }
 
   async list(workspaceId: string): Promise<ApiTokenRecord[]> {

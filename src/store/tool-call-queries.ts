@@ -1,4 +1,6 @@
+import type { Insertable } from 'kysely';
 import { describeValue } from '../core/define-tool.js';
+import type { ToolCallsTable } from './database.js';
 import { nowIso, toolCallRecordOf } from './row-mapping.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
 import { TOOL_CALL_STATUSES, type ToolCallInput, type ToolCallRecord, type ToolCallStatus } from './store-records.js';
@@ -12,6 +14,16 @@ import {
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
 import type { RecentToolCallsOptions, StoreToolCalls } from './toolshed-store.js';
+
+/** Most calls written in one transaction (8 parameters each, far below either dialect's limit). */
+const MAX_BATCH = 200;
+
+/** A call waiting in {@link ToolCallQueries.record}'s queue for its batch to commit. */
+interface PendingCall {
+  values: Insertable<ToolCallsTable>;
+  resolve(record: ToolCallRecord): void;
+  reject(error: unknown): void;
+}
 
 /**
  * The `tool_calls` part of a store: the call log behind `GET /api/calls`.
@@ -27,6 +39,8 @@ import type { RecentToolCallsOptions, StoreToolCalls } from './toolshed-store.js
  */
 export class ToolCallQueries implements StoreToolCalls {
   readonly #context: StoreContext;
+  readonly #queue: PendingCall[] = [];
+  #flushing = false;
 
   constructor(context: StoreContext) {
     this.#context = context;
@@ -54,25 +68,75 @@ export class ToolCallQueries implements StoreToolCalls {
       );
     }
     const createdAt = call.createdAt === undefined ? nowIso() : isoTimestamp(call.createdAt);
+    return new Promise<ToolCallRecord>((resolve, reject) => {
+      this.#queue.push({
+        values: {
+          workspace_id: workspace,
+          agent_id: agentId,
+          tool_id: toolId,
+          status: call.status satisfies ToolCallStatus,
+          error_code: errorCode,
+          duration_ms: Math.round(call.durationMs),
+          created_at: createdAt,
+        },
+        resolve,
+        reject,
+      });
+      if (this.#flushing) return;
+      this.#flushing = true;
+      // After the other requests that are ready in this turn of the event loop have queued theirs:
+      // a SQLite write never yields, so without the wait every batch would hold one call.
+      setImmediate(() => void this.#flush());
+    });
+  }
+
+  /**
+   * Write the queued calls, a batch per transaction, until none is left. The first call of a quiet
+   * moment is written in the next turn of the event loop; calls that arrive meanwhile or while a
+   * batch commits join the next batch, so a
+   * busy server pays one commit per batch instead of one per call (group commit). Each caller's
+   * promise settles when its own row is committed.
+   */
+  async #flush(): Promise<void> {
     try {
-      const row = await this.#context.write((trx) =>
-        trx
+      while (this.#queue.length > 0) await this.#writeBatch(this.#queue.splice(0, MAX_BATCH));
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  async #writeBatch(batch: readonly PendingCall[]): Promise<void> {
+    // One INSERT statement is a transaction of its own in both dialects: no BEGIN and COMMIT to send,
+    // and nothing to announce (the call log has no change notifications).
+    const db = this.#context.dialect.db;
+    if (batch.length > 1) {
+      try {
+        const rows = await db
           .insertInto('tool_calls')
-          .values({
-            workspace_id: workspace,
-            agent_id: agentId,
-            tool_id: toolId,
-            status: call.status satisfies ToolCallStatus,
-            error_code: errorCode,
-            duration_ms: Math.round(call.durationMs),
-            created_at: createdAt,
-          })
+          .values(batch.map((pending) => pending.values))
           .returningAll()
-          .executeTakeFirstOrThrow(),
-      );
-      return toolCallRecordOf(row);
-    } catch (error) {
-      throw workspaceNotFoundOn(this.#context, error, workspace);
+          .execute();
+        // Ids ascend in the order of the VALUES in both dialects; the order RETURNING lists them in
+        // is not promised.
+        rows.sort((left, right) => Number(left.id) - Number(right.id));
+        batch.forEach((pending, index) => {
+          const row = rows[index];
+          if (row === undefined) pending.reject(new Error('The call log batch returned fewer rows than it wrote.'));
+          else pending.resolve(toolCallRecordOf(row));
+        });
+        return;
+      } catch {
+        // One call of a workspace deleted meanwhile fails the whole batch: write each call alone, so
+        // only that one fails, with its own error.
+      }
+    }
+    for (const pending of batch) {
+      try {
+        const row = await db.insertInto('tool_calls').values(pending.values).returningAll().executeTakeFirstOrThrow();
+        pending.resolve(toolCallRecordOf(row));
+      } catch (error) {
+        pending.reject(workspaceNotFoundOn(this.#context, error, pending.values.workspace_id));
+      }
     }
   }
 

@@ -1,10 +1,11 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import { describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
 import type { Database, ToolsTable } from './database.js';
+import { cacheKey, readCachesOf, workspaceKeys } from './read-cache.js';
 import { nowIso, toolRecordOf, workspaceToolKey } from './row-mapping.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
-import type { ToolRecord } from './store-records.js';
+import type { StoreChange, ToolRecord } from './store-records.js';
 import {
   isPlainObject,
   isWellFormedId,
@@ -105,7 +106,7 @@ export class ToolQueries implements StoreTools {
       rows.set(row.id, row);
     }
     const ids = [...rows.keys()];
-    return this.#context.write(async (trx, changes) => {
+    return this.#writeDroppingCaches(null, async (trx, changes) => {
       const result: UpsertBuiltinsResult = { upserted: [], unchanged: [], conflicts: [], removed: [] };
       const existing =
         ids.length === 0 ? [] : await trx.selectFrom('tools').selectAll().where('id', 'in', ids).execute();
@@ -189,7 +190,7 @@ export class ToolQueries implements StoreTools {
     } satisfies Insertable<ToolsTable>;
     let inserted: { id: string } | undefined;
     try {
-      inserted = await this.#context.write(async (trx, changes) => {
+      inserted = await this.#writeDroppingCaches(workspace, async (trx, changes) => {
         const global = await trx
           .selectFrom('tools')
           .select('id')
@@ -227,15 +228,19 @@ export class ToolQueries implements StoreTools {
     if (category !== undefined && typeof category !== 'string') {
       throw new StoreValidationError('category', `category must be a string, got ${describeValue(category)}.`);
     }
-    const rows = await visibleTools(this.#context.dialect.db, workspaceId)
-      .$if(category !== undefined, (query) => query.where('tools.category', '=', category as string))
-      .execute();
-    return sortById(rows.map(toolRecordOf), (tool) => tool.id);
+    // Every tool call without an agent lists the workspace's tools: a hot read, kept briefly.
+    const tools = await readCachesOf(this.#context).tools.get(cacheKey(workspaceId, category ?? ''), async () => {
+      const rows = await visibleTools(this.#context.dialect.db, workspaceId)
+        .$if(category !== undefined, (query) => query.where('tools.category', '=', category as string))
+        .execute();
+      return sortById(rows.map(toolRecordOf), (tool) => tool.id);
+    });
+    return [...tools];
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
     if (!isWellFormedId(workspaceId) || !isWellFormedId(id, TOOL_NAME_PATTERN)) return false;
-    return this.#context.write(async (trx, changes) => {
+    return this.#writeDroppingCaches(workspaceId, async (trx, changes) => {
       const result = await trx
         .deleteFrom('tools')
         .where('id', '=', workspaceToolKey(workspaceId, id))
@@ -245,6 +250,32 @@ export class ToolQueries implements StoreTools {
       if (deleted) changes.push({ workspaceId, kind: 'tool' });
       return deleted;
     });
+  }
+
+  /**
+   * A write to tools that drops the cached tool lists and agents' tool lists it may change: the
+   * workspace's (`null`: every workspace's, for global tools), before it commits (so change
+   * listeners read the new rows) and again once it settled.
+   */
+  async #writeDroppingCaches<T>(
+    workspaceId: string | null,
+    work: (trx: Kysely<Database>, changes: StoreChange[]) => Promise<T>,
+  ): Promise<T> {
+    const drop = () => {
+      const caches = readCachesOf(this.#context);
+      const matches = workspaceId === null ? undefined : workspaceKeys(workspaceId);
+      caches.tools.invalidate(matches);
+      caches.attachments.invalidate(matches);
+    };
+    try {
+      return await this.#context.write(async (trx, changes) => {
+        const result = await work(trx, changes);
+        drop();
+        return result;
+      });
+    } finally {
+      drop();
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import { randomId } from './random-id.js';
+import { readCachesOf, workspaceKeys } from './read-cache.js';
 import { nowIso, workspaceRecordOf } from './row-mapping.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import type { StoreContext } from './store-context.js';
@@ -59,11 +60,24 @@ export class WorkspaceQueries implements StoreWorkspaces {
 
   async delete(id: string): Promise<boolean> {
     if (!isWellFormedId(id)) return false;
-    return this.#context.write(async (trx, changes) => {
-      const result = await trx.deleteFrom('workspaces').where('id', '=', id).executeTakeFirst();
-      const deleted = result.numDeletedRows > 0n;
-      if (deleted) changes.push({ workspaceId: id, kind: 'workspace' });
-      return deleted;
-    });
+    // Its tokens, tools and agents go with it (ON DELETE CASCADE): drop them before the commit, so
+    // change listeners read the new rows, and again once the write settled.
+    const drop = () => {
+      const caches = readCachesOf(this.#context);
+      caches.tokens.invalidate((_key, identity) => identity?.workspaceId === id);
+      caches.tools.invalidate(workspaceKeys(id));
+      caches.attachments.invalidate(workspaceKeys(id));
+    };
+    try {
+      return await this.#context.write(async (trx, changes) => {
+        const result = await trx.deleteFrom('workspaces').where('id', '=', id).executeTakeFirst();
+        const deleted = result.numDeletedRows > 0n;
+        if (deleted) changes.push({ workspaceId: id, kind: 'workspace' });
+        drop();
+        return deleted;
+      });
+    } finally {
+      drop();
+    }
   }
 }

@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { visible } from '../output.js';
-import { openServiceStore } from '../serve/open-service-store.js';
+import { withServiceStore } from '../with-service-store.js';
 
 /**
  * Add `toolshed db migrate`: bring the database of `TOOLSHED_DATABASE_URL` (default `./toolshed.db`)
- * up to date and upsert the built-in tools. Prints the migrations applied (`--json`: `{applied}`).
+ * up to date and upsert the built-in tools. Prints `database is up to date`, followed by the
+ * migrations this run applied in parentheses when there were any (`--json`: `{"applied": [...]}`), so
+ * a second run is a no-op that says so. A database that cannot be opened or reached is one line on
+ * stderr and exit 1.
  *
  * @example
  * ```ts
@@ -18,19 +21,14 @@ export function defineDbCommand(program: Command, context: CliContext): Command 
   db.command('migrate')
     .description('Apply pending migrations and upsert the built-in tools.')
     .option('--json', 'print {"applied": [...]} on stdout')
+    .showHelpAfterError("Run 'toolshed db migrate --help' for usage.")
     .action(async (options: { json?: boolean }) => {
       const { io } = context;
-      const store = await openServiceStore(io);
-      try {
-        // openServiceStore migrated already; a second run reports nothing left to apply.
-        const report = await store.migrate();
-        if (options.json === true) io.stdout.write(`${JSON.stringify(report)}\n`);
-        else
-          io.stdout.write(
-            `database is up to date${report.applied.length > 0 ? ` (${visible(report.applied.join(', '))})` : ''}\n`,
-          );
-      } finally {
-        await store.close();
+      const report = await withServiceStore(io, async (_store, migrations) => migrations);
+      if (options.json === true) io.stdout.write(`${JSON.stringify(report)}\n`);
+      else {
+        const applied = report.applied.length > 0 ? ` (applied ${visible(report.applied.join(', '))})` : '';
+        io.stdout.write(`database is up to date${applied}\n`);
       }
       context.setExitCode(0);
     });

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
-import { openServiceStore } from '../serve/open-service-store.js';
+import { parseResourceId, parseResourceName, withServiceStore } from '../with-service-store.js';
 
 /**
  * Add `toolshed token create --workspace ID [--name NAME]`: create an API token and print it once on
- * stdout (`--json`: `{id, workspaceId, name, token, ...}`). Only its hash is stored.
+ * stdout (`--json`: `{id, workspaceId, name, createdAt, revokedAt, token}`). Only its hash is stored.
+ * A malformed `--workspace` or a blank `--name` is a usage error (exit 2); a workspace that does not
+ * exist is exit 1.
  *
  * @example
  * ```ts
@@ -18,24 +20,22 @@ export function defineTokenCommand(program: Command, context: CliContext): Comma
   token
     .command('create')
     .description('Create an API token for a workspace; it is shown once.')
-    .requiredOption('--workspace <id>', 'the workspace the token speaks for')
-    .option('--name <name>', 'a label for the token', 'cli')
+    .requiredOption('--workspace <id>', 'the workspace the token speaks for', parseResourceId)
+    .option('--name <name>', 'a label for the token', parseResourceName, 'cli')
     .option('--json', 'print the token record as JSON')
+    .showHelpAfterError("Run 'toolshed token create --help' for usage.")
     .action(async (options: { workspace: string; name: string; json?: boolean }) => {
       const { io } = context;
-      const store = await openServiceStore(io);
-      try {
+      const created = await withServiceStore(io, async (store) => {
         if ((await store.workspaces.get(options.workspace)) === undefined) {
           throw new CliError(
-            `error: workspace '${options.workspace}' does not exist; create it with 'toolshed workspace create'.`,
+            `error: workspace '${options.workspace}' does not exist; create it with 'toolshed workspace create NAME --id ${options.workspace}'.`,
             1,
           );
         }
-        const created = await store.tokens.create(options.workspace, { name: options.name });
-        io.stdout.write(options.json === true ? `${JSON.stringify(created)}\n` : `${created.token}\n`);
-      } finally {
-        await store.close();
-      }
+        return store.tokens.create(options.workspace, { name: options.name });
+      });
+      io.stdout.write(options.json === true ? `${JSON.stringify(created)}\n` : `${created.token}\n`);
       context.setExitCode(0);
     });
   return token;

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { visible } from '../output.js';
-import { openServiceStore } from '../serve/open-service-store.js';
+import { parseResourceId, parseResourceName, withServiceStore } from '../with-service-store.js';
 
 /**
  * Add `toolshed workspace create NAME [--id ID]`: create a workspace in the service database and
- * print its id (`--json`: the workspace record).
+ * print its id (`--json`: the workspace record). A blank or over-long name and a malformed `--id`
+ * are usage errors (exit 2); an id that is taken is exit 1.
  *
  * @example
  * ```ts
@@ -18,21 +19,16 @@ export function defineWorkspaceCommand(program: Command, context: CliContext): C
   workspace
     .command('create')
     .description('Create a workspace.')
-    .argument('<name>', 'a human-readable name')
-    .option('--id <id>', 'the workspace id (default: a random ws_...)')
+    .argument('<name>', 'a human-readable name', parseResourceName)
+    .option('--id <id>', 'the workspace id (default: a random ws_...)', parseResourceId)
     .option('--json', 'print the workspace as JSON')
+    .showHelpAfterError("Run 'toolshed workspace create --help' for usage.")
     .action(async (name: string, options: { id?: string; json?: boolean }) => {
       const { io } = context;
-      const store = await openServiceStore(io);
-      try {
-        const created = await store.workspaces.create({
-          name,
-          ...(options.id === undefined ? {} : { id: options.id }),
-        });
-        io.stdout.write(options.json === true ? `${JSON.stringify(created)}\n` : `${visible(created.id)}\n`);
-      } finally {
-        await store.close();
-      }
+      const created = await withServiceStore(io, (store) =>
+        store.workspaces.create({ name, ...(options.id === undefined ? {} : { id: options.id }) }),
+      );
+      io.stdout.write(options.json === true ? `${JSON.stringify(created)}\n` : `${visible(created.id)}\n`);
       context.setExitCode(0);
     });
   return workspace;

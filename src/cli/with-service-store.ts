@@ -1,0 +1,105 @@
+import { InvalidArgumentError } from 'commander';
+import type { MigrationReport, ToolshedStore } from '../store/index.js';
+// The constants' own module, not the store's entry: that would load Kysely on every CLI start.
+import { RESOURCE_ID_PATTERN, STORE_LIMITS } from '../store/store-validation.js';
+import { CliError } from './cli-error.js';
+import type { CliIo } from './output.js';
+import { serviceDatabaseUrl } from './serve/open-service-store.js';
+
+/**
+ * Open the service database (`TOOLSHED_DATABASE_URL`, default `./toolshed.db`), bring its schema up to
+ * date, upsert the built-in tools, run `work` and close the store, whatever happens.
+ *
+ * The store's own errors become one-line {@link CliError}s instead of "unexpected failure": a
+ * database that cannot be opened or reached (exit 1, naming `TOOLSHED_DATABASE_URL` as the way out),
+ * a failed migration and a taken id (exit 1), a value the store refuses (exit 2, a usage error).
+ * `work` receives the migrations this run applied.
+ *
+ * @example
+ * ```ts
+ * const id = await withServiceStore(io, async (store) => (await store.workspaces.create({ name: 'Acme' })).id);
+ * ```
+ */
+export async function withServiceStore<T>(
+  io: CliIo,
+  work: (store: ToolshedStore, migrations: MigrationReport) => Promise<T>,
+): Promise<T> {
+  // Loaded here, not at the top: every CLI start would otherwise pay for Kysely, the drivers and the
+  // built-ins (mathjs), which only the service verbs need.
+  const [{ createStore, StoreError }, { createBuiltins }] = await Promise.all([
+    import('../store/index.js'),
+    import('../builtins/create-builtins.js'),
+  ]);
+  const url = serviceDatabaseUrl(io);
+  try {
+    const store = await createStore(url);
+    try {
+      const migrations = await store.migrate();
+      await store.tools.upsertBuiltins(createBuiltins());
+      return await work(store, migrations);
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    if (!StoreError.isInstance(error)) throw error;
+    const message = error.message.replace(/\.$/, '');
+    switch (error.code) {
+      case 'UNAVAILABLE':
+        throw new CliError(
+          `error: ${message}. Set TOOLSHED_DATABASE_URL to a SQLite file path or a postgres:// URL of a server that is running.`,
+          1,
+        );
+      case 'MIGRATION_FAILED':
+        throw new CliError(
+          `error: ${message}. The database is left at the last migration that succeeded; fix the cause and run 'toolshed db migrate' again.`,
+          1,
+        );
+      case 'CONFLICT':
+      case 'NOT_FOUND':
+        throw new CliError(`error: ${error.message}`, 1);
+      case 'VALIDATION':
+        throw new CliError(`error: ${error.message}`, 2);
+      default: {
+        const unreachable: never = error.code;
+        throw new CliError(`error: ${String(unreachable)}: ${error.message}`, 1);
+      }
+    }
+  }
+}
+
+/**
+ * Commander parser of a workspace id flag: 1-64 letters, digits, `_`, `.` and `-`, starting with a
+ * letter or digit. Anything else is a usage error (exit 2) before the database is opened.
+ *
+ * @example
+ * ```ts
+ * command.option('--id <id>', 'the workspace id', parseResourceId);
+ * ```
+ */
+export function parseResourceId(value: string): string {
+  if (!RESOURCE_ID_PATTERN.test(value)) {
+    throw new InvalidArgumentError(
+      'Use 1-64 letters, digits, underscores, dots and dashes, starting with a letter or digit.',
+    );
+  }
+  return value;
+}
+
+/**
+ * Commander parser of a name: not blank, at most 200 characters. Anything else is a usage error
+ * (exit 2) before the database is opened.
+ *
+ * @example
+ * ```ts
+ * command.argument('<name>', 'a human-readable name', parseResourceName);
+ * ```
+ */
+export function parseResourceName(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('Give a name that is not blank.');
+  if (value.length > STORE_LIMITS.nameChars) {
+    throw new InvalidArgumentError(
+      `Give a name of at most ${STORE_LIMITS.nameChars} characters (this one has ${value.length}).`,
+    );
+  }
+  return value;
+}

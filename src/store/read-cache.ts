@@ -1,0 +1,122 @@
+import type { StoreContext } from './store-context.js';
+import type { AgentToolList, TokenIdentity, ToolRecord } from './store-records.js';
+
+/**
+ * How long a cached read may be served, in milliseconds: the longest another process's write (on
+ * the same SQLite file) can go unseen by this store's hot reads. This store's own writes are seen at
+ * once, because they drop what they change before they commit.
+ */
+export const READ_CACHE_MS = 250;
+
+/** Entries a cache holds at most; a full cache starts over. */
+const MAX_ENTRIES = 10_000;
+
+/**
+ * A short-lived cache of one kind of read, keyed by text. Entries live {@link READ_CACHE_MS} at
+ * most; failed loads and loads that resolve to `undefined` are not kept. A load that was running while the cache was invalidated is
+ * returned to its caller but not kept, so a read racing a write never caches what the write changed.
+ *
+ * @example
+ * ```ts
+ * const cache = new ReadCache<ToolRecord[]>();
+ * const tools = await cache.get(`acme\u0000`, () => loadTools('acme'));
+ * cache.invalidate((key) => key.startsWith('acme\u0000'));
+ * ```
+ */
+export class ReadCache<V> {
+  readonly #entries = new Map<string, { value: V; until: number }>();
+  readonly #enabled: boolean;
+  #generation = 0;
+
+  /** A disabled cache loads every time. */
+  constructor(enabled = true) {
+    this.#enabled = enabled;
+  }
+
+  /** The cached value of `key`, or the result of `load` (kept when no invalidation ran meanwhile). */
+  async get(key: string, load: () => Promise<V>): Promise<V> {
+    if (!this.#enabled) return load();
+    const now = performance.now();
+    const entry = this.#entries.get(key);
+    if (entry !== undefined && entry.until > now) return entry.value;
+    const generation = this.#generation;
+    const value = await load();
+    if (value !== undefined && generation === this.#generation) {
+      if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+      this.#entries.set(key, { value, until: now + READ_CACHE_MS });
+    }
+    return value;
+  }
+
+  /** Drop the entries `matches` selects (every entry without it), and keep no load running now. */
+  invalidate(matches?: (key: string, value: V) => boolean): void {
+    this.#generation += 1;
+    if (matches === undefined) {
+      this.#entries.clear();
+      return;
+    }
+    for (const [key, entry] of this.#entries) if (matches(key, entry.value)) this.#entries.delete(key);
+  }
+}
+
+/** The hot reads of one store that are cached: token checks, tool lists and agents' tool lists. */
+export interface StoreReadCaches {
+  /** `verify` results that succeeded, keyed by the token's SHA-256 (hex). */
+  readonly tokens: ReadCache<TokenIdentity | undefined>;
+  /** `tools.list`, keyed by `workspace \0 category`. */
+  readonly tools: ReadCache<ToolRecord[]>;
+  /** `attachments.listAttachments`, keyed by `workspace \0 agent`. */
+  readonly attachments: ReadCache<AgentToolList>;
+}
+
+const caches = new WeakMap<StoreContext, StoreReadCaches>();
+
+/**
+ * The read caches of the store `context` belongs to, shared by its query classes so that a write in
+ * one (a deleted workspace, a new tool) drops what another cached.
+ *
+ * Only SQLite caches. Its one connection runs a write transaction alone, so a write that drops
+ * entries before it commits (as every write here does, and again once it settled) is never followed
+ * by a read of the old rows, and change listeners, called right after the commit, read the new
+ * ones. PostgreSQL reads run beside writes on other connections and other processes' changes arrive
+ * through LISTEN, which the query classes do not see: there every read goes to the database.
+ *
+ * @example
+ * ```ts
+ * readCachesOf(context).attachments.invalidate(workspaceKeys('acme'));
+ * ```
+ */
+export function readCachesOf(context: StoreContext): StoreReadCaches {
+  let found = caches.get(context);
+  if (found === undefined) {
+    const enabled = context.dialect.name === 'sqlite';
+    found = { tokens: new ReadCache(enabled), tools: new ReadCache(enabled), attachments: new ReadCache(enabled) };
+    caches.set(context, found);
+  }
+  return found;
+}
+
+/**
+ * A cache key of a workspace and one more part (`\0` cannot occur in ids).
+ *
+ * @example
+ * ```ts
+ * cacheKey('acme', 'agt_1'); // 'acme\u0000agt_1'
+ * ```
+ */
+export function cacheKey(workspaceId: string, part: string): string {
+  return `${workspaceId}\u0000${part}`;
+}
+
+/**
+ * Selects the entries of one workspace, for {@link ReadCache.invalidate}.
+ *
+ * @example
+ * ```ts
+ * readCachesOf(context).tools.invalidate(workspaceKeys('acme'));
+ * ```
+ */
+export function workspaceKeys(workspaceId: string): (key: string) => boolean {
+  const prefix = `${workspaceId}\u0000`;
+  return (key) => key.startsWith(prefix);
+}

@@ -1,4 +1,4 @@
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, sql } from 'kysely';
+import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement, sql } from 'kysely';
 import type { Database } from '../database.js';
 import type { DatabaseErrorKind, StoreDialect } from '../store-dialect.js';
 import type { SqliteDriver } from './sqlite-driver.js';

@@ -21,7 +21,7 @@ const REPORT_FILE = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
  * @typedef {{ case: string, ok: boolean, error?: string, [figure: string]: unknown }} CaseResult
  * @typedef {{ key: string, id: string, label: string, floor?: string }} DispatchRow
  * @typedef {{ id: string, description: string, figure: string, status: 'PASS' | 'FAIL' | 'SKIPPED' | 'ERROR', value?: number }} TargetResult
- * @typedef {{ mcp?: CaseResult, register?: CaseResult, search?: CaseResult, exports?: CaseResult, yaml?: CaseResult, cli?: CaseResult, python?: CaseResult, javascript?: CaseResult, emails?: CaseResult }} SingleResults
+ * @typedef {{ mcp?: CaseResult, register?: CaseResult, search?: CaseResult, exports?: CaseResult, yaml?: CaseResult, cli?: CaseResult, python?: CaseResult, javascript?: CaseResult, emails?: CaseResult, web?: CaseResult }} SingleResults
  */
 
 /**
@@ -115,6 +115,7 @@ const SINGLE_CASES = [
   'rest-sqlite',
   'rest-postgres',
   'emails-500k',
+  'web-catalog',
 ];
 
 /** The exporters `exports-1000` times, with their labels. */
@@ -388,7 +389,7 @@ function summariseDispatch(passes) {
  * @param {SingleResults} single
  * @returns {TargetResult[]}
  */
-function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python, javascript, emails }) {
+function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python, javascript, emails, web }) {
   const call = ns('e');
   const floor = ns('d');
   /** @param {CaseResult | undefined} result @param {string} field */
@@ -537,6 +538,23 @@ function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python
       missing(cli),
     ),
     target(
+      'web-catalog-load',
+      'the web catalog loads from a local `toolshed serve` in < 1 s: headless Chromium, empty cache, until the tool list is on screen (median of 10)',
+      figure(web, 'readyP50Ms'),
+      (value) => value < 1000,
+      (value) =>
+        `${formatMs(value)} (load event ${formatMs(Number(web?.loadP50Ms))}; slowest ${formatMs(Number(web?.readyMaxMs))})`,
+      missing(web),
+    ),
+    target(
+      'web-catalog-bundle',
+      "the web catalog's JavaScript < 300 kB gzip",
+      figure(web, 'bundleGzipBytes'),
+      (value) => value < 300_000,
+      (value) => `${grouped(value / 1000, 1)} kB`,
+      missing(web),
+    ),
+    target(
       'emails-search',
       '`email_search` at 500 000 generated emails (200 queries of 1-3 words, 3 in 4 within an inbox), SQLite: p50 ≤ 3 ms and p99 ≤ 15 ms (PostgreSQL reported)',
       emailFigure('sqlite', 'searchP50Ms'),
@@ -594,6 +612,7 @@ async function main() {
     restSqlite: passes.get('rest-sqlite')?.[0],
     restPostgres: passes.get('rest-postgres')?.[0],
     emails: passes.get('emails-500k')?.[0],
+    web: passes.get('web-catalog')?.[0],
   };
   const targets = [...evaluateTargets(dispatch.ns, single), ...restTargets(single.restSqlite)];
   const rest = restTable(single.restSqlite, single.restPostgres);
@@ -616,6 +635,7 @@ async function main() {
     cli: single.cli,
     rest: { sqlite: single.restSqlite, postgres: single.restPostgres },
     emails: single.emails,
+    web: single.web,
     targets,
     allTargetsPass: targets.every((entry) => entry.status === 'PASS'),
   };

@@ -1,9 +1,13 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { StoreDialectName } from '../store/store-records.js';
 import type { EmailHit, EmailRecord, EmailSearchResult } from './email-record.js';
-import { markSnippet, queryWords, SNIPPET_MARKERS, sqliteMatch } from './search-query.js';
+import { emailSnippet } from './email-snippet.js';
+import { ftsMatch, ftsTerm, queryWords } from './search-query.js';
 
-/** The `emails` table as the store's migration `0002_emails` creates it. */
+/**
+ * The `emails` table as the store's migrations `0002_emails` and `0003_emails_by_inbox` leave it (on
+ * SQLite it also has `id INTEGER PRIMARY KEY`: the inbox's number × 2^32 + n, see {@link EmailStore}).
+ */
 export interface EmailsTable {
   message_id: string;
   inbox: string;
@@ -26,8 +30,23 @@ export const MAX_EMAIL_SEARCH_LIMIT = 50;
 /** The PostgreSQL GIN index of migration `0002_emails`. */
 const SEARCH_INDEX = 'idx_emails_search';
 
-/** FTS5 ranking: subject matches count twice, the inbox token not at all. */
-const SQLITE_RANK = 'bm25(2.0, 1.0, 0.0)';
+/** The rowids of one SQLite inbox: `inbox id × 2^32 + 1` upwards (migration `0003_emails_by_inbox`). */
+const INBOX_SPAN = 4294967296;
+
+/** At most this many matches of an inbox (the most recently stored) are ranked on SQLite. */
+const RANKED_POOL = 2000;
+
+/** Document frequencies are counted over an inbox's most recently stored emails, this many at most. */
+const FREQUENCY_SAMPLE = 20_000;
+
+/** BM25's term-frequency saturation. */
+const K1 = 1.2;
+
+/** A query word in the subject counts as this many occurrences; in the body only, as one. */
+const SUBJECT_WEIGHT = 2;
+
+/** Cached document frequencies kept before the cache starts over. */
+const MAX_CACHED_FREQUENCIES = 50_000;
 
 /** Raised by {@link EmailStore.search} for a query with no searchable words. */
 export class EmailQueryError extends Error {
@@ -38,6 +57,15 @@ export class EmailQueryError extends Error {
  * The email corpus over the store's database (run `store.migrate()` first): batched idempotent
  * inserts, ranked full-text search within one inbox, and lookup by message id. User text never
  * reaches the full-text syntax: only its words (letters and digits) are searched, each quoted.
+ *
+ * On SQLite an inbox is one contiguous range of rowids (`inbox id × 2^32 + n`), so FTS5 reads only
+ * that inbox's part of each word's doclist. Ranking is BM25 over field presence, computed here rather
+ * than by FTS5's `bm25()` (which counts every word's whole doclist on every query): each query word
+ * adds `idf × tf·(k1+1)/(tf+k1)`, with tf 2 when the word is in the subject and 1 when it is only in
+ * the body, idf measured within the inbox (over its 20 000 most recent emails, cached until the inbox
+ * changes), and ties going to the most recently stored email. When more than 2 000 emails of the inbox
+ * match, the 2 000 most recently stored are ranked; `total` still counts every match. Snippets are
+ * built for the returned page only.
  *
  * @example
  * ```ts
@@ -51,6 +79,10 @@ export class EmailQueryError extends Error {
 export class EmailStore {
   readonly dialect: StoreDialectName;
   readonly #db: Kysely<EmailDatabase>;
+  /** SQLite inbox numbers by name; an inbox keeps its number for good. */
+  readonly #inboxIds = new Map<string, number>();
+  /** Document frequencies by `inbox:newest id:word`: a new email in the inbox changes the key. */
+  readonly #frequencies = new Map<string, number>();
 
   constructor(db: Kysely<unknown> | Kysely<never> | object, dialect: StoreDialectName) {
     this.#db = db as Kysely<EmailDatabase>;
@@ -62,9 +94,13 @@ export class EmailStore {
    * skipped. Returns how many rows were added.
    *
    * The whole batch is one statement with one parameter (the rows as a JSON array, unpacked by
-   * `json_each` or `json_to_recordset`): SQLite's FTS5 writes its pending terms to disk at the start
-   * of every statement that touches it, so a statement per row (or per few hundred rows) would write
-   * thousands of tiny index segments and spend most of an import merging them.
+   * `json_each` or `json_array_elements`): one statement per row would cost a round trip (PostgreSQL)
+   * or a statement run (SQLite) each. On SQLite a new email gets the next id of its inbox's range.
+   *
+   * @example
+   * ```ts
+   * const added = await emails.insertBatch([email]); // 1, then 0 when run again
+   * ```
    */
   async insertBatch(emails: readonly EmailRecord[]): Promise<number> {
     if (emails.length === 0) return 0;
@@ -86,19 +122,34 @@ export class EmailStore {
       );
     }
     const json = `[${rows.join(',')}]`;
-    // `where true` keeps SQLite from reading `on conflict` as a join constraint of the select.
-    const statement =
-      this.dialect === 'postgres'
-        ? sql`insert into emails (message_id, inbox, subject, sender, recipients, date, body)
-            select row->>0, row->>1, row->>2, row->>3, row->>4, row->>5, row->>6
-            from json_array_elements(${json}::json) as rows(row)
-            on conflict (message_id) do nothing`
-        : sql`insert into emails (message_id, inbox, subject, sender, recipients, date, body)
-            select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6
-            from json_each(${json}) where true
-            on conflict (message_id) do nothing`;
+    if (this.dialect === 'postgres') {
+      return this.#db.transaction().execute(async (trx) => {
+        const result = await sql`insert into emails (message_id, inbox, subject, sender, recipients, date, body)
+          select row->>0, row->>1, row->>2, row->>3, row->>4, row->>5, row->>6
+          from json_array_elements(${json}::json) as rows(row)
+          on conflict (message_id) do nothing`.execute(trx);
+        return Number(result.numAffectedRows ?? 0n);
+      });
+    }
+    // Each new row gets the next id of its inbox's range. The rows go in in id order: FTS5 flushes its
+    // pending terms to a new segment whenever a rowid is lower than the last one it was given, so an
+    // unordered batch would write a segment per row. `where true` keeps SQLite from reading
+    // `on conflict` as a join constraint.
+    const span = sql.lit(INBOX_SPAN);
     return this.#db.transaction().execute(async (trx) => {
-      const result = await statement.execute(trx);
+      await sql`insert into email_inboxes (name)
+        select distinct value->>1 from json_each(${json}) where true
+        on conflict (name) do nothing`.execute(trx);
+      const result = await sql`insert into emails (id, message_id, inbox, subject, sender, recipients, date, body)
+        select ib.id * ${span} + row_number() over (partition by ib.id order by rows.key)
+            + coalesce((select max(e.id) from emails e
+                where e.id between ib.id * ${span} and ib.id * ${span} + ${span} - 1) - ib.id * ${span}, 0),
+          rows.value->>0, rows.value->>1, rows.value->>2, rows.value->>3, rows.value->>4, rows.value->>5,
+          rows.value->>6
+        from json_each(${json}) as rows join email_inboxes ib on ib.name = rows.value->>1
+        where not exists (select 1 from emails e where e.message_id = rows.value->>0)
+        order by 1
+        on conflict (message_id) do nothing`.execute(trx);
       return Number(result.numAffectedRows ?? 0n);
     });
   }
@@ -163,11 +214,11 @@ export class EmailStore {
   }
 
   /**
-   * The best `limit` (1 to 50) emails of `inbox` (of every inbox when it is `undefined`) matching
-   * every word of `query` in subject or body, best first, with a `<mark>` snippet, and the number that
-   * match in all. Throws {@link EmailQueryError} when the query has no word to search.
+   * The best `limit` (1 to 50) emails of `inbox` matching every word of `query` in subject or body,
+   * best first, with a `<mark>` snippet, and the number of the inbox's emails that match. Throws
+   * {@link EmailQueryError} when the query has no word to search.
    */
-  async search(query: string, inbox: string | undefined, limit = 10): Promise<EmailSearchResult> {
+  async search(query: string, inbox: string, limit = 10): Promise<EmailSearchResult> {
     const words = queryWords(query);
     if (words.length === 0) {
       throw new EmailQueryError(
@@ -193,89 +244,141 @@ export class EmailStore {
 
   /** How many emails are stored (in one inbox when given). */
   async count(inbox?: string): Promise<number> {
+    if (inbox !== undefined && this.dialect !== 'postgres') {
+      const id = await this.#inboxId(inbox);
+      if (id === undefined) return 0;
+      const row = await sql<{ n: number }>`select count(*) as n from emails
+        where id between ${BigInt(id * INBOX_SPAN)} and ${BigInt(id * INBOX_SPAN + INBOX_SPAN - 1)}`.execute(this.#db);
+      return Number(row.rows[0]?.n ?? 0);
+    }
     let query = this.#db.selectFrom('emails').select((eb) => eb.fn.countAll<number | string | bigint>().as('n'));
     if (inbox !== undefined) query = query.where('inbox', '=', inbox);
     const row = await query.executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
-  async #searchSqlite(words: string[], inbox: string | undefined, limit: number): Promise<EmailSearchResult> {
-    const match = sqliteMatch(words, inbox);
-    const { start, stop } = SNIPPET_MARKERS;
-    // `order by rank` with a limit lets FTS5 rank every match itself and run highlight() and
-    // snippet() (and the join) only for the rows returned; an `order by bm25(...)` expression would
-    // compute them for every match before sorting.
-    const hits = await sql<EmailHit & { subject_mark: string; body_mark: string }>`
-      select e.message_id, e.subject, e.sender, e.date,
-        highlight(emails_fts, 0, ${start}, ${stop}) as subject_mark,
-        snippet(emails_fts, 1, ${start}, ${stop}, '…', 24) as body_mark
-      from emails_fts join emails e on e.rowid = emails_fts.rowid
-      where emails_fts match ${match} and rank match ${SQLITE_RANK}
-      order by rank
-      limit ${limit}`.execute(this.#db);
-    const total = await sql<{ n: number }>`
-      select count(*) as n from emails_fts where emails_fts match ${match}`.execute(this.#db);
-    return {
-      emails: hits.rows.map((row) => ({
-        message_id: row.message_id,
-        subject: row.subject,
-        sender: row.sender,
-        date: row.date,
-        snippet: combineSnippet(row.subject_mark ?? '', row.body_mark ?? ''),
-      })),
-      total: Number(total.rows[0]?.n ?? 0),
-    };
+  /** The number of a SQLite inbox, or `undefined` when it holds no email. */
+  async #inboxId(inbox: string): Promise<number | undefined> {
+    const known = this.#inboxIds.get(inbox);
+    if (known !== undefined) return known;
+    const found = await sql<{ id: number }>`select id from email_inboxes where name = ${inbox}`.execute(this.#db);
+    const id = found.rows[0]?.id;
+    if (id !== undefined) this.#inboxIds.set(inbox, id);
+    return id;
   }
 
-  async #searchPostgres(words: string[], inbox: string | undefined, limit: number): Promise<EmailSearchResult> {
+  async #searchSqlite(words: string[], inbox: string, limit: number): Promise<EmailSearchResult> {
+    const inboxId = await this.#inboxId(inbox);
+    if (inboxId === undefined) return { emails: [], total: 0 };
+    // Rowid bounds go to SQLite as integers (a JS number is bound as a REAL, and FTS5 then filters
+    // every row of the doclists instead of seeking to the inbox's range).
+    const low = BigInt(inboxId * INBOX_SPAN);
+    const high = low + BigInt(INBOX_SPAN - 1);
+    const match = ftsMatch(words);
+    const counted = await sql<{ n: number }>`select count(*) as n from emails_fts
+      where emails_fts match ${match} and rowid between ${low} and ${high}`.execute(this.#db);
+    const total = Number(counted.rows[0]?.n ?? 0);
+    if (total === 0) return { emails: [], total };
+
+    const pooled = await sql<{ id: number }>`select rowid as id from emails_fts
+      where emails_fts match ${match} and rowid between ${low} and ${high}
+      order by rowid desc limit ${RANKED_POOL}`.execute(this.#db);
+    const pool = pooled.rows.map((row) => row.id);
+    // Every match from the pool's oldest rowid up is in the pool, so these subject queries, narrowed to
+    // rows matching the whole query, return pool members only.
+    const poolLow = BigInt(pool.at(-1) ?? low);
+    const subjectWords = new Map<number, number[]>();
+    for (const [index, word] of words.entries()) {
+      const found = await sql<{ id: number }>`select rowid as id from emails_fts
+        where emails_fts match ${`(subject : ${ftsTerm(word)}) AND (${match})`}
+          and rowid between ${poolLow} and ${high}`.execute(this.#db);
+      for (const { id } of found.rows) {
+        const list = subjectWords.get(id);
+        if (list === undefined) subjectWords.set(id, [index]);
+        else list.push(index);
+      }
+    }
+    const weights = await this.#inverseFrequencies(words, low, high);
+    const saturate = (tf: number) => (tf * (K1 + 1)) / (tf + K1);
+    const bodyScore = weights.reduce((sum, weight) => sum + weight * saturate(1), 0);
+    const boost = weights.map((weight) => weight * (saturate(SUBJECT_WEIGHT) - saturate(1)));
+    const scored = pool.map((id) => {
+      let score = bodyScore;
+      for (const index of subjectWords.get(id) ?? []) score += boost[index] ?? 0;
+      return { id, score };
+    });
+    scored.sort((left, right) => right.score - left.score || right.id - left.id);
+    const page = scored.slice(0, limit).map((entry) => entry.id);
+    const rows = await sql<EmailHit & { id: number; body: string }>`
+      select id, message_id, subject, sender, date, body from emails
+      where id in (${sql.join(page.map(BigInt))})`.execute(this.#db);
+    const byId = new Map(rows.rows.map((row) => [row.id, row]));
+    const emails: EmailHit[] = [];
+    for (const id of page) {
+      const row = byId.get(id);
+      if (row !== undefined) emails.push(toHit(row, words));
+    }
+    return { emails, total };
+  }
+
+  /**
+   * BM25's idf of each word within one SQLite inbox, `ln(1 + (N - n + 0.5) / (n + 0.5))`, with N and n
+   * counted over the inbox's most recent {@link FREQUENCY_SAMPLE} emails. A one-word query is ranked the
+   * same whatever its idf, so it costs no count.
+   */
+  async #inverseFrequencies(words: readonly string[], low: bigint, high: bigint): Promise<number[]> {
+    if (words.length === 1) return [1];
+    const newest = await sql<{ id: number | null }>`select max(id) as id from emails
+      where id between ${low} and ${high}`.execute(this.#db);
+    const last = BigInt(newest.rows[0]?.id ?? low);
+    const from = last - low > FREQUENCY_SAMPLE ? last - BigInt(FREQUENCY_SAMPLE - 1) : low + 1n;
+    const documents = Number(last - from + 1n);
+    const weights: number[] = [];
+    for (const word of words) {
+      const key = `${low}:${last}:${word}`;
+      let frequency = this.#frequencies.get(key);
+      if (frequency === undefined) {
+        const counted = await sql<{ n: number }>`select count(*) as n from emails_fts
+          where emails_fts match ${ftsTerm(word)} and rowid between ${from} and ${last}`.execute(this.#db);
+        frequency = Number(counted.rows[0]?.n ?? 0);
+        if (this.#frequencies.size >= MAX_CACHED_FREQUENCIES) this.#frequencies.clear();
+        this.#frequencies.set(key, frequency);
+      }
+      weights.push(Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5)));
+    }
+    return weights;
+  }
+
+  async #searchPostgres(words: string[], inbox: string, limit: number): Promise<EmailSearchResult> {
     const text = words.join(' ');
-    const options = `StartSel="${SNIPPET_MARKERS.start}", StopSel="${SNIPPET_MARKERS.stop}", MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
-    // Ranking and the limit first; ts_headline (slow on long bodies) only for the page returned.
-    const hits = await sql<EmailHit & { subject_mark: string; body_mark: string }>`
-      with q as (select plainto_tsquery('english', ${text}) as query),
-      hits as (
-        select e.message_id, e.subject, e.sender, e.date, e.body, ts_rank(e.search, q.query) as rank
-        from emails e, q
-        where ${inboxFilter(inbox, sql.ref('e.inbox'))} and e.search @@ q.query
-        order by rank desc, e.date desc
-        limit ${limit}
-      )
-      select hits.message_id, hits.subject, hits.sender, hits.date,
-        ts_headline('english', hits.subject, q.query, ${`${options}, HighlightAll=true`}) as subject_mark,
-        ts_headline('english', left(hits.body, 200000), q.query, ${options}) as body_mark
-      from hits, q
-      order by hits.rank desc, hits.date desc`.execute(this.#db);
+    // Ranking and the limit in the database; the snippets of the page returned are built here, as
+    // on SQLite (ts_headline is slow on long bodies and marks differently).
+    const hits = await sql<EmailHit & { body: string }>`
+      with q as (select plainto_tsquery('english', ${text}) as query)
+      select e.message_id, e.subject, e.sender, e.date, left(e.body, 200000) as body
+      from emails e, q
+      where e.inbox = ${inbox} and e.search @@ q.query
+      order by ts_rank(e.search, q.query) desc, e.date desc
+      limit ${limit}`.execute(this.#db);
     const total = await sql<{ n: string | number }>`
       select count(*) as n from emails
-      where ${inboxFilter(inbox, sql.ref('inbox'))} and search @@ plainto_tsquery('english', ${text})`.execute(
-      this.#db,
-    );
+      where inbox = ${inbox} and search @@ plainto_tsquery('english', ${text})`.execute(this.#db);
     return {
-      emails: hits.rows.map((row) => ({
-        message_id: row.message_id,
-        subject: row.subject,
-        sender: row.sender,
-        date: row.date,
-        snippet: combineSnippet(row.subject_mark ?? '', row.body_mark ?? ''),
-      })),
+      emails: hits.rows.map((row) => toHit(row, words)),
       total: Number(total.rows[0]?.n ?? 0),
     };
   }
 }
 
-/** `column = inbox`, or true when there is no inbox to filter on. */
-function inboxFilter(inbox: string | undefined, column: RawBuilder<unknown>) {
-  return inbox === undefined ? sql`true` : sql`${column} = ${inbox}`;
-}
-
-/** `Subject: … | Body: …`, with the subject left out when it has no match and the body has one. */
-function combineSnippet(subject: string, body: string): string {
-  const subjectHit = subject.includes(SNIPPET_MARKERS.start);
-  const bodyHit = body.includes(SNIPPET_MARKERS.start);
-  const parts: string[] = [];
-  if (subjectHit || !bodyHit) parts.push(`Subject: ${markSnippet(subject)}`);
-  if (bodyHit || !subjectHit) parts.push(`Body: ${markSnippet(body)}`);
-  return parts.join(' | ');
+/** One search hit with its snippet. */
+function toHit(row: EmailHit & { body: string }, words: readonly string[]): EmailHit {
+  return {
+    message_id: row.message_id,
+    subject: row.subject,
+    sender: row.sender,
+    date: row.date,
+    snippet: emailSnippet(row.subject, row.body, words),
+  };
 }
 
 function parseRecipients(text: string): string[] {

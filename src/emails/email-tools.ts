@@ -11,7 +11,7 @@ export interface EmailToolsOptions {
 }
 
 /** The arguments of `email_search`. */
-export type EmailSearchArgs = { query: string; inbox_id?: string | undefined; limit?: number | undefined };
+export type EmailSearchArgs = { query: string; inbox_id: string; limit?: number | undefined };
 
 /** The arguments of `email_get`. */
 export type EmailGetArgs = { message_id: string };
@@ -20,7 +20,7 @@ export type EmailGetArgs = { message_id: string };
 export const MAX_EMAIL_QUERY_LENGTH = 10_000;
 
 /**
- * The email tools over an {@link EmailStore}: `email_search {query, inbox_id?, limit = 10 (max 50)}`
+ * The email tools over an {@link EmailStore}: `email_search {query, inbox_id, limit = 10 (max 50)}`
  * returns `{emails: [{message_id, subject, sender, date, snippet}], total}`, best first, with the
  * query's words in `<mark>`; `email_get {message_id}` returns the whole email. A query without
  * searchable words is `INVALID_ARGUMENTS`; an unknown message id is `INVALID_ARGUMENTS` with a hint.
@@ -37,7 +37,7 @@ export function createEmailTools(options: EmailToolsOptions): [ToolSpec<EmailSea
     name: 'email_search',
     title: 'Search Emails',
     description:
-      'Search the emails of one inbox (or of all) by words in their subject or body. Returns the best matches first, each with message_id, subject, sender, date (ISO 8601) and a snippet where matching words are in <mark>…</mark>, plus the total number of matches.',
+      'Search the emails of one inbox by words in their subject or body. Returns the best matches first, each with message_id, subject, sender, date (ISO 8601) and a snippet where matching words are in <mark>…</mark>, plus the total number of matches.',
     whenToUse:
       'To find emails about a topic in a given inbox. Use a few distinctive words (every word must appear); then read a whole email with email_get and its message_id.',
     category: 'email',
@@ -45,12 +45,7 @@ export function createEmailTools(options: EmailToolsOptions): [ToolSpec<EmailSea
     annotations: { readOnly: true, idempotent: true, openWorld: false },
     input: z.strictObject({
       query: z.string().min(1).max(MAX_EMAIL_QUERY_LENGTH).describe('Words to look for, e.g. "meeting schedule".'),
-      inbox_id: z
-        .string()
-        .min(1)
-        .max(320)
-        .optional()
-        .describe('The inbox to search, e.g. "john.arnold@enron.com" (default: every inbox).'),
+      inbox_id: z.string().min(1).max(320).describe('The inbox to search, e.g. "john.arnold@enron.com".'),
       limit: z
         .number()
         .int()

@@ -40,7 +40,7 @@ export interface SkippedEmail {
 export interface ImportEmailsOptions extends Partial<EmailLimits> {
   format: EmailImportFormat;
   emails: EmailStore;
-  /** Messages per transaction (default 1000). */
+  /** Messages per transaction (default 5000 on SQLite, where fewer, larger FTS5 segments index faster; 1000 on PostgreSQL). */
   batchSize?: number;
   onProgress?: (progress: EmailImportProgress) => void;
   /** Called for each skipped message (the report keeps the first 1000). */
@@ -98,7 +98,7 @@ export async function importEmails(path: string, options: ImportEmailsOptions): 
     maxBodyChars: options.maxBodyChars ?? DEFAULT_EMAIL_LIMITS.maxBodyChars,
     maxMessageBytes: options.maxMessageBytes ?? DEFAULT_EMAIL_LIMITS.maxMessageBytes,
   };
-  const batchSize = options.batchSize ?? 1000;
+  const batchSize = options.batchSize ?? (options.emails.dialect === 'postgres' ? 1000 : 5000);
   const report: EmailImportReport = { processed: 0, added: 0, duplicates: 0, skippedCount: 0, skipped: [] };
   const totalBytes = options.format === 'maildir' ? undefined : (await stat(path)).size;
   let bytesRead = 0;

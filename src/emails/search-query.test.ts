@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeDate, splitAddresses } from './normalize-email.js';
-import { inboxToken, markSnippet, queryWords, SNIPPET_MARKERS, sqliteMatch } from './search-query.js';
+import { ftsMatch, ftsTerm, markSnippet, queryWords, SNIPPET_MARKERS } from './search-query.js';
 
 describe('queryWords', () => {
   it('keeps only letters and digits, lowercased and deduplicated', () => {
@@ -12,12 +12,11 @@ describe('queryWords', () => {
   });
 });
 
-describe('sqliteMatch', () => {
-  it('quotes every word and scopes the inbox token', () => {
-    expect(inboxToken('a@b.com')).toBe('ib6140622e636f6d');
-    expect(sqliteMatch(['budget', 'report'], 'a@b.com')).toBe(
-      'inbox_tok : "ib6140622e636f6d" AND {subject body} : ("budget" "report")',
-    );
+describe('ftsMatch', () => {
+  it('quotes every word, so no word is read as an operator', () => {
+    expect(ftsMatch(['budget', 'report'])).toBe('"budget" "report"');
+    expect(ftsMatch(queryWords('NEAR(a OR b) NOT c'))).toBe('"near" "a" "or" "b" "not" "c"');
+    expect(ftsTerm('x"y')).toBe('"x""y"');
   });
 });
 

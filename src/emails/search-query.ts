@@ -25,25 +25,30 @@ export function queryWords(query: string): string[] {
   return [...words];
 }
 
-/** The FTS5 token that stands for an inbox (`ib` + lowercase hex of its UTF-8 bytes), as the triggers write it. */
-export function inboxToken(inbox: string): string {
-  return `ib${Buffer.from(inbox, 'utf8').toString('hex')}`;
-}
-
 /**
- * An FTS5 MATCH expression for `words` in subject or body, within one inbox when `inbox` is given.
- * Every word is a quoted string of letters and digits only, so it can never be read as an operator.
+ * An FTS5 string for one query word: double-quoted, so it is always a plain term, never an operator,
+ * a column name or a prefix query. `queryWords` leaves only letters and digits, but the quotes are
+ * doubled anyway.
  *
  * @example
  * ```ts
- * sqliteMatch(['budget', 'report'], 'a@b.com'); // 'inbox_tok : "ib6140622e636f6d" AND {subject body} : ("budget" "report")'
- * sqliteMatch(['budget'], undefined); // '{subject body} : ("budget")'
+ * ftsTerm('near'); // '"near"'
  * ```
  */
-export function sqliteMatch(words: readonly string[], inbox: string | undefined): string {
-  const terms = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' ');
-  const text = `{subject body} : (${terms})`;
-  return inbox === undefined ? text : `inbox_tok : "${inboxToken(inbox)}" AND ${text}`;
+export function ftsTerm(word: string): string {
+  return `"${word.replaceAll('"', '""')}"`;
+}
+
+/**
+ * An FTS5 MATCH expression for rows that hold every one of `words`, in the subject or the body.
+ *
+ * @example
+ * ```ts
+ * ftsMatch(['budget', 'report']); // '"budget" "report"'
+ * ```
+ */
+export function ftsMatch(words: readonly string[]): string {
+  return words.map(ftsTerm).join(' ');
 }
 
 const START = '\u{E000}';

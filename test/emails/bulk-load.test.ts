@@ -67,7 +67,7 @@ for (const harness of emailHarnesses()) {
         }
         const [first] = [...generateEmails({ ...CORPUS, count: 1 })];
         const word = first?.body.split(/\W+/).find((item) => item.length > 6) ?? 'meeting';
-        const hits = await emails.search(word, first?.inbox, 50);
+        const hits = await emails.search(word, first?.inbox ?? '', 50);
         expect(hits.emails.map((hit) => hit.message_id)).toContain(first?.message_id);
       },
     );
@@ -85,7 +85,7 @@ for (const harness of emailHarnesses()) {
         expect(await emails.hasSearchIndex()).toBe(false);
         // Search still answers without the index.
         const [first] = [...generateEmails({ ...MORE, count: 1 })];
-        expect((await emails.search(first?.subject ?? '', first?.inbox, 50)).total).toBeGreaterThan(0);
+        expect((await emails.search(first?.subject ?? '', first?.inbox ?? '', 50)).total).toBeGreaterThan(0);
         const report = await importEmails(join(scratch, 'more.jsonl'), { format: 'jsonl', emails, bulkLoad: false });
         expect(report).toMatchObject({ added: 0, duplicates: MORE.count });
         expect(await emails.hasSearchIndex()).toBe(true);

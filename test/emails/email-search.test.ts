@@ -99,12 +99,29 @@ for (const harness of emailHarnesses()) {
       expect((await emails.search('pipeline', BOB, 10)).total).toBe(0);
     });
 
-    it('searches every inbox when no inbox is given', async () => {
-      const both = await emails.search('meeting schedule', undefined, 10);
-      expect(both.total).toBe(2);
-      expect(both.emails.map((hit) => hit.message_id).sort()).toEqual(['<1.test@enron.com>', '<4.test@enron.com>']);
+    it('requires inbox_id', async () => {
       const result = await registry.call('email_search', { query: 'meeting' });
-      expect(result.status === 'success' && (result.data as { total: number }).total).toBe(3);
+      expect(result.status).toBe('error');
+      if (result.status === 'error') expect(result.error.code).toBe('INVALID_ARGUMENTS');
+      const empty = await registry.call('email_search', { query: 'meeting', inbox_id: '' });
+      expect(empty.status === 'error' && empty.error.code).toBe('INVALID_ARGUMENTS');
+    });
+
+    it('ranks subject matches first and marks every query word in the snippet', async () => {
+      const result = await emails.search('pipeline capacity', ALICE, 50);
+      expect(result.total).toBe(60);
+      const [first] = result.emails;
+      expect(first?.snippet).toMatch(
+        /^Subject: <mark>Pipeline<\/mark> update \d+ \| Body: Gas <mark>pipeline<\/mark> <mark>capacity<\/mark> note/,
+      );
+      const budget = await emails.search('budget', ALICE, 10);
+      expect(budget.emails[0]?.snippet).toBe(
+        'Subject: <mark>Budget</mark> report | Body: The quarterly <mark>budget</mark> report is attached. No meeting needed.',
+      );
+      const escaped = await emails.search('bold', ALICE, 10);
+      expect(escaped.emails[0]?.snippet).toBe(
+        'Body: Please review the meeting times for next week. &lt;b&gt;<mark>bold</mark>&lt;/b&gt; &amp; more',
+      );
     });
 
     it('applies limits (default 10, at most 50)', async () => {

@@ -68,7 +68,9 @@ describe('createStore', () => {
         const store = await createStore(url);
         try {
           expect(store.dialect).toBe('sqlite');
-          expect(await store.migrate()).toEqual({ applied: ['0001_initial_schema', '0002_emails'] });
+          expect(await store.migrate()).toEqual({
+            applied: ['0001_initial_schema', '0002_emails', '0003_emails_by_inbox'],
+          });
         } finally {
           await store.close();
         }

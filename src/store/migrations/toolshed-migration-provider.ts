@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import type { StoreDialectName } from '../store-records.js';
+import { emailsByInboxSchema } from './emails-by-inbox-schema.js';
 import { emailsSchema } from './emails-schema.js';
 import { initialSchema } from './initial-schema.js';
 
@@ -31,6 +32,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
     return {
       '0001_initial_schema': initialSchema(this.#dialect),
       '0002_emails': emailsSchema(this.#dialect),
+      '0003_emails_by_inbox': emailsByInboxSchema(this.#dialect),
     };
   }
 }

@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Kysely, Migrator, sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { EmailRecord } from '../../src/emails/email-record.js';
+import { EmailStore } from '../../src/emails/email-store.js';
+import { createStore, type ToolshedStore } from '../../src/store/index.js';
+import { emailsSchema } from '../../src/store/migrations/emails-schema.js';
+import { initialSchema } from '../../src/store/migrations/initial-schema.js';
+import { MIGRATION_TABLES } from '../../src/store/migrations/toolshed-migration-provider.js';
+import { createPostgresTestDatabase, type PostgresTestDatabase } from '../support/postgres-test-database.js';
+
+const ALICE = 'alice@enron.com';
+const BOB = 'bob@enron.com';
+
+function email(id: number, inbox: string, subject: string, body: string, date: string): EmailRecord {
+  return {
+    message_id: `<${id}.migrate@enron.com>`,
+    inbox,
+    subject,
+    sender: 'jane.doe@enron.com',
+    recipients: [inbox],
+    date,
+    body,
+  };
+}
+
+/** Stored through the `0002_emails` schema, interleaving the inboxes and out of date order. */
+const OLD = [
+  email(1, ALICE, 'Gas forecast', 'The gas forecast for May.', '2001-05-03T00:00:00.000Z'),
+  email(2, BOB, 'Gas desk', 'Bob reads the gas desk notes.', '2001-05-01T00:00:00.000Z'),
+  email(3, ALICE, 'Lunch', 'Lunch & gas <stations>.', '2001-05-01T00:00:00.000Z'),
+  email(4, BOB, 'Power', 'Power prices.', '2001-05-02T00:00:00.000Z'),
+];
+
+async function migrateTo0002(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: {
+      getMigrations: async () => ({
+        '0001_initial_schema': initialSchema(dialect),
+        '0002_emails': emailsSchema(dialect),
+      }),
+    },
+    ...MIGRATION_TABLES,
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error;
+  for (const row of OLD) {
+    await sql`insert into emails (message_id, inbox, subject, sender, recipients, date, body)
+      values (${row.message_id}, ${row.inbox}, ${row.subject}, ${row.sender}, ${JSON.stringify(row.recipients)},
+        ${row.date}, ${row.body})`.execute(db);
+  }
+}
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`migration 0003_emails_by_inbox on ${dialect}`, () => {
+    let folder: string | undefined;
+    let database: PostgresTestDatabase | undefined;
+    let store: ToolshedStore | undefined;
+    afterAll(async () => {
+      await store?.close();
+      await database?.drop();
+      if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+    });
+
+    it('keeps the emails of an existing database searchable, and new ones go to their inbox', async () => {
+      if (dialect === 'sqlite') {
+        folder = mkdtempSync(join(tmpdir(), 'toolshed-emails-migrate-'));
+        store = await createStore(join(folder, 'toolshed.db'));
+      } else {
+        database = await createPostgresTestDatabase('toolshed_emails_migrate', 'The email migration test');
+        store = await createStore(database.url, { notifications: false });
+      }
+      await migrateTo0002(store.db as Kysely<unknown>, dialect);
+      expect(await store.migrate()).toEqual({ applied: ['0003_emails_by_inbox'] });
+      const emails = new EmailStore(store.db, store.dialect);
+
+      expect(await emails.count()).toBe(4);
+      expect(await emails.count(ALICE)).toBe(2);
+      expect(await emails.get('<3.migrate@enron.com>')).toEqual(OLD[2]);
+      const gas = await emails.search('gas', ALICE, 10);
+      expect(gas.total).toBe(2);
+      expect(gas.emails.map((hit) => hit.message_id)).toEqual(['<1.migrate@enron.com>', '<3.migrate@enron.com>']);
+      expect(gas.emails[1]?.snippet).toBe('Body: Lunch &amp; <mark>gas</mark> &lt;stations&gt;.');
+      expect((await emails.search('gas', BOB, 10)).emails.map((hit) => hit.message_id)).toEqual([
+        '<2.migrate@enron.com>',
+      ]);
+
+      const added = email(5, ALICE, 'Gas again', 'More gas.', '2001-04-01T00:00:00.000Z');
+      expect(await emails.insertBatch([added, OLD[0] as EmailRecord])).toBe(1);
+      expect((await emails.search('gas', ALICE, 10)).total).toBe(3);
+      if (dialect === 'sqlite') {
+        const ids = await sql<{ id: number; message_id: string }>`
+          select id, message_id from emails order by id`.execute(store.db);
+        // Alice is inbox 1 (names in order), rows by date within it; Bob's rows follow in their own range.
+        expect(ids.rows).toEqual([
+          { id: 2 ** 32 + 1, message_id: '<3.migrate@enron.com>' },
+          { id: 2 ** 32 + 2, message_id: '<1.migrate@enron.com>' },
+          { id: 2 ** 32 + 3, message_id: '<5.migrate@enron.com>' },
+          { id: 2 * 2 ** 32 + 1, message_id: '<2.migrate@enron.com>' },
+          { id: 2 * 2 ** 32 + 2, message_id: '<4.migrate@enron.com>' },
+        ]);
+        // Throws when the index and the table disagree.
+        await sql`insert into emails_fts (emails_fts) values ('integrity-check')`.execute(store.db);
+      }
+    });
+  });
+}

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { TOOL_NAME_PATTERN } from '../core/define-tool.js';
-import { STORE_LIMITS } from '../store/index.js';
+import { type AttachedTool, STORE_LIMITS } from '../store/index.js';
 import { notFound, validationError } from './api-error.js';
 import { agentView, attachedToolView } from './api-views.js';
 import { optionalObject, optionalString, requireObjectBody, requireString } from './body-validation.js';
@@ -49,9 +49,12 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
     return reply.code(204).send();
   });
 
-  app.get<AgentParams>('/api/agents/:agentId/tools', async (request) => {
+  app.get<AgentParams>('/api/agents/:agentId/tools', async (request, reply) => {
     const list = await store.attachments.listAttachments(request.workspaceId, request.params.agentId);
-    return { tools: list.tools.map(attachedToolView), fallback: list.fallback };
+    // The hottest read of the API: each attached tool's JSON is made once per record the store hands
+    // out (the same records while the store's read cache holds them), not on every request.
+    const tools = list.tools.map(attachedToolJson).join(',');
+    return reply.type('application/json; charset=utf-8').send(`{"tools":[${tools}],"fallback":${list.fallback}}`);
   });
 
   app.post<AgentParams>('/api/agents/:agentId/tools', async (request, reply) => {
@@ -112,4 +115,16 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
 
 function agentNotFound(agentId: string) {
   return notFound(`Agent '${agentId}' does not exist in this workspace.`);
+}
+
+const attachedJson = new WeakMap<AttachedTool, string>();
+
+/** `attachedToolView(attached)` as JSON text, remembered per record. */
+function attachedToolJson(attached: AttachedTool): string {
+  let json = attachedJson.get(attached);
+  if (json === undefined) {
+    json = JSON.stringify(attachedToolView(attached));
+    attachedJson.set(attached, json);
+  }
+  return json;
 }

@@ -556,7 +556,7 @@ function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python
     ),
     target(
       'emails-search',
-      '`email_search` at 500 000 generated emails (200 queries of 1-3 words, 3 in 4 within an inbox), SQLite: p50 ≤ 3 ms and p99 ≤ 15 ms (PostgreSQL reported)',
+      '`email_search` at 500 000 generated emails (200 queries of 1-3 words, each within one inbox), SQLite: p50 ≤ 3 ms and p99 ≤ 15 ms (PostgreSQL reported)',
       emailFigure('sqlite', 'searchP50Ms'),
       (value) => value <= 3 && Number(emailFigure('sqlite', 'searchP99Ms')) <= 15,
       (value) =>

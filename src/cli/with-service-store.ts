@@ -4,7 +4,7 @@ import type { MigrationReport, ToolshedStore } from '../store/index.js';
 import { RESOURCE_ID_PATTERN, STORE_LIMITS } from '../store/store-validation.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './output.js';
-import { serviceDatabaseUrl } from './serve/open-service-store.js';
+import { serviceDatabaseUrl, upsertServiceBuiltins } from './serve/open-service-store.js';
 
 /**
  * Open the service database (`TOOLSHED_DATABASE_URL`, default `./toolshed.db`), bring its schema up to
@@ -26,43 +26,53 @@ export async function withServiceStore<T>(
 ): Promise<T> {
   // Loaded here, not at the top: every CLI start would otherwise pay for Kysely, the drivers and the
   // built-ins (mathjs), which only the service verbs need.
-  const [{ createStore, StoreError }, { createBuiltins }] = await Promise.all([
-    import('../store/index.js'),
-    import('../builtins/create-builtins.js'),
-  ]);
+  const { createStore } = await import('../store/index.js');
   const url = serviceDatabaseUrl(io);
   try {
     const store = await createStore(url);
     try {
       const migrations = await store.migrate();
-      await store.tools.upsertBuiltins(createBuiltins());
+      await upsertServiceBuiltins(store);
       return await work(store, migrations);
     } finally {
       await store.close();
     }
   } catch (error) {
-    if (!StoreError.isInstance(error)) throw error;
-    const message = error.message.replace(/\.$/, '');
-    switch (error.code) {
-      case 'UNAVAILABLE':
-        throw new CliError(
-          `error: ${message}. Set TOOLSHED_DATABASE_URL to a SQLite file path or a postgres:// URL of a server that is running.`,
-          1,
-        );
-      case 'MIGRATION_FAILED':
-        throw new CliError(
-          `error: ${message}. The database is left at the last migration that succeeded; fix the cause and run 'toolshed db migrate' again.`,
-          1,
-        );
-      case 'CONFLICT':
-      case 'NOT_FOUND':
-        throw new CliError(`error: ${error.message}`, 1);
-      case 'VALIDATION':
-        throw new CliError(`error: ${error.message}`, 2);
-      default: {
-        const unreachable: never = error.code;
-        throw new CliError(`error: ${String(unreachable)}: ${error.message}`, 1);
-      }
+    throw await storeCliError(error);
+  }
+}
+
+/**
+ * The {@link CliError} for a store error (see {@link withServiceStore}); any other error as it is.
+ *
+ * @example
+ * ```ts
+ * const store = await openServiceStore(io).catch(async (error) => { throw await storeCliError(error); });
+ * ```
+ */
+export async function storeCliError(error: unknown): Promise<unknown> {
+  const { StoreError } = await import('../store/store-error.js');
+  if (!StoreError.isInstance(error)) return error;
+  const message = error.message.replace(/\.$/, '');
+  switch (error.code) {
+    case 'UNAVAILABLE':
+      return new CliError(
+        `error: ${message}. Set TOOLSHED_DATABASE_URL to a SQLite file path or a postgres:// URL of a server that is running.`,
+        1,
+      );
+    case 'MIGRATION_FAILED':
+      return new CliError(
+        `error: ${message}. The database is left at the last migration that succeeded; fix the cause and run 'toolshed db migrate' again.`,
+        1,
+      );
+    case 'CONFLICT':
+    case 'NOT_FOUND':
+      return new CliError(`error: ${error.message}`, 1);
+    case 'VALIDATION':
+      return new CliError(`error: ${error.message}`, 2);
+    default: {
+      const unreachable: never = error.code;
+      return new CliError(`error: ${String(unreachable)}: ${error.message}`, 1);
     }
   }
 }

@@ -77,6 +77,10 @@ for (const database of [sqliteDatabase(), postgresDatabase()]) {
       try {
         expect(await store.migrate()).toEqual({ applied: [] });
         expect(await store.tools.get('default', 'read_file')).toMatchObject({ id: 'read_file', workspaceId: null });
+        // Every service verb keeps the shared built-ins that toolshed serve upserts.
+        for (const id of ['execute_python', 'execute_javascript', 'email_search', 'email_get']) {
+          expect(await store.tools.get('default', id)).toMatchObject({ id, workspaceId: null });
+        }
       } finally {
         await store.close();
       }
@@ -268,6 +272,18 @@ describe('service verbs: a database that cannot be opened (exit 1)', () => {
 
   it.each(VERBS)('%s %s: names an unreachable PostgreSQL server and the way out', async (...args) => {
     const run = await runCli(args, { env: { TOOLSHED_DATABASE_URL: 'postgres://127.0.0.1:1/x' } });
+    expectRun(
+      run,
+      1,
+      [],
+      [
+        `error: Cannot connect to PostgreSQL at postgres://127.0.0.1:1/x: connect ECONNREFUSED 127.0.0.1:1. ${URL_HINT}`,
+      ],
+    );
+  });
+
+  it('toolshed serve reports a database it cannot reach in one line (exit 1)', async () => {
+    const run = await runCli(['serve', '--port', '0'], { env: { TOOLSHED_DATABASE_URL: 'postgres://127.0.0.1:1/x' } });
     expectRun(
       run,
       1,

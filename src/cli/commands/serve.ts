@@ -4,6 +4,7 @@ import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-cont
 import { loadTools, resolveToolSetup } from '../load-registry.js';
 import { visible } from '../output.js';
 import { openServiceStore } from '../serve/open-service-store.js';
+import { storeCliError } from '../with-service-store.js';
 
 /** The address `toolshed serve` listens on when `--host` is not given: this machine only. */
 export const DEFAULT_HOST = '127.0.0.1';
@@ -75,7 +76,9 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     const config = tools.config;
     // The service: the store (TOOLSHED_DATABASE_URL) behind the REST API and MCP; --config tools join
     // every workspace's registry and its agents are served to every workspace at /mcp/agents/:id.
-    const store = await openServiceStore(io);
+    const store = await openServiceStore(io).catch(async (error: unknown) => {
+      throw await storeCliError(error);
+    });
     stores.push(store);
     await bootstrapDefaultWorkspace(store, io);
     const api = createApiServer({

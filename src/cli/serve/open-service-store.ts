@@ -22,21 +22,38 @@ export function serviceDatabaseUrl(io: CliIo): string {
 export async function openServiceStore(io: CliIo): Promise<ToolshedStore> {
   // Loaded here, not at the top: every CLI start would otherwise pay for Kysely, the drivers and the
   // built-ins (mathjs), which only the service verbs need.
-  const [{ createStore }, { createBuiltins }, { createServiceBuiltins }] = await Promise.all([
-    import('../../store/index.js'),
-    import('../../builtins/create-builtins.js'),
-    import('../../server/service-builtins.js'),
-  ]);
+  const { createStore } = await import('../../store/index.js');
   const store = await createStore(serviceDatabaseUrl(io));
   try {
     await store.migrate();
-    // The specs only: the sandbox pools of these tools start on a first call, which never comes here.
-    const shared = createServiceBuiltins(store);
-    await store.tools.upsertBuiltins([...createBuiltins(), ...shared.tools]);
-    await shared.close();
+    await upsertServiceBuiltins(store);
     return store;
   } catch (error) {
     await store.close();
     throw error;
+  }
+}
+
+/**
+ * Upsert every built-in the service serves: the per-workspace ones and the shared code and email
+ * tools. Every service verb upserts the same list, since a built-in left out of it would be removed
+ * from \`tools\` (and detached from every agent).
+ *
+ * @example
+ * ```ts
+ * await upsertServiceBuiltins(store);
+ * ```
+ */
+export async function upsertServiceBuiltins(store: ToolshedStore): Promise<void> {
+  const [{ createBuiltins }, { createServiceBuiltins }] = await Promise.all([
+    import('../../builtins/create-builtins.js'),
+    import('../../server/service-builtins.js'),
+  ]);
+  // The specs only: the sandbox pools of these tools start on a first call, which never comes here.
+  const shared = createServiceBuiltins(store);
+  try {
+    await store.tools.upsertBuiltins([...createBuiltins(), ...shared.tools]);
+  } finally {
+    await shared.close();
   }
 }

@@ -11,6 +11,7 @@ import {
   EmailStore,
   generateEmails,
   importEmails,
+  seededRandom,
   writeGeneratedJsonl,
 } from '../../dist/emails/index.js';
 import { ToolRegistry } from '../../dist/index.js';
@@ -25,20 +26,8 @@ const QUERIES = 200;
 const GETS = 500;
 const WARMUP = 10;
 /** The emails the vocabulary and the query inboxes are drawn from (the corpus's first ones, same seed). */
-const SAMPLE = 20_000;
+const SAMPLE = Math.min(20_000, COUNT);
 const POSTGRES_ADMIN_URL = process.env.TOOLSHED_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-/** mulberry32, so the query mix is the same in every run. */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The query mix, drawn from the first 20 000 emails of the corpus (same seed): each query takes 1 to 3
@@ -55,7 +44,7 @@ function queryMix() {
   const rank = new Map(
     [...counts.entries()].sort((left, right) => right[1] - left[1]).map(([word], index) => [word, index]),
   );
-  const rand = random(42);
+  const rand = seededRandom(42);
   const draw = (list) => list[Math.floor(rand() * list.length)];
   const queries = Array.from({ length: QUERIES + WARMUP }, () => {
     const email = draw(sample);

@@ -131,8 +131,16 @@ const SYLLABLES = [
   'zen',
 ];
 
-/** A small fast deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
+/**
+ * A small fast deterministic PRNG (mulberry32): numbers in [0, 1), the same sequence for a seed.
+ *
+ * @example
+ * ```ts
+ * const next = seededRandom(42);
+ * next(); // always the same first value for seed 42
+ * ```
+ */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -189,7 +197,7 @@ function pick(table: Float64Array, value: number): number {
  * ```
  */
 export function* generateEmails(options: GenerateEmailsOptions): Generator<EmailRecord> {
-  const rand = random(options.seed ?? 1);
+  const rand = seededRandom(options.seed ?? 1);
   const inboxCount = Math.max(1, options.inboxes ?? 150);
   const vocabulary = buildVocabulary(Math.max(COMMON.length + 1, options.vocabulary ?? 20_000), rand);
   const table = zipfTable(vocabulary.length);

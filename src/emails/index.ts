@@ -10,7 +10,7 @@ export { EmailQueryError, EmailStore, MAX_EMAIL_SEARCH_LIMIT } from './email-sto
 export type { EmailGetArgs, EmailSearchArgs, EmailToolsOptions } from './email-tools.js';
 export { createEmailTools, MAX_EMAIL_QUERY_LENGTH } from './email-tools.js';
 export type { GenerateEmailsOptions } from './generate-emails.js';
-export { generateEmails, generateIntoStore, writeGeneratedJsonl } from './generate-emails.js';
+export { generateEmails, generateIntoStore, seededRandom, writeGeneratedJsonl } from './generate-emails.js';
 export type {
   EmailImportFormat,
   EmailImportProgress,

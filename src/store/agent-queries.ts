@@ -1,5 +1,5 @@
 import { randomId } from './random-id.js';
-import { cacheKey, readCachesOf } from './read-cache.js';
+import { cacheKey, readCachesOf, writeDropping } from './read-cache.js';
 import { agentRecordOf, nowIso } from './row-mapping.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
@@ -99,21 +99,16 @@ export class AgentQueries implements StoreAgents {
     const key = cacheKey(workspaceId, id);
     // Before the commit, so change listeners read the new list, and again once the write settled.
     const drop = () => readCachesOf(this.#context).attachments.invalidate((cached) => cached === key);
-    try {
-      return await this.#context.write(async (trx, changes) => {
-        // agent_tools rows go with the agent (ON DELETE CASCADE).
-        const result = await trx
-          .deleteFrom('agents')
-          .where('id', '=', id)
-          .where('workspace_id', '=', workspaceId)
-          .executeTakeFirst();
-        const deleted = result.numDeletedRows > 0n;
-        if (deleted) changes.push({ workspaceId, agentId: id, kind: 'agent' });
-        drop();
-        return deleted;
-      });
-    } finally {
-      drop();
-    }
+    return writeDropping(this.#context, drop, async (trx, changes) => {
+      // agent_tools rows go with the agent (ON DELETE CASCADE).
+      const result = await trx
+        .deleteFrom('agents')
+        .where('id', '=', id)
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      const deleted = result.numDeletedRows > 0n;
+      if (deleted) changes.push({ workspaceId, agentId: id, kind: 'agent' });
+      return deleted;
+    });
   }
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { TOOL_NAME_PATTERN } from '../core/define-tool.js';
 import type { Database } from './database.js';
-import { cacheKey, readCachesOf } from './read-cache.js';
+import { cacheKey, readCachesOf, writeDropping } from './read-cache.js';
 import { nowIso, parseJsonColumn, toIsoTimestamp, toolRecordOf, workspaceToolKey } from './row-mapping.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import type { StoreContext } from './store-context.js';
@@ -126,15 +126,10 @@ export class AttachmentQueries implements StoreAttachments {
     const key = cacheKey(workspaceId, agentId);
     // Before the commit, so change listeners read the new list, and again once the write settled.
     const drop = () => readCachesOf(this.#context).attachments.invalidate((cached) => cached === key);
-    try {
-      return await this.#context.write(async (trx, changes) => {
-        const result = await work(trx, changes);
-        drop();
-        return result;
-      });
-    } finally {
-      drop();
-    }
+    return writeDropping(this.#context, drop, async (trx, changes) => {
+      const result = await work(trx, changes);
+      return result;
+    });
   }
 
   async #loadAttachments(workspaceId: string, agentId: string): Promise<AgentToolList> {

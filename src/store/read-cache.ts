@@ -1,5 +1,7 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './database.js';
 import type { StoreContext } from './store-context.js';
-import type { AgentToolList, TokenIdentity, ToolRecord } from './store-records.js';
+import type { AgentToolList, StoreChange, TokenIdentity, ToolRecord } from './store-records.js';
 
 /**
  * How long a cached read may be served, in milliseconds: the longest another process's write (on
@@ -119,4 +121,32 @@ export function cacheKey(workspaceId: string, part: string): string {
 export function workspaceKeys(workspaceId: string): (key: string) => boolean {
   const prefix = `${workspaceId}\u0000`;
   return (key) => key.startsWith(prefix);
+}
+
+/**
+ * Run a store write that changes what the read caches hold: `drop` runs inside the transaction just
+ * before it commits (so change listeners, called after the commit, read fresh rows) and again once
+ * the write settled, whether it committed or failed (so no read that raced it keeps old rows).
+ *
+ * @example
+ * ```ts
+ * await writeDropping(context, () => readCachesOf(context).tools.invalidate(workspaceKeys('acme')), (trx) =>
+ *   trx.deleteFrom('tools').where('workspace_id', '=', 'acme').execute(),
+ * );
+ * ```
+ */
+export async function writeDropping<T>(
+  context: StoreContext,
+  drop: () => void,
+  work: Parameters<StoreContext['write']>[0] extends (...args: infer A) => unknown ? (...args: A) => Promise<T> : never,
+): Promise<T> {
+  try {
+    return await context.write(async (trx, changes) => {
+      const result = await work(trx, changes);
+      drop();
+      return result;
+    });
+  } finally {
+    drop();
+  }
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readCachesOf } from './read-cache.js';
+import { readCachesOf, writeDropping } from './read-cache.js';
 import { apiTokenRecordOf, nowIso } from './row-mapping.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
 import type { ApiTokenRecord, CreatedApiToken, TokenIdentity } from './store-records.js';
@@ -84,21 +84,16 @@ export class TokenQueries implements StoreTokens {
   async revoke(workspaceId: string, tokenId: string): Promise<boolean> {
     if (!isWellFormedId(workspaceId) || !isWellFormedId(tokenId)) return false;
     const drop = () => readCachesOf(this.#context).tokens.invalidate((_key, identity) => identity?.tokenId === tokenId);
-    try {
-      return await this.#context.write(async (trx) => {
-        const result = await trx
-          .updateTable('api_tokens')
-          .set({ revoked_at: nowIso() })
-          .where('id', '=', tokenId)
-          .where('workspace_id', '=', workspaceId)
-          .where('revoked_at', 'is', null)
-          .executeTakeFirst();
-        drop();
-        return result.numUpdatedRows > 0n;
-      });
-    } finally {
-      drop();
-    }
+    return writeDropping(this.#context, drop, async (trx) => {
+      const result = await trx
+        .updateTable('api_tokens')
+        .set({ revoked_at: nowIso() })
+        .where('id', '=', tokenId)
+        .where('workspace_id', '=', workspaceId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    });
   }
 
   async list(workspaceId: string): Promise<ApiTokenRecord[]> {

@@ -1,7 +1,7 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import { describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
 import type { Database, ToolsTable } from './database.js';
-import { cacheKey, readCachesOf, workspaceKeys } from './read-cache.js';
+import { cacheKey, readCachesOf, workspaceKeys, writeDropping } from './read-cache.js';
 import { nowIso, toolRecordOf, workspaceToolKey } from './row-mapping.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
@@ -267,15 +267,10 @@ export class ToolQueries implements StoreTools {
       caches.tools.invalidate(matches);
       caches.attachments.invalidate(matches);
     };
-    try {
-      return await this.#context.write(async (trx, changes) => {
-        const result = await work(trx, changes);
-        drop();
-        return result;
-      });
-    } finally {
-      drop();
-    }
+    return writeDropping(this.#context, drop, async (trx, changes) => {
+      const result = await work(trx, changes);
+      return result;
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 import { randomId } from './random-id.js';
-import { readCachesOf, workspaceKeys } from './read-cache.js';
+import { readCachesOf, workspaceKeys, writeDropping } from './read-cache.js';
 import { nowIso, workspaceRecordOf } from './row-mapping.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import type { StoreContext } from './store-context.js';
@@ -68,16 +68,11 @@ export class WorkspaceQueries implements StoreWorkspaces {
       caches.tools.invalidate(workspaceKeys(id));
       caches.attachments.invalidate(workspaceKeys(id));
     };
-    try {
-      return await this.#context.write(async (trx, changes) => {
-        const result = await trx.deleteFrom('workspaces').where('id', '=', id).executeTakeFirst();
-        const deleted = result.numDeletedRows > 0n;
-        if (deleted) changes.push({ workspaceId: id, kind: 'workspace' });
-        drop();
-        return deleted;
-      });
-    } finally {
-      drop();
-    }
+    return writeDropping(this.#context, drop, async (trx, changes) => {
+      const result = await trx.deleteFrom('workspaces').where('id', '=', id).executeTakeFirst();
+      const deleted = result.numDeletedRows > 0n;
+      if (deleted) changes.push({ workspaceId: id, kind: 'workspace' });
+      return deleted;
+    });
   }
 }

@@ -7,6 +7,7 @@ import type { Database } from './database.js';
 import { DatabaseApprovalStore } from './database-approval-store.js';
 import { DatabaseFileBackend } from './database-file-backend.js';
 import { MIGRATION_TABLES, ToolshedMigrationProvider } from './migrations/toolshed-migration-provider.js';
+import { dropForChange, readCachesOf } from './read-cache.js';
 import type { StoreContext } from './store-context.js';
 import type { StoreDialect } from './store-dialect.js';
 import { StoreError } from './store-error.js';
@@ -58,6 +59,9 @@ export class KyselyToolshedStore implements ToolshedStore {
       options,
       write: (work) => this.#write(work),
     };
+    // First of all listeners: whoever hears of a change (an MCP view refreshing) reads fresh rows.
+    const readCaches = readCachesOf(this.#context);
+    feed.subscribe((change) => dropForChange(readCaches, change));
     this.workspaces = new WorkspaceQueries(this.#context);
     this.tokens = new TokenQueries(this.#context);
     this.tools = new ToolQueries(this.#context);

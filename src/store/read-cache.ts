@@ -77,11 +77,12 @@ const caches = new WeakMap<StoreContext, StoreReadCaches>();
  * The read caches of the store `context` belongs to, shared by its query classes so that a write in
  * one (a deleted workspace, a new tool) drops what another cached.
  *
- * Only SQLite caches. Its one connection runs a write transaction alone, so a write that drops
- * entries before it commits (as every write here does, and again once it settled) is never followed
- * by a read of the old rows, and change listeners, called right after the commit, read the new
- * ones. PostgreSQL reads run beside writes on other connections and other processes' changes arrive
- * through LISTEN, which the query classes do not see: there every read goes to the database.
+ * Every write drops what it changes just before it commits and again once it settled, and a load that
+ * raced an invalidation is never kept, so this process's own writes are seen at once. Other processes'
+ * writes arrive as change notifications, which drop the entries they concern ({@link dropForChange},
+ * subscribed by the store before any other listener): on PostgreSQL through LISTEN/NOTIFY, so caching
+ * is on only while the store listens (`notifications`, the default). On SQLite, another process
+ * writing the same file is seen when the entry expires ({@link READ_CACHE_MS}).
  *
  * @example
  * ```ts
@@ -91,11 +92,57 @@ const caches = new WeakMap<StoreContext, StoreReadCaches>();
 export function readCachesOf(context: StoreContext): StoreReadCaches {
   let found = caches.get(context);
   if (found === undefined) {
-    const enabled = context.dialect.name === 'sqlite';
+    const enabled = context.dialect.name === 'sqlite' || context.options.notifications;
     found = { tokens: new ReadCache(enabled), tools: new ReadCache(enabled), attachments: new ReadCache(enabled) };
     caches.set(context, found);
   }
   return found;
+}
+
+/**
+ * Drop what a change notification may have made stale: everything on a `resync` (notifications may
+ * have been lost), a workspace's entries when it was deleted or its tools changed (every workspace's
+ * for a global tool), one agent's list for an agent or attachment change, a workspace's tokens for a
+ * revocation.
+ *
+ * @example
+ * ```ts
+ * store.onChange((change) => dropForChange(readCachesOf(context), change));
+ * ```
+ */
+export function dropForChange(caches: StoreReadCaches, change: StoreChange): void {
+  const workspace = change.workspaceId;
+  const ofWorkspace = workspace === null ? undefined : workspaceKeys(workspace);
+  switch (change.kind) {
+    case 'resync':
+      caches.tokens.invalidate();
+      caches.tools.invalidate();
+      caches.attachments.invalidate();
+      return;
+    case 'workspace':
+    case 'token':
+      caches.tokens.invalidate((_key, identity) => workspace === null || identity?.workspaceId === workspace);
+      if (change.kind === 'token') return;
+      caches.tools.invalidate(ofWorkspace);
+      caches.attachments.invalidate(ofWorkspace);
+      return;
+    case 'tool':
+      caches.tools.invalidate(ofWorkspace);
+      caches.attachments.invalidate(ofWorkspace);
+      return;
+    case 'agent':
+    case 'attachment': {
+      if (workspace === null || change.agentId === undefined) {
+        caches.attachments.invalidate(ofWorkspace);
+        return;
+      }
+      const key = cacheKey(workspace, change.agentId);
+      caches.attachments.invalidate((cached) => cached === key);
+      return;
+    }
+    case 'approval':
+      return;
+  }
 }
 
 /**

@@ -141,11 +141,12 @@ export interface ApprovalRecord {
 }
 
 /** What changed, as delivered to `onChange` listeners (and, on PostgreSQL, to other processes). */
-export type StoreChangeKind = 'workspace' | 'tool' | 'agent' | 'attachment' | 'approval' | 'resync';
+export type StoreChangeKind = 'workspace' | 'tool' | 'agent' | 'attachment' | 'approval' | 'token' | 'resync';
 
 /**
  * A change notification. `workspaceId` is `null` for global tools (every workspace is concerned);
- * `agentId` is set for attachment and agent changes. `workspace` means the workspace was deleted.
+ * `agentId` is set for attachment and agent changes. `workspace` means the workspace was deleted;
+ * `token` that one of its tokens was revoked.
  * `resync` (with `workspaceId` null) means notifications may have been missed because the PostgreSQL
  * listener reconnected: reload whatever you cache.
  */

@@ -84,7 +84,7 @@ export class TokenQueries implements StoreTokens {
   async revoke(workspaceId: string, tokenId: string): Promise<boolean> {
     if (!isWellFormedId(workspaceId) || !isWellFormedId(tokenId)) return false;
     const drop = () => readCachesOf(this.#context).tokens.invalidate((_key, identity) => identity?.tokenId === tokenId);
-    return writeDropping(this.#context, drop, async (trx) => {
+    return writeDropping(this.#context, drop, async (trx, changes) => {
       const result = await trx
         .updateTable('api_tokens')
         .set({ revoked_at: nowIso() })
@@ -92,7 +92,10 @@ export class TokenQueries implements StoreTokens {
         .where('workspace_id', '=', workspaceId)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      const revoked = result.numUpdatedRows > 0n;
+      // Other server processes drop the token from their read caches when they hear of it.
+      if (revoked) changes.push({ workspaceId, kind: 'token' });
+      return revoked;
     });
   }
 

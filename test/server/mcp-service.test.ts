@@ -355,4 +355,37 @@ describe('two toolshed servers on one PostgreSQL', () => {
     const listed = await rest(b.base, owner, 'GET', `/api/agents/${agent}/tools`);
     expect((listed.body.tools as Array<{ id: string }>).map((tool) => tool.id)).toEqual(['calculator', 'read_file']);
   });
+
+  it("refuses on B a token revoked through A, and shows A's detach in B's listing, as soon as B hears of them", async () => {
+    const [a, b] = servers as [Running, Running];
+    const owner = await tenant(stores[0] as ToolshedStore);
+    const second = await (stores[0] as ToolshedStore).tokens.create(owner.id, { name: 'second' });
+    const asSecond: Tenant = {
+      ...owner,
+      token: second.token,
+      headers: { authorization: `Bearer ${second.token}`, 'x-workspace-id': owner.id },
+    };
+    const agent = await createAgent(a.base, owner, 'cached');
+    await rest(a.base, owner, 'POST', `/api/agents/${agent}/tools`, { tool_id: 'calculator' });
+    await rest(a.base, owner, 'POST', `/api/agents/${agent}/tools`, { tool_id: 'read_file' });
+    // B reads (and caches) the second token and the agent's list.
+    expect((await rest(b.base, asSecond, 'GET', `/api/agents/${agent}/tools`)).status).toBe(200);
+    const heard = new Promise<void>((resolve) => {
+      let kinds = 0;
+      const stop = (stores[1] as ToolshedStore).onChange((change) => {
+        if (change.workspaceId !== owner.id || (change.kind !== 'token' && change.kind !== 'attachment')) return;
+        kinds += 1;
+        if (kinds === 2) {
+          stop();
+          resolve();
+        }
+      });
+    });
+    expect(await (stores[0] as ToolshedStore).tokens.revoke(owner.id, second.id)).toBe(true);
+    expect((await rest(a.base, owner, 'DELETE', `/api/agents/${agent}/tools/read_file`)).status).toBe(204);
+    await heard;
+    expect((await rest(b.base, asSecond, 'GET', `/api/agents/${agent}/tools`)).status).toBe(401);
+    const listed = await rest(b.base, owner, 'GET', `/api/agents/${agent}/tools`);
+    expect((listed.body.tools as Array<{ id: string }>).map((tool) => tool.id)).toEqual(['calculator']);
+  });
 });

@@ -9,7 +9,15 @@ import type { PostgresListenClient, PostgresNotification } from './postgres-driv
 /** The PostgreSQL channel store changes are announced on; its payload is a {@link StoreChange} as JSON. */
 export const CHANGE_CHANNEL = 'toolshed_changes';
 
-const KINDS: ReadonlySet<StoreChangeKind> = new Set(['workspace', 'tool', 'agent', 'attachment', 'approval', 'resync']);
+const KINDS: ReadonlySet<StoreChangeKind> = new Set([
+  'workspace',
+  'tool',
+  'agent',
+  'attachment',
+  'approval',
+  'token',
+  'resync',
+]);
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 30_000;
 

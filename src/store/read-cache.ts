@@ -185,7 +185,7 @@ export function workspaceKeys(workspaceId: string): (key: string) => boolean {
 export async function writeDropping<T>(
   context: StoreContext,
   drop: () => void,
-  work: Parameters<StoreContext['write']>[0] extends (...args: infer A) => unknown ? (...args: A) => Promise<T> : never,
+  work: (trx: Kysely<Database>, changes: StoreChange[]) => Promise<T>,
 ): Promise<T> {
   try {
     return await context.write(async (trx, changes) => {

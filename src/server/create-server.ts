@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { RestToolOptions } from '../config/rest-tool.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { ToolRegistryOptions } from '../registry/tool-registry.js';
@@ -12,6 +12,7 @@ import {
 import { registerActivityRoutes } from './activity-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
+import { authenticate } from './authenticate.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
 import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
@@ -97,7 +98,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.addHook('onRequest', async (request) => {
     if (request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?')) {
-      request.workspaceId = await authenticate(store, request);
+      request.workspaceId = (await authenticate(store, request, { requireWorkspaceHeader: true })).workspaceId;
     }
   });
 
@@ -124,30 +125,6 @@ export function createServer(options: ServerOptions): FastifyInstance {
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });
   return app;
-}
-
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
-
-async function authenticate(store: ToolshedStore, request: FastifyRequest): Promise<string> {
-  const header = request.headers.authorization;
-  const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
-  if (token === undefined) {
-    throw new ApiError(401, 'UNAUTHORIZED', 'Send an API token as "Authorization: Bearer <token>".');
-  }
-  const identity = await store.tokens.verify(token);
-  if (identity === undefined) {
-    throw new ApiError(401, 'UNAUTHORIZED', 'The API token is malformed, unknown or revoked.');
-  }
-  const workspace = request.headers['x-workspace-id'];
-  if (typeof workspace !== 'string' || workspace === '') {
-    throw new ApiError(400, 'VALIDATION_ERROR', 'Send the workspace id in the X-Workspace-Id header.', {
-      field: 'X-Workspace-Id',
-    });
-  }
-  if (workspace !== identity.workspaceId) {
-    throw new ApiError(403, 'FORBIDDEN', 'The API token does not belong to the workspace in X-Workspace-Id.');
-  }
-  return workspace;
 }
 
 const STORE_FIELD_NAMES: Readonly<Record<string, string>> = {

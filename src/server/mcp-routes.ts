@@ -5,6 +5,7 @@ import { toWebRequest, writeWebResponse } from '../mcp/node-http-bridge.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
 import { ApiError } from './api-error.js';
+import { authenticate } from './authenticate.js';
 import { McpViews } from './mcp-views.js';
 import { recordCall, type ServerContext } from './server-context.js';
 
@@ -39,8 +40,6 @@ interface McpTarget {
   identity: TokenIdentity;
   agentId: string | undefined;
 }
-
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 /**
  * MCP over Streamable HTTP from the store (SPEC §7.1, §9.2): `/mcp` serves the workspace's default
@@ -99,7 +98,7 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
   );
 
   const serve = async (request: FastifyRequest, reply: FastifyReply, agentId: string | undefined) => {
-    const identity = await authenticate(context, request);
+    const identity = await authenticate(context.store, request, { requireWorkspaceHeader: false });
     if (agentId !== undefined && !(await hasAgent(context, identity.workspaceId, agentId))) {
       if (configAgents === undefined || !configAgents.ids.includes(agentId)) {
         const ids = await agentIds(context, identity.workspaceId, configAgents);
@@ -138,23 +137,6 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
     views.close();
     await handler.close();
   });
-}
-
-async function authenticate(context: ServerContext, request: FastifyRequest): Promise<TokenIdentity> {
-  const header = request.headers.authorization;
-  const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
-  if (token === undefined) {
-    throw new ApiError(401, 'UNAUTHORIZED', 'Send an API token as "Authorization: Bearer <token>".');
-  }
-  const identity = await context.store.tokens.verify(token);
-  if (identity === undefined) {
-    throw new ApiError(401, 'UNAUTHORIZED', 'The API token is malformed, unknown or revoked.');
-  }
-  const workspace = request.headers['x-workspace-id'];
-  if (workspace !== undefined && workspace !== identity.workspaceId) {
-    throw new ApiError(403, 'FORBIDDEN', 'The API token does not belong to the workspace in X-Workspace-Id.');
-  }
-  return identity;
 }
 
 async function hasAgent(context: ServerContext, workspaceId: string, agentId: string): Promise<boolean> {

@@ -4,13 +4,8 @@ import { type AttachedTool, STORE_LIMITS } from '../store/index.js';
 import { notFound, validationError } from './api-error.js';
 import { agentView, attachedToolView } from './api-views.js';
 import { optionalObject, optionalString, requireObjectBody, requireString } from './body-validation.js';
+import { exportFormatOf, exportTools } from './export-tools.js';
 import { type ServerContext, toolViewOf, viewRegistry } from './server-context.js';
-
-/** The provider formats of `GET /api/agents/:agentId/export`. */
-export const EXPORT_FORMATS = ['openai', 'anthropic', 'gemini', 'mcp'] as const;
-
-/** An export format. */
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 type AgentParams = { Params: { agentId: string } };
 
@@ -85,26 +80,9 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
   );
 
   app.get<AgentParams & { Querystring: Record<string, unknown> }>('/api/agents/:agentId/export', async (request) => {
-    const format = request.query.format;
-    if (typeof format !== 'string' || !(EXPORT_FORMATS as readonly string[]).includes(format)) {
-      throw validationError('format', `'format' must be one of ${EXPORT_FORMATS.join(', ')}.`);
-    }
+    const format = exportFormatOf(request.query.format);
     const registry = viewRegistry(await toolViewOf(context, request.workspaceId, request.params.agentId));
-    const exportFormat = format as ExportFormat;
-    switch (exportFormat) {
-      case 'openai':
-        return { format, ...registry.toOpenAITools() };
-      case 'anthropic':
-        return { format, ...registry.toAnthropicTools() };
-      case 'gemini':
-        return { format, ...registry.toGeminiTools() };
-      case 'mcp':
-        return { format, ...registry.toMcpTools() };
-      default: {
-        const unreachable: never = exportFormat;
-        throw validationError('format', `Unknown format '${String(unreachable)}'.`);
-      }
-    }
+    return exportTools(format, registry.tools());
   });
 
   app.get<AgentParams>('/api/agents/:agentId/prompt', async (request, reply) => {

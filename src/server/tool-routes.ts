@@ -1,17 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { toAnthropicTools } from '../adapters/anthropic/index.js';
-import { toGeminiTools } from '../adapters/gemini/index.js';
-import { toMcpTools } from '../adapters/mcp/index.js';
-import { toOpenAITools } from '../adapters/openai/index.js';
 import { REST_TOOL_SCHEMA } from '../config/config-schema.js';
 import { describeValue } from '../core/define-tool.js';
 import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
 import { compileValidator } from '../schema/compile-validator.js';
 import { STORE_LIMITS } from '../store/index.js';
-import { EXPORT_FORMATS, type ExportFormat } from './agent-routes.js';
 import { ApiError, notFound, validationError } from './api-error.js';
 import { toolDetailView, toolView } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
+import { exportFormatOf, exportTools } from './export-tools.js';
 import { callInView, type ServerContext, toolViewOf } from './server-context.js';
 import { HTTP_HANDLER_KEY } from './workspace-registries.js';
 
@@ -65,30 +61,12 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
   app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
     '/api/tools/:id/export',
     async (request) => {
-      const format = request.query.format;
-      if (typeof format !== 'string' || !(EXPORT_FORMATS as readonly string[]).includes(format)) {
-        throw validationError('format', `'format' must be one of ${EXPORT_FORMATS.join(', ')}.`);
-      }
+      const format = exportFormatOf(request.query.format);
       const id = request.params.id;
       const view = await toolViewOf(context, request.workspaceId);
       if (!view.names.has(id)) throw notFound(`Tool '${id}' does not exist in this workspace.`);
       if (!view.registry.has(id)) throw notFound(`Tool '${id}' has no handler on this server, so nothing exports it.`);
-      const specs = [view.registry.get(id)];
-      const exportFormat = format as ExportFormat;
-      switch (exportFormat) {
-        case 'openai':
-          return { format, ...toOpenAITools(specs) };
-        case 'anthropic':
-          return { format, ...toAnthropicTools(specs) };
-        case 'gemini':
-          return { format, ...toGeminiTools(specs) };
-        case 'mcp':
-          return { format, ...toMcpTools(specs) };
-        default: {
-          const unreachable: never = exportFormat;
-          throw validationError('format', `Unknown format '${String(unreachable)}'.`);
-        }
-      }
+      return exportTools(format, [view.registry.get(id)]);
     },
   );
 

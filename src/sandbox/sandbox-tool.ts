@@ -1,4 +1,7 @@
+import { z } from 'zod';
+import { defineTool } from '../core/define-tool.js';
 import { ToolResult } from '../core/tool-result.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import type { Sandbox, SandboxRunResult } from './sandbox.js';
 import type { SandboxIsolation } from './sandbox-isolation.js';
 import { SandboxPool } from './sandbox-pool.js';
@@ -56,6 +59,65 @@ export function lazySandbox(runtime: () => SandboxRuntime, options: SandboxToolO
     });
     return sandbox;
   };
+}
+
+/** What sets one code-execution tool apart; its limits, input, annotations and handler are shared. */
+export interface CodeToolShape {
+  name: string;
+  title: string;
+  /** The description, given the limits the tool's options set. */
+  description(limits: { seconds: number; memoryMb: number }): string;
+  whenToUse: string;
+  tags: string[];
+  cli: string;
+  /** What the `code` argument is, as the model reads it. */
+  codeDescription: string;
+  /** The language's name in error hints. */
+  language: string;
+  /** The modules the code may import, named in the hint when an import is refused. */
+  allowedModules?: readonly string[];
+}
+
+/**
+ * A code-execution tool (`execute_python`, `execute_javascript`): `{code}` in (1 to `maxCodeChars`
+ * characters), the run's outcome out as {@link sandboxToolResult}. Read-only and closed-world; its call
+ * deadline is the run's time limit plus a minute, so waiting for a free or restarting sandbox does
+ * not cut the call.
+ *
+ * @example
+ * ```ts
+ * const tool = defineCodeTool(shape, lazySandbox(() => createJavascriptRuntime(), options), options);
+ * ```
+ */
+export function defineCodeTool(
+  shape: CodeToolShape,
+  sandbox: () => Sandbox,
+  options: SandboxToolOptions,
+): ToolSpec<{ code: string }> {
+  const runMs = options.timeoutMs ?? 5_000;
+  const memoryMb = Math.round((options.memoryLimitBytes ?? 50 * 2 ** 20) / 2 ** 20);
+  return defineTool({
+    name: shape.name,
+    title: shape.title,
+    description: shape.description({ seconds: runMs / 1000, memoryMb }),
+    whenToUse: shape.whenToUse,
+    category: 'code',
+    tags: shape.tags,
+    annotations: { readOnly: true, destructive: false, idempotent: false, openWorld: false },
+    cli: shape.cli,
+    timeoutMs: runMs + 60_000,
+    input: z.strictObject({
+      code: z
+        .string()
+        .min(1)
+        .max(options.maxCodeChars ?? 100_000)
+        .describe(shape.codeDescription),
+    }),
+    handler: async ({ code }, context) => {
+      const outcome = await sandbox().run(code, { signal: context.signal });
+      return sandboxToolResult(outcome, shape.language, shape.allowedModules);
+    },
+  });
 }
 
 const OUTPUT_IN_MESSAGE = 2_000;

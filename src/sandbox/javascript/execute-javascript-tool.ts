@@ -1,7 +1,5 @@
-import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
-import { lazySandbox, type SandboxToolOptions, sandboxToolResult } from '../sandbox-tool.js';
+import { defineCodeTool, lazySandbox, type SandboxToolOptions } from '../sandbox-tool.js';
 import { createJavascriptRuntime, type JavascriptRuntimeOptions } from './javascript-runtime.js';
 
 /** Options of {@link createExecuteJavascriptTool}: the sandbox limits and the JavaScript runtime's options. */
@@ -35,34 +33,21 @@ export function createExecuteJavascriptTool(
 ): ToolSpec<ExecuteJavascriptArgs> {
   const runtimeOptions: JavascriptRuntimeOptions = {};
   if (options.quickjsDir !== undefined) runtimeOptions.quickjsDir = options.quickjsDir;
-  const sandbox = lazySandbox(() => createJavascriptRuntime(runtimeOptions), options);
-  const timeoutSeconds = (options.timeoutMs ?? 5_000) / 1000;
-  const memoryMb = Math.round((options.memoryLimitBytes ?? 50 * 2 ** 20) / 2 ** 20);
-  const maxCodeChars = options.maxCodeChars ?? 100_000;
-
-  return defineTool({
-    name: 'execute_javascript',
-    title: 'Execute JavaScript',
-    description: `Run a self-contained JavaScript script in an isolated sandbox (QuickJS, ECMAScript 2023) and return what console.log / console.error printed (stdout, stderr) and the value of its last expression (result). Only the language's built-ins exist: no require, import, fetch, timers, files or DOM. Limits: ${timeoutSeconds} s, ${memoryMb} MB of memory; long output is cut.`,
-    whenToUse:
-      'For exact computation or data transformation on data you already have (JSON reshaping, string and date handling, checking logic) when JavaScript is the natural language for it. Put the data in the code and log the answer or end with an expression.',
-    category: 'code',
-    tags: ['javascript', 'js', 'code', 'execute', 'run', 'sandbox', 'compute', 'script'],
-    annotations: { readOnly: true, destructive: false, idempotent: false, openWorld: false },
-    cli: 'js',
-    timeoutMs: (options.timeoutMs ?? 5_000) + 60_000,
-    input: z.strictObject({
-      code: z
-        .string()
-        .min(1)
-        .max(maxCodeChars)
-        .describe(
-          'The JavaScript code. console.log() what you need, or end with an expression whose value is returned.',
-        ),
-    }),
-    handler: async ({ code }, context) => {
-      const outcome = await sandbox().run(code, { signal: context.signal });
-      return sandboxToolResult(outcome, 'JavaScript');
+  return defineCodeTool(
+    {
+      name: 'execute_javascript',
+      title: 'Execute JavaScript',
+      description: ({ seconds, memoryMb }) =>
+        `Run a self-contained JavaScript script in an isolated sandbox (QuickJS, ECMAScript 2023) and return what console.log / console.error printed (stdout, stderr) and the value of its last expression (result). Only the language's built-ins exist: no require, import, fetch, timers, files or DOM. Limits: ${seconds} s, ${memoryMb} MB of memory; long output is cut.`,
+      whenToUse:
+        'For exact computation or data transformation on data you already have (JSON reshaping, string and date handling, checking logic) when JavaScript is the natural language for it. Put the data in the code and log the answer or end with an expression.',
+      tags: ['javascript', 'js', 'code', 'execute', 'run', 'sandbox', 'compute', 'script'],
+      cli: 'js',
+      codeDescription:
+        'The JavaScript code. console.log() what you need, or end with an expression whose value is returned.',
+      language: 'JavaScript',
     },
-  });
+    lazySandbox(() => createJavascriptRuntime(runtimeOptions), options),
+    options,
+  );
 }

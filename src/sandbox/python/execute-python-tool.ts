@@ -1,7 +1,5 @@
-import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
-import { lazySandbox, type SandboxToolOptions, sandboxToolResult } from '../sandbox-tool.js';
+import { defineCodeTool, lazySandbox, type SandboxToolOptions } from '../sandbox-tool.js';
 import { createPythonRuntime, DEFAULT_PYTHON_MODULES, type PythonRuntimeOptions } from './python-runtime.js';
 
 /** Options of {@link createExecutePythonTool}: the sandbox limits and the Python runtime's options. */
@@ -41,33 +39,21 @@ export function createExecutePythonTool(options: ExecutePythonToolOptions = {}):
   if (options.pyodideDir !== undefined) runtimeOptions.pyodideDir = options.pyodideDir;
   // Check the options now (a bad module name throws here), not on the first call.
   if (options.sandbox === undefined) createPythonRuntime(runtimeOptions);
-  const sandbox = lazySandbox(() => createPythonRuntime(runtimeOptions), options);
-  const timeoutSeconds = (options.timeoutMs ?? 5_000) / 1000;
-  const memoryMb = Math.round((options.memoryLimitBytes ?? 50 * 2 ** 20) / 2 ** 20);
-  const maxCodeChars = options.maxCodeChars ?? 100_000;
-
-  return defineTool({
-    name: 'execute_python',
-    title: 'Execute Python',
-    description: `Run a self-contained Python 3 program in an isolated sandbox and return what it printed (stdout, stderr) and the value of its last expression (result). Modules that can be imported: ${allowedModules.join(', ') || 'none'}. No files, network, subprocesses or package installs. Limits: ${timeoutSeconds} s, ${memoryMb} MB of memory; long output is cut.`,
-    whenToUse:
-      'For exact computation on data you already have: arithmetic over many values, parsing, sorting, dates, regular expressions, checking logic. Put the data in the code and print the answer or end with an expression. Not for fetching data or reading files.',
-    category: 'code',
-    tags: ['python', 'code', 'execute', 'run', 'sandbox', 'compute', 'script'],
-    annotations: { readOnly: true, destructive: false, idempotent: false, openWorld: false },
-    cli: 'python',
-    // Above the run's own limit, so waiting for a free or restarting sandbox does not cut the call.
-    timeoutMs: (options.timeoutMs ?? 5_000) + 60_000,
-    input: z.strictObject({
-      code: z
-        .string()
-        .min(1)
-        .max(maxCodeChars)
-        .describe('The Python program. print() what you need, or end with an expression whose value is returned.'),
-    }),
-    handler: async ({ code }, context) => {
-      const outcome = await sandbox().run(code, { signal: context.signal });
-      return sandboxToolResult(outcome, 'Python', allowedModules);
+  return defineCodeTool(
+    {
+      name: 'execute_python',
+      title: 'Execute Python',
+      description: ({ seconds, memoryMb }) =>
+        `Run a self-contained Python 3 program in an isolated sandbox and return what it printed (stdout, stderr) and the value of its last expression (result). Modules that can be imported: ${allowedModules.join(', ') || 'none'}. No files, network, subprocesses or package installs. Limits: ${seconds} s, ${memoryMb} MB of memory; long output is cut.`,
+      whenToUse:
+        'For exact computation on data you already have: arithmetic over many values, parsing, sorting, dates, regular expressions, checking logic. Put the data in the code and print the answer or end with an expression. Not for fetching data or reading files.',
+      tags: ['python', 'code', 'execute', 'run', 'sandbox', 'compute', 'script'],
+      cli: 'python',
+      codeDescription: 'The Python program. print() what you need, or end with an expression whose value is returned.',
+      language: 'Python',
+      allowedModules,
     },
-  });
+    lazySandbox(() => createPythonRuntime(runtimeOptions), options),
+    options,
+  );
 }

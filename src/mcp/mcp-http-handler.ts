@@ -283,9 +283,7 @@ export function createMcpHttpHandler(
     }
   };
 
-  const nodeHandler = nodeListener(fetchHandler, () =>
-    jsonRpcError(400, -32600, 'Bad Request: the HTTP request is malformed.'),
-  );
+  const nodeHandler = nodeListener(fetchHandler, malformedHttpRequest);
 
   const handler = Object.assign(nodeHandler, {
     fetch: fetchHandler,
@@ -380,6 +378,19 @@ function sessionNotFound(): Response {
     -32001,
     'Session not found: it was closed or never existed; send initialize to start a new one.',
   );
+}
+
+/**
+ * The answer to an HTTP request that cannot be turned into a web `Request`: 400 with JSON-RPC error
+ * -32600.
+ *
+ * @example
+ * ```ts
+ * const listener = nodeListener((request) => handler.fetch(request), malformedHttpRequest);
+ * ```
+ */
+export function malformedHttpRequest(): Response {
+  return jsonRpcError(400, -32600, 'Bad Request: the HTTP request is malformed.');
 }
 
 function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {

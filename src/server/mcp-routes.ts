@@ -1,7 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { closestNames } from '../core/did-you-mean.js';
-import { createMcpHttpHandler, type McpEndpoint, type McpHttpHandlerOptions } from '../mcp/mcp-http-handler.js';
-import { toWebRequest, writeWebResponse } from '../mcp/node-http-bridge.js';
+import {
+  createMcpHttpHandler,
+  type McpEndpoint,
+  type McpHttpHandlerOptions,
+  malformedHttpRequest,
+} from '../mcp/mcp-http-handler.js';
+import { nodeListener } from '../mcp/node-http-bridge.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
 import { ApiError } from './api-error.js';
@@ -39,6 +44,8 @@ export interface ServerMcpOptions extends Omit<McpHttpHandlerOptions, 'sessionSc
 interface McpTarget {
   identity: TokenIdentity;
   agentId: string | undefined;
+  /** The agent is one of `configAgents`, not one of the workspace's (checked by the route). */
+  configAgent: boolean;
 }
 
 /**
@@ -69,7 +76,7 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
       const { agentId } = target;
       const onCallResult = (tool: string, result: Parameters<typeof recordCall>[3]) =>
         recordCall(context, workspaceId, tool, result, agentId);
-      if (agentId !== undefined && configAgents !== undefined && !(await hasAgent(context, workspaceId, agentId))) {
+      if (agentId !== undefined && target.configAgent && configAgents !== undefined) {
         return { registry: configAgents.agent(agentId), options: { context: { agentId }, onCallResult } };
       }
       const view = await views.open(workspaceId, agentId);
@@ -99,26 +106,21 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
 
   const serve = async (request: FastifyRequest, reply: FastifyReply, agentId: string | undefined) => {
     const identity = await authenticate(context.store, request, { requireWorkspaceHeader: false });
+    let configAgent = false;
     if (agentId !== undefined && !(await hasAgent(context, identity.workspaceId, agentId))) {
       if (configAgents === undefined || !configAgents.ids.includes(agentId)) {
         const ids = await agentIds(context, identity.workspaceId, configAgents);
         throw new ApiError(404, 'NOT_FOUND', unknownAgentMessage(agentId, ids));
       }
+      configAgent = true;
     }
+    const target: McpTarget = { identity, agentId, configAgent };
     reply.hijack();
-    const aborter = new AbortController();
-    const outgoing = reply.raw;
-    const onClose = () => {
-      if (!outgoing.writableFinished) aborter.abort();
-    };
-    outgoing.on('close', onClose);
-    try {
-      const web = toWebRequest(request.raw, aborter.signal);
-      targets.set(web, { identity, agentId });
-      await writeWebResponse(await handler.fetch(web), outgoing);
-    } finally {
-      outgoing.off('close', onClose);
-    }
+    const listener = nodeListener((web) => {
+      targets.set(web, target);
+      return handler.fetch(web);
+    }, malformedHttpRequest);
+    await listener(request.raw, reply.raw);
   };
 
   void app.register(async (scope) => {

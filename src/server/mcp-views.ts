@@ -1,7 +1,7 @@
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { type StoreChange, StoreNotFoundError } from '../store/index.js';
-import { type ServerContext, toolViewOf } from './server-context.js';
+import { type ServerContext, servedNames, toolViewOf } from './server-context.js';
 
 /**
  * The tools one MCP endpoint serves, kept current: `registry` gains and loses tools as attachments,
@@ -85,7 +85,7 @@ export class McpViews {
 
   async #create(workspaceId: string, agentId: string | undefined): Promise<ViewState> {
     const fresh = await toolViewOf(this.#context, workspaceId, agentId);
-    const names = [...fresh.names].filter((name) => fresh.registry.has(name));
+    const names = servedNames(fresh);
     const state: ViewState = {
       workspaceId,
       agentId,
@@ -132,7 +132,7 @@ export class McpViews {
       this.#retire(state);
       return;
     }
-    const wanted = new Set([...fresh.names].filter((name) => fresh.registry.has(name)));
+    const wanted = new Set(servedNames(fresh));
     state.config = fresh.config;
     for (const name of [...state.sources.keys()]) {
       if (wanted.has(name)) continue;

@@ -53,10 +53,14 @@ export async function toolViewOf(context: ServerContext, workspaceId: string, ag
   return { registry, names, config };
 }
 
+/** The view's tools that have a handler on this server, sorted. */
+export function servedNames(view: ToolView): string[] {
+  return [...view.names].filter((name) => view.registry.has(name)).sort();
+}
+
 /** A registry holding only the view's tools that have a handler here, for exports and prompt docs. */
 export function viewRegistry(view: ToolView): ToolRegistry {
-  const names = [...view.names].filter((name) => view.registry.has(name)).sort();
-  return view.registry.subset(names, { strict: false, config: view.config });
+  return view.registry.subset(servedNames(view), { strict: false, config: view.config });
 }
 
 /**

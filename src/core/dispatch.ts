@@ -246,6 +246,38 @@ function runPipeline(
     owned = parsed.owned;
   }
 
+  if (!owned && tool.copyArgs !== 'none') {
+    args = tool.copyArgs === 'shallow' ? { ...args } : (structuredCloneSafe(args) as Record<string, unknown>);
+  }
+  const issues = tool.validateInput(args);
+  if (issues === undefined) return afterInputSchema(tool, args, options, runtime, metadata, started);
+  if (issues instanceof Promise) {
+    return issues.then(
+      (found) =>
+        found === undefined
+          ? afterInputSchema(tool, args, options, runtime, metadata, started)
+          : afterInvalidInput(tool, args, found, options, runtime, metadata, started),
+      (error: unknown) => finish(internalFailure(name, error), metadata, started),
+    );
+  }
+  return afterInvalidInput(tool, args, issues, options, runtime, metadata, started);
+}
+
+/**
+ * Arguments the validator refused. Undeclared arguments are refused by the validator too (see
+ * `prepareTool`), so they are looked for only here: dropped (and the rest validated again) or
+ * rejected, as the tool says. Then nulls a strict provider sent for optional properties are decoded.
+ */
+function afterInvalidInput(
+  tool: PreparedTool,
+  args: Record<string, unknown>,
+  issues: readonly ValidationIssue[],
+  options: CallOptions | undefined,
+  runtime: DispatchRuntime,
+  metadata: ResultMetadata,
+  started: number,
+): Promise<ToolResult> {
+  const spec = tool.spec;
   const declared = tool.declaredArgs;
   if (declared !== undefined) {
     let extra: string[] | undefined;
@@ -259,36 +291,20 @@ function runPipeline(
       if ((tool.extraArgs ?? runtime.extraArgs) === 'reject') {
         return Promise.resolve(finish(extraArgsFailure(spec, extra), metadata, started));
       }
+      // Copied before validation when the tool has defaults, so the caller's object is not touched.
       const kept: Record<string, unknown> = {};
       for (const key in args) if (declared.has(key)) kept[key] = args[key];
-      args = kept;
-      // The copy is shallow: nested objects are still the caller's.
-      owned = tool.copyArgs !== 'deep';
       metadata.droppedArgs = extra;
+      // The validator is compiled by now (this runs after it answered), so this answers at once.
+      const again = tool.validateInput(kept) as ReturnType<CompiledValidator>;
+      if (again === undefined) return afterInputSchema(tool, kept, options, runtime, metadata, started);
+      args = kept;
+      issues = again;
     }
   }
-
-  if (!owned && tool.copyArgs !== 'none') {
-    args = tool.copyArgs === 'shallow' ? { ...args } : (structuredCloneSafe(args) as Record<string, unknown>);
-  }
-  const issues = tool.validateInput(args);
-  if (issues !== undefined) {
-    if (issues instanceof Promise) {
-      return issues.then(
-        (found) => {
-          if (found === undefined) return afterInputSchema(tool, args, options, runtime, metadata, started);
-          const decoded = decodeNullsIfValid(tool, args, runtime);
-          if (decoded !== undefined) return afterInputSchema(tool, decoded, options, runtime, metadata, started);
-          return finish(invalidArguments(spec, found), metadata, started);
-        },
-        (error: unknown) => finish(internalFailure(name, error), metadata, started),
-      );
-    }
-    const decoded = decodeNullsIfValid(tool, args, runtime);
-    if (decoded !== undefined) return afterInputSchema(tool, decoded, options, runtime, metadata, started);
-    return Promise.resolve(finish(invalidArguments(spec, issues), metadata, started));
-  }
-  return afterInputSchema(tool, args, options, runtime, metadata, started);
+  const decoded = decodeNullsIfValid(tool, args, runtime);
+  if (decoded !== undefined) return afterInputSchema(tool, decoded, options, runtime, metadata, started);
+  return Promise.resolve(finish(invalidArguments(spec, issues), metadata, started));
 }
 
 function decodeNullsIfValid(

@@ -250,6 +250,31 @@ describe('extra arguments', () => {
     expect(result.metadata.droppedArgs).toEqual(['verbose', 'mode']);
   });
 
+  it('drops undeclared arguments and still reports what is wrong with the declared ones', async () => {
+    const registry = new ToolRegistry();
+    registry.register(echo);
+    const result = expectFailure(await registry.call('echo', { text: 5, verbose: true }));
+    expect(result.error.message).toBe("Invalid arguments for 'echo': 'text' must be a string, got number 5.");
+    expect(result.metadata.droppedArgs).toEqual(['verbose']);
+  });
+
+  it("drops undeclared arguments of a tool with defaults without touching the caller's object", async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      defineTool({
+        name: 'paged',
+        description: 'Pages.',
+        inputSchema: { type: 'object', properties: { page: { type: 'integer', default: 1 } } },
+        handler: (args) => args,
+      }),
+    );
+    const args = { verbose: true };
+    const result = expectSuccess(await registry.call('paged', args));
+    expect(result.data).toEqual({ page: 1 });
+    expect(result.metadata.droppedArgs).toEqual(['verbose']);
+    expect(args).toEqual({ verbose: true });
+  });
+
   it('leaves metadata.droppedArgs out when nothing was dropped', async () => {
     const registry = new ToolRegistry();
     registry.register(echo);

@@ -26,12 +26,18 @@ export function loadValidatorCompiler(): Promise<Compiler> {
  * the lazy one, so every later call goes straight to it.
  */
 export function prepareTool(spec: ToolSpec, hasApprovalRule = false): PreparedTool {
-  const schema = spec.inputSchema;
+  const declaredArgs = declaredArguments(spec.inputSchema);
+  // With declared arguments, undeclared ones count as extra: the validator refuses them itself, so a
+  // call without extras needs no separate pass over its keys (dispatch looks for them only on failure).
+  const schema =
+    declaredArgs === undefined || spec.inputSchema.additionalProperties === false
+      ? spec.inputSchema
+      : { ...spec.inputSchema, additionalProperties: false };
   const prepared = {
     spec,
     validateInput: undefined as unknown as PreparedTool['validateInput'],
     validateOutput: undefined as CompiledValidator | undefined,
-    declaredArgs: declaredArguments(schema),
+    declaredArgs,
     copyArgs: defaultsDepth(schema),
     requiredEnv: spec.requires.env ?? [],
     extraArgs: spec.extraArgs,

@@ -1,4 +1,6 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type SqliteStatement, sql } from 'kysely';
+import type { SqliteDriver } from '../store/sqlite/sqlite-driver.js';
+import { sqliteDriverOf } from '../store/sqlite/sqlite-store-dialect.js';
 import type { StoreDialectName } from '../store/store-records.js';
 import type { EmailHit, EmailRecord, EmailSearchResult } from './email-record.js';
 import { emailSnippet } from './email-snippet.js';
@@ -33,6 +35,15 @@ const SEARCH_INDEX = 'idx_emails_search';
 /** The rowids of one SQLite inbox: `inbox id × 2^32 + 1` upwards (migration `0003_emails_by_inbox`). */
 const INBOX_SPAN = 4294967296;
 
+/** FTS5's own settings, restored after a bulk load. */
+const DEFAULT_FTS_OPTIONS = Object.freeze({ automerge: 4, crisismerge: 16, hashsize: 1024 * 1024 });
+
+/**
+ * A bulk load's: no merging until the end, a 32 MiB buffer of pending terms (fewer, larger segments),
+ * and an emergency merge only past 64 segments of one size (FTS5 refuses more than 2 000 in all).
+ */
+const BULK_FTS_OPTIONS = Object.freeze({ automerge: 0, crisismerge: 64, hashsize: 32 * 1024 * 1024 });
+
 /** At most this many matches of an inbox (the most recently stored) are ranked on SQLite. */
 const RANKED_POOL = 2000;
 
@@ -47,6 +58,19 @@ const SUBJECT_WEIGHT = 2;
 
 /** Cached document frequencies kept before the cache starts over. */
 const MAX_CACHED_FREQUENCIES = 50_000;
+
+type SqliteQuery = SqliteStatement & { get(parameters: readonly unknown[]): unknown };
+
+interface SqliteStatements {
+  begin: SqliteQuery;
+  commit: SqliteQuery;
+  rollback: SqliteQuery;
+  addInbox: SqliteQuery;
+  inboxId: SqliteQuery;
+  newestId: SqliteQuery;
+  addEmail: SqliteQuery;
+  index: SqliteQuery;
+}
 
 /** Raised by {@link EmailStore.search} for a query with no searchable words. */
 export class EmailQueryError extends Error {
@@ -83,6 +107,8 @@ export class EmailStore {
   readonly #inboxIds = new Map<string, number>();
   /** Document frequencies by `inbox:newest id:word`: a new email in the inbox changes the key. */
   readonly #frequencies = new Map<string, number>();
+  /** The SQLite statements of {@link EmailStore.insertBatch}, prepared once per connection. */
+  #sqlite: { driver: SqliteDriver; statements: SqliteStatements } | undefined;
 
   constructor(db: Kysely<unknown> | Kysely<never> | object, dialect: StoreDialectName) {
     this.#db = db as Kysely<EmailDatabase>;
@@ -105,11 +131,14 @@ export class EmailStore {
   async insertBatch(emails: readonly EmailRecord[]): Promise<number> {
     if (emails.length === 0) return 0;
     const seen = new Set<string>();
-    const rows: string[] = [];
+    const unique: EmailRecord[] = [];
     for (const email of emails) {
       if (seen.has(email.message_id)) continue;
       seen.add(email.message_id);
-      rows.push(
+      unique.push(email);
+    }
+    if (this.dialect === 'postgres') {
+      const rows = unique.map((email) =>
         JSON.stringify([
           email.message_id,
           email.inbox,
@@ -120,9 +149,7 @@ export class EmailStore {
           email.body,
         ]),
       );
-    }
-    const json = `[${rows.join(',')}]`;
-    if (this.dialect === 'postgres') {
+      const json = `[${rows.join(',')}]`;
       return this.#db.transaction().execute(async (trx) => {
         const result = await sql`insert into emails (message_id, inbox, subject, sender, recipients, date, body)
           select row->>0, row->>1, row->>2, row->>3, row->>4, row->>5, row->>6
@@ -131,27 +158,86 @@ export class EmailStore {
         return Number(result.numAffectedRows ?? 0n);
       });
     }
-    // Each new row gets the next id of its inbox's range. The rows go in in id order: FTS5 flushes its
-    // pending terms to a new segment whenever a rowid is lower than the last one it was given, so an
-    // unordered batch would write a segment per row. `where true` keeps SQLite from reading
-    // `on conflict` as a join constraint.
-    const span = sql.lit(INBOX_SPAN);
-    return this.#db.transaction().execute(async (trx) => {
-      await sql`insert into email_inboxes (name)
-        select distinct value->>1 from json_each(${json}) where true
-        on conflict (name) do nothing`.execute(trx);
-      const result = await sql`insert into emails (id, message_id, inbox, subject, sender, recipients, date, body)
-        select ib.id * ${span} + row_number() over (partition by ib.id order by rows.key)
-            + coalesce((select max(e.id) from emails e
-                where e.id between ib.id * ${span} and ib.id * ${span} + ${span} - 1) - ib.id * ${span}, 0),
-          rows.value->>0, rows.value->>1, rows.value->>2, rows.value->>3, rows.value->>4, rows.value->>5,
-          rows.value->>6
-        from json_each(${json}) as rows join email_inboxes ib on ib.name = rows.value->>1
-        where not exists (select 1 from emails e where e.message_id = rows.value->>0)
-        order by 1
-        on conflict (message_id) do nothing`.execute(trx);
-      return Number(result.numAffectedRows ?? 0n);
+    return this.#insertSqlite(unique);
+  }
+
+  /**
+   * SQLite: one transaction of small prepared statements on the store's connection. Each new email
+   * gets the next id of its inbox's range and its `emails_fts` row right after it. Inboxes go in
+   * ascending id order, so the rowids FTS5 is given only grow: it flushes its pending terms to a new
+   * segment whenever a rowid is lower than the last one.
+   */
+  async #insertSqlite(emails: readonly EmailRecord[]): Promise<number> {
+    const driver = sqliteDriverOf(this.#db);
+    if (driver === undefined) {
+      throw new TypeError('EmailStore on SQLite needs the Kysely instance of a toolshed store (store.db).');
+    }
+    const statements = this.#statements(driver);
+    const byInbox = new Map<string, EmailRecord[]>();
+    for (const email of emails) {
+      const list = byInbox.get(email.inbox);
+      if (list === undefined) byInbox.set(email.inbox, [email]);
+      else list.push(email);
+    }
+    return this.#db.connection().execute(async () => {
+      statements.begin.run([]);
+      try {
+        const inboxes: Array<{ id: number; emails: EmailRecord[] }> = [];
+        for (const [name, list] of byInbox) {
+          statements.addInbox.run([name]);
+          const id = (statements.inboxId.get([name]) as { id: number }).id;
+          this.#inboxIds.set(name, id);
+          inboxes.push({ id, emails: list });
+        }
+        inboxes.sort((left, right) => left.id - right.id);
+        let added = 0;
+        for (const inbox of inboxes) {
+          const base = inbox.id * INBOX_SPAN;
+          const newest = (statements.newestId.get([base, base + INBOX_SPAN - 1]) as { id: number | null }).id;
+          let next = newest ?? base;
+          for (const email of inbox.emails) {
+            const id = next + 1;
+            const { changes } = statements.addEmail.run([
+              id,
+              email.message_id,
+              email.inbox,
+              email.subject,
+              email.sender,
+              JSON.stringify(email.recipients),
+              email.date,
+              email.body,
+            ]);
+            if (changes === 0) continue;
+            statements.index.run([id, email.subject, email.body]);
+            next = id;
+            added += 1;
+          }
+        }
+        statements.commit.run([]);
+        return added;
+      } catch (error) {
+        if (driver.inTransaction) statements.rollback.run([]);
+        throw error;
+      }
     });
+  }
+
+  #statements(driver: SqliteDriver): SqliteStatements {
+    if (this.#sqlite?.driver === driver) return this.#sqlite.statements;
+    const prepare = (text: string) => driver.prepare(text) as SqliteQuery;
+    const statements: SqliteStatements = {
+      begin: prepare('begin immediate'),
+      commit: prepare('commit'),
+      rollback: prepare('rollback'),
+      addInbox: prepare('insert into email_inboxes (name) values (?) on conflict (name) do nothing'),
+      inboxId: prepare('select id from email_inboxes where name = ?'),
+      newestId: prepare('select max(id) as id from emails where id between ? and ?'),
+      addEmail: prepare(`insert into emails (id, message_id, inbox, subject, sender, recipients, date, body)
+        values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (message_id) do nothing`),
+      index: prepare('insert into emails_fts (rowid, subject, body) values (?, ?, ?)'),
+    };
+    this.#sqlite = { driver, statements };
+    return statements;
   }
 
   /**
@@ -161,9 +247,14 @@ export class EmailStore {
    * building the index once afterwards. So when `large` is true and the table is empty, the full-text
    * index `idx_emails_search` is dropped here and built again by the returned function. An index found
    * missing (a bulk load that was killed) is built by the returned function too, whatever `large` is,
-   * so the next import repairs it; until then searches still work, without the index. On SQLite the
-   * FTS5 index stays in step with every batch (its triggers are part of each batch's transaction), so
-   * there is nothing to do.
+   * so the next import repairs it; until then searches still work, without the index.
+   *
+   * On SQLite the FTS5 index stays in step with every batch (each batch's transaction writes both).
+   * FTS5 keeps its index as segments that it merges as they pile up; during a bulk load that merging
+   * would redo most of the work again and again, so it is switched off (`automerge` 0, a larger
+   * in-memory buffer, fewer batches' worth of segments before an emergency merge) and the returned
+   * function merges everything once (`optimize`) and restores the defaults. A bulk load that was killed
+   * leaves merging off; the next import, of any size, finds it so and merges at its end.
    *
    * @example
    * ```ts
@@ -176,7 +267,7 @@ export class EmailStore {
    * ```
    */
   async beginBulkLoad(large: boolean): Promise<() => Promise<void>> {
-    if (this.dialect !== 'postgres') return async () => undefined;
+    if (this.dialect !== 'postgres') return this.#beginSqliteBulkLoad(large);
     let rebuild = !(await this.hasSearchIndex());
     if (!rebuild && large) {
       const empty = await sql<{ any: boolean }>`select not exists (select 1 from emails) as any`.execute(this.#db);
@@ -194,6 +285,24 @@ export class EmailStore {
       });
       await sql`analyze emails`.execute(this.#db);
     };
+  }
+
+  async #beginSqliteBulkLoad(large: boolean): Promise<() => Promise<void>> {
+    const found = await sql<{ v: number }>`select v from emails_fts_config where k = 'automerge'`.execute(this.#db);
+    const killed = found.rows[0]?.v === 0;
+    if (!large && !killed) return async () => undefined;
+    if (large) await this.#setFtsOptions(BULK_FTS_OPTIONS);
+    return async () => {
+      await sql`insert into emails_fts (emails_fts) values ('optimize')`.execute(this.#db);
+      await this.#setFtsOptions(DEFAULT_FTS_OPTIONS);
+    };
+  }
+
+  async #setFtsOptions(options: Readonly<Record<string, number>>): Promise<void> {
+    for (const [name, value] of Object.entries(options)) {
+      // Literals: FTS5 takes only an integer here, and a bound JavaScript number arrives as a real.
+      await sql`insert into emails_fts (emails_fts, rank) values (${name}, ${sql.lit(value)})`.execute(this.#db);
+    }
   }
 
   /**

@@ -79,6 +79,53 @@ for (const harness of emailHarnesses()) {
       expect(await emails.hasSearchIndex()).toBe(true);
     });
 
+    if (!postgres) {
+      /** FTS5's settings as stored, and the number of index segments (one after a full merge). */
+      async function ftsState() {
+        const config = await sql<{ k: string; v: number }>`select k, v from emails_fts_config order by k`.execute(
+          store.db,
+        );
+        // Throws when the index and the emails table disagree.
+        await sql`insert into emails_fts (emails_fts) values ('integrity-check')`.execute(store.db);
+        return Object.fromEntries(config.rows.map((row) => [row.k, row.v]));
+      }
+      const DEFAULTS = { automerge: 4, crisismerge: 16, hashsize: 1048576, version: 4 };
+
+      it("merges the index once at the end of a bulk load and restores FTS5's settings", async () => {
+        expect(await ftsState()).toEqual(DEFAULTS);
+        // One segment, not one per batch.
+        const optimized = await sql<{ n: number }>`select count(distinct segid) as n from emails_fts_idx`.execute(
+          store.db,
+        );
+        expect(optimized.rows[0]?.n).toBe(1);
+      });
+
+      it('finishes the merge that a killed bulk load left undone, at the next import of any size', async () => {
+        // What a bulk load leaves behind when it is killed before its end.
+        for (const [name, value] of [
+          ['automerge', 0],
+          ['crisismerge', 64],
+          ['hashsize', 33554432],
+        ] as const) {
+          await sql`insert into emails_fts (emails_fts, rank) values (${name}, ${sql.lit(value)})`.execute(store.db);
+        }
+        // Three batches: three new segments, left unmerged while merging is off.
+        await writeGeneratedJsonl(join(scratch, 'extra.jsonl'), { ...MORE, seed: 13 });
+        const report = await importEmails(join(scratch, 'extra.jsonl'), {
+          format: 'jsonl',
+          emails,
+          bulkLoad: false,
+          batchSize: 100,
+        });
+        expect(report).toMatchObject({ added: MORE.count });
+        expect(await ftsState()).toEqual(DEFAULTS);
+        const optimized = await sql<{ n: number }>`select count(distinct segid) as n from emails_fts_idx`.execute(
+          store.db,
+        );
+        expect(optimized.rows[0]?.n).toBe(1);
+      });
+    }
+
     if (postgres)
       it('rebuilds an index that an interrupted bulk load left dropped', async () => {
         await sql`drop index idx_emails_search`.execute(store.db);

@@ -126,3 +126,31 @@ for (const harness of emailHarnesses()) {
     });
   });
 }
+
+describe('EmailStore on SQLite', () => {
+  it("refuses a Kysely instance that is not a toolshed store's, before writing anything", async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const { Kysely, SqliteDialect } = await import('kysely');
+    const { EmailStore: Store } = await import('../../src/emails/email-store.js');
+    const database = new Database(':memory:');
+    const db = new Kysely({ dialect: new SqliteDialect({ database }) });
+    try {
+      const emails = new Store(db, 'sqlite');
+      await expect(
+        emails.insertBatch([
+          {
+            message_id: '<1@x>',
+            inbox: 'a@x',
+            subject: 's',
+            sender: 'b@x',
+            recipients: ['a@x'],
+            date: '2001-01-01T00:00:00.000Z',
+            body: 'b',
+          },
+        ]),
+      ).rejects.toThrow('EmailStore on SQLite needs the Kysely instance of a toolshed store (store.db).');
+    } finally {
+      await db.destroy();
+    }
+  });
+});

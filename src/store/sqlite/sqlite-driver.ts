@@ -6,6 +6,8 @@ import { StoreError } from '../store-error.js';
  * does not depend on better-sqlite3's types (Kysely's `SqliteDatabase` does the same).
  */
 export interface SqliteDriver extends SqliteDatabase {
+  /** Whether a transaction is open (SQLite may have rolled one back by itself after an error). */
+  readonly inTransaction: boolean;
   pragma(source: string, options?: { simple?: boolean }): unknown;
 }
 

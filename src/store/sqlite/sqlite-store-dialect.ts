@@ -26,6 +26,7 @@ export class SqliteStoreDialect implements StoreDialect {
 
   constructor(driver: SqliteDriver) {
     this.db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(driver) }) });
+    drivers.set(this.db, driver);
   }
 
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
@@ -67,6 +68,25 @@ export class SqliteStoreDialect implements StoreDialect {
 }
 
 /** How many prepared statements a connection keeps (the store's queries are a few dozen shapes). */
+const drivers = new WeakMap<object, SqliteDriver>();
+
+/**
+ * The better-sqlite3 connection behind a SQLite store's `db`, or `undefined` for any other Kysely
+ * instance. For work that runs thousands of small statements in one transaction (the email import),
+ * where going through Kysely would cost more than the statements. Use it only inside
+ * `db.connection().execute(...)`, which keeps Kysely's own queries off the connection meanwhile, and
+ * finish every transaction before that callback returns.
+ *
+ * @example
+ * ```ts
+ * const driver = sqliteDriverOf(store.db);
+ * await store.db.connection().execute(async () => driver?.prepare('select 1').all([]));
+ * ```
+ */
+export function sqliteDriverOf(db: object): SqliteDriver | undefined {
+  return drivers.get(db);
+}
+
 const STATEMENT_CACHE_SIZE = 500;
 
 /**

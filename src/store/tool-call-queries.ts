@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, SqliteStatement } from 'kysely';
 import { describeValue } from '../core/define-tool.js';
 import type { ToolCallsTable } from './database.js';
 import { nowIso, toolCallRecordOf } from './row-mapping.js';
@@ -12,6 +12,8 @@ import {
   requireText,
   STORE_LIMITS,
 } from './store-validation.js';
+import type { SqliteDriver } from './sqlite/sqlite-driver.js';
+import { sqliteDriverOf } from './sqlite/sqlite-store-dialect.js';
 import { StoreValidationError } from './store-validation-error.js';
 import type { RecentToolCallsOptions, StoreToolCalls } from './toolshed-store.js';
 
@@ -40,6 +42,8 @@ interface PendingCall {
 export class ToolCallQueries implements StoreToolCalls {
   readonly #context: StoreContext;
   readonly #queue: PendingCall[] = [];
+  /** SQLite: the prepared INSERT for each batch size met so far. */
+  readonly #sqliteInserts = new Map<number, SqliteStatement>();
   #flushing = false;
 
   constructor(context: StoreContext) {
@@ -109,7 +113,15 @@ export class ToolCallQueries implements StoreToolCalls {
     // One INSERT statement is a transaction of its own in both dialects: no BEGIN and COMMIT to send,
     // and nothing to announce (the call log has no change notifications).
     const db = this.#context.dialect.db;
-    if (batch.length > 1) {
+    const driver = this.#context.dialect.name === 'sqlite' ? sqliteDriverOf(db) : undefined;
+    if (driver !== undefined) {
+      try {
+        await this.#writeSqliteBatch(driver, batch);
+        return;
+      } catch {
+        // As below: each call alone.
+      }
+    } else if (batch.length > 1) {
       try {
         const rows = await db
           .insertInto('tool_calls')
@@ -138,6 +150,52 @@ export class ToolCallQueries implements StoreToolCalls {
         pending.reject(workspaceNotFoundOn(this.#context, error, pending.values.workspace_id));
       }
     }
+  }
+
+  /**
+   * SQLite: the batch as one prepared multi-row INSERT on the store's connection, without Kysely's
+   * query building (which cost about as much as the insert itself at the call log's rate).
+   */
+  async #writeSqliteBatch(driver: SqliteDriver, batch: readonly PendingCall[]): Promise<void> {
+    let statement = this.#sqliteInserts.get(batch.length);
+    if (statement === undefined) {
+      const rows = Array.from({ length: batch.length }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      statement = driver.prepare(
+        `insert into tool_calls (workspace_id, agent_id, tool_id, status, error_code, duration_ms, created_at) values ${rows} returning id`,
+      );
+      this.#sqliteInserts.set(batch.length, statement);
+    }
+    const parameters: unknown[] = [];
+    for (const { values } of batch) {
+      parameters.push(
+        values.workspace_id,
+        values.agent_id,
+        values.tool_id,
+        values.status,
+        values.error_code,
+        values.duration_ms,
+        values.created_at,
+      );
+    }
+    const prepared = statement;
+    // Holding the connection keeps the insert out of any transaction Kysely has open on it.
+    const ids = await this.#context.dialect.db
+      .connection()
+      .execute(async () => (prepared.all(parameters) as Array<{ id: number }>).map((row) => row.id));
+    ids.sort((left, right) => left - right);
+    batch.forEach((pending, index) => {
+      const { values } = pending;
+      pending.resolve({
+        id: ids[index] as number,
+        workspaceId: values.workspace_id,
+        agentId: values.agent_id ?? null,
+        toolId: values.tool_id,
+        status: values.status as ToolCallStatus,
+        errorCode: values.error_code ?? null,
+        durationMs: values.duration_ms,
+        createdAt: values.created_at as string,
+      });
+    });
   }
 
   async listRecent(workspaceId: string, options: RecentToolCallsOptions = {}): Promise<ToolCallRecord[]> {

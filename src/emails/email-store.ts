@@ -5,6 +5,7 @@ import type { StoreDialectName } from '../store/store-records.js';
 import type { EmailHit, EmailRecord, EmailSearchResult } from './email-record.js';
 import { emailSnippet } from './email-snippet.js';
 import { ftsMatch, ftsTerm, queryWords } from './search-query.js';
+import { INBOX_SPAN, type IndexBatch, SqliteEmailIndex } from './sqlite-email-index.js';
 
 /**
  * The `emails` table as the store's migrations `0002_emails` and `0003_emails_by_inbox` leave it (on
@@ -32,18 +33,6 @@ export const MAX_EMAIL_SEARCH_LIMIT = 50;
 /** The PostgreSQL GIN index of migration `0002_emails`. */
 const SEARCH_INDEX = 'idx_emails_search';
 
-/** The rowids of one SQLite inbox: `inbox id × 2^32 + 1` upwards (migration `0003_emails_by_inbox`). */
-const INBOX_SPAN = 4294967296;
-
-/** FTS5's own settings, restored after a bulk load. */
-const DEFAULT_FTS_OPTIONS = Object.freeze({ automerge: 4, crisismerge: 16, hashsize: 1024 * 1024 });
-
-/**
- * A bulk load's: no merging until the end, a 32 MiB buffer of pending terms (fewer, larger segments),
- * and an emergency merge only past 64 segments of one size (FTS5 refuses more than 2 000 in all).
- */
-const BULK_FTS_OPTIONS = Object.freeze({ automerge: 0, crisismerge: 64, hashsize: 32 * 1024 * 1024 });
-
 /** At most this many matches of an inbox (the most recently stored) are ranked on SQLite. */
 const RANKED_POOL = 2000;
 
@@ -69,7 +58,6 @@ interface SqliteStatements {
   inboxId: SqliteQuery;
   newestId: SqliteQuery;
   addEmail: SqliteQuery;
-  index: SqliteQuery;
 }
 
 /** Raised by {@link EmailStore.search} for a query with no searchable words. */
@@ -108,7 +96,7 @@ export class EmailStore {
   /** Document frequencies by `inbox:newest id:word`: a new email in the inbox changes the key. */
   readonly #frequencies = new Map<string, number>();
   /** The SQLite statements of {@link EmailStore.insertBatch}, prepared once per connection. */
-  #sqlite: { driver: SqliteDriver; statements: SqliteStatements } | undefined;
+  #sqlite: { driver: SqliteDriver; index: SqliteEmailIndex; statements: SqliteStatements | undefined } | undefined;
 
   constructor(db: Kysely<unknown> | Kysely<never> | object, dialect: StoreDialectName) {
     this.#db = db as Kysely<EmailDatabase>;
@@ -162,16 +150,13 @@ export class EmailStore {
   }
 
   /**
-   * SQLite: one transaction of small prepared statements on the store's connection. Each new email
-   * gets the next id of its inbox's range and its `emails_fts` row right after it. Inboxes go in
-   * ascending id order, so the rowids FTS5 is given only grow: it flushes its pending terms to a new
-   * segment whenever a rowid is lower than the last one.
+   * SQLite: one transaction of small prepared statements on the store's connection, each new email
+   * getting the next id of its inbox's range; then the new emails' index rows (see
+   * {@link SqliteEmailIndex}). Inboxes go in ascending id order, so the rowids FTS5 is given only grow:
+   * it flushes its pending terms to a new segment whenever a rowid is lower than the last one.
    */
   async #insertSqlite(emails: readonly EmailRecord[]): Promise<number> {
-    const driver = sqliteDriverOf(this.#db);
-    if (driver === undefined) {
-      throw new TypeError('EmailStore on SQLite needs the Kysely instance of a toolshed store (store.db).');
-    }
+    const { driver, index } = await this.#sqliteIndex();
     const statements = this.#statements(driver);
     const byInbox = new Map<string, EmailRecord[]>();
     for (const email of emails) {
@@ -179,7 +164,8 @@ export class EmailStore {
       if (list === undefined) byInbox.set(email.inbox, [email]);
       else list.push(email);
     }
-    return this.#db.connection().execute(async () => {
+    const batch: IndexBatch = { rows: [], newest: [] };
+    const added = await this.#db.connection().execute(async () => {
       statements.begin.run([]);
       try {
         const inboxes: Array<{ id: number; emails: EmailRecord[] }> = [];
@@ -190,10 +176,12 @@ export class EmailStore {
           inboxes.push({ id, emails: list });
         }
         inboxes.sort((left, right) => left.id - right.id);
-        let added = 0;
+        let count = 0;
         for (const inbox of inboxes) {
           const base = inbox.id * INBOX_SPAN;
-          const newest = (statements.newestId.get([base, base + INBOX_SPAN - 1]) as { id: number | null }).id;
+          const newest = (
+            statements.newestId.get([BigInt(base), BigInt(base + INBOX_SPAN - 1)]) as { id: number | null }
+          ).id;
           let next = newest ?? base;
           for (const email of inbox.emails) {
             const id = next + 1;
@@ -208,25 +196,47 @@ export class EmailStore {
               email.body,
             ]);
             if (changes === 0) continue;
-            statements.index.run([id, email.subject, email.body]);
+            batch.rows.push(id, email.subject, email.body);
             next = id;
-            added += 1;
+            count += 1;
           }
+          if (next !== (newest ?? base)) batch.newest.push([inbox.id, next]);
         }
         statements.commit.run([]);
-        return added;
+        return count;
       } catch (error) {
         if (driver.inTransaction) statements.rollback.run([]);
         throw error;
       }
     });
+    await index.index(batch);
+    return added;
+  }
+
+  /** The store's SQLite connection and the email index on it, attached and caught up. */
+  async #sqliteIndex(): Promise<{ driver: SqliteDriver; index: SqliteEmailIndex }> {
+    if (this.#sqlite === undefined) {
+      const driver = sqliteDriverOf(this.#db);
+      if (driver === undefined) {
+        throw new TypeError('EmailStore on SQLite needs the Kysely instance of a toolshed store (store.db).');
+      }
+      this.#sqlite = {
+        driver,
+        index: new SqliteEmailIndex(this.#db as Kysely<unknown>, driver),
+        statements: undefined,
+      };
+    }
+    await this.#sqlite.index.ready();
+    return this.#sqlite;
   }
 
   #statements(driver: SqliteDriver): SqliteStatements {
-    if (this.#sqlite?.driver === driver) return this.#sqlite.statements;
+    if (this.#sqlite?.statements !== undefined) return this.#sqlite.statements;
     const prepare = (text: string) => driver.prepare(text) as SqliteQuery;
     const statements: SqliteStatements = {
-      begin: prepare('begin immediate'),
+      // Not IMMEDIATE, which would lock every attached database, the search file too, while the bulk
+      // load's thread writes it: the first statement is a write, and locks the main file only.
+      begin: prepare('begin'),
       commit: prepare('commit'),
       rollback: prepare('rollback'),
       addInbox: prepare('insert into email_inboxes (name) values (?) on conflict (name) do nothing'),
@@ -234,9 +244,8 @@ export class EmailStore {
       newestId: prepare('select max(id) as id from emails where id between ? and ?'),
       addEmail: prepare(`insert into emails (id, message_id, inbox, subject, sender, recipients, date, body)
         values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (message_id) do nothing`),
-      index: prepare('insert into emails_fts (rowid, subject, body) values (?, ?, ?)'),
     };
-    this.#sqlite = { driver, statements };
+    if (this.#sqlite !== undefined) this.#sqlite.statements = statements;
     return statements;
   }
 
@@ -267,7 +276,7 @@ export class EmailStore {
    * ```
    */
   async beginBulkLoad(large: boolean): Promise<() => Promise<void>> {
-    if (this.dialect !== 'postgres') return this.#beginSqliteBulkLoad(large);
+    if (this.dialect !== 'postgres') return (await this.#sqliteIndex()).index.beginLoad(large);
     let rebuild = !(await this.hasSearchIndex());
     if (!rebuild && large) {
       const empty = await sql<{ any: boolean }>`select not exists (select 1 from emails) as any`.execute(this.#db);
@@ -285,24 +294,6 @@ export class EmailStore {
       });
       await sql`analyze emails`.execute(this.#db);
     };
-  }
-
-  async #beginSqliteBulkLoad(large: boolean): Promise<() => Promise<void>> {
-    const found = await sql<{ v: number }>`select v from emails_fts_config where k = 'automerge'`.execute(this.#db);
-    const killed = found.rows[0]?.v === 0;
-    if (!large && !killed) return async () => undefined;
-    if (large) await this.#setFtsOptions(BULK_FTS_OPTIONS);
-    return async () => {
-      await sql`insert into emails_fts (emails_fts) values ('optimize')`.execute(this.#db);
-      await this.#setFtsOptions(DEFAULT_FTS_OPTIONS);
-    };
-  }
-
-  async #setFtsOptions(options: Readonly<Record<string, number>>): Promise<void> {
-    for (const [name, value] of Object.entries(options)) {
-      // Literals: FTS5 takes only an integer here, and a bound JavaScript number arrives as a real.
-      await sql`insert into emails_fts (emails_fts, rank) values (${name}, ${sql.lit(value)})`.execute(this.#db);
-    }
   }
 
   /**
@@ -377,6 +368,7 @@ export class EmailStore {
   }
 
   async #searchSqlite(words: string[], inbox: string, limit: number): Promise<EmailSearchResult> {
+    await this.#sqliteIndex();
     const inboxId = await this.#inboxId(inbox);
     if (inboxId === undefined) return { emails: [], total: 0 };
     // Rowid bounds go to SQLite as integers (a JS number is bound as a REAL, and FTS5 then filters
@@ -384,12 +376,12 @@ export class EmailStore {
     const low = BigInt(inboxId * INBOX_SPAN);
     const high = low + BigInt(INBOX_SPAN - 1);
     const match = ftsMatch(words);
-    const counted = await sql<{ n: number }>`select count(*) as n from emails_fts
+    const counted = await sql<{ n: number }>`select count(*) as n from search.emails_fts
       where emails_fts match ${match} and rowid between ${low} and ${high}`.execute(this.#db);
     const total = Number(counted.rows[0]?.n ?? 0);
     if (total === 0) return { emails: [], total };
 
-    const pooled = await sql<{ id: number }>`select rowid as id from emails_fts
+    const pooled = await sql<{ id: number }>`select rowid as id from search.emails_fts
       where emails_fts match ${match} and rowid between ${low} and ${high}
       order by rowid desc limit ${RANKED_POOL}`.execute(this.#db);
     const pool = pooled.rows.map((row) => row.id);
@@ -398,7 +390,7 @@ export class EmailStore {
     const poolLow = BigInt(pool.at(-1) ?? low);
     const subjectWords = new Map<number, number[]>();
     for (const [index, word] of words.entries()) {
-      const found = await sql<{ id: number }>`select rowid as id from emails_fts
+      const found = await sql<{ id: number }>`select rowid as id from search.emails_fts
         where emails_fts match ${`(subject : ${ftsTerm(word)}) AND (${match})`}
           and rowid between ${poolLow} and ${high}`.execute(this.#db);
       for (const { id } of found.rows) {
@@ -447,7 +439,7 @@ export class EmailStore {
       const key = `${low}:${last}:${word}`;
       let frequency = this.#frequencies.get(key);
       if (frequency === undefined) {
-        const counted = await sql<{ n: number }>`select count(*) as n from emails_fts
+        const counted = await sql<{ n: number }>`select count(*) as n from search.emails_fts
           where emails_fts match ${ftsTerm(word)} and rowid between ${from} and ${last}`.execute(this.#db);
         frequency = Number(counted.rows[0]?.n ?? 0);
         if (this.#frequencies.size >= MAX_CACHED_FREQUENCIES) this.#frequencies.clear();

@@ -2,6 +2,8 @@ import type { Insertable, SqliteStatement } from 'kysely';
 import { describeValue } from '../core/define-tool.js';
 import type { ToolCallsTable } from './database.js';
 import { nowIso, toolCallRecordOf } from './row-mapping.js';
+import type { SqliteDriver } from './sqlite/sqlite-driver.js';
+import { sqliteDriverOf } from './sqlite/sqlite-store-dialect.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
 import { TOOL_CALL_STATUSES, type ToolCallInput, type ToolCallRecord, type ToolCallStatus } from './store-records.js';
 import {
@@ -12,8 +14,6 @@ import {
   requireText,
   STORE_LIMITS,
 } from './store-validation.js';
-import type { SqliteDriver } from './sqlite/sqlite-driver.js';
-import { sqliteDriverOf } from './sqlite/sqlite-store-dialect.js';
 import { StoreValidationError } from './store-validation-error.js';
 import type { RecentToolCallsOptions, StoreToolCalls } from './toolshed-store.js';
 

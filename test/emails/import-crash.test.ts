@@ -8,7 +8,7 @@ import { generateEmails, writeGeneratedJsonl } from '../../src/emails/generate-e
 import { createStore } from '../../src/store/index.js';
 import { assertBuilt, ROOT, runCli, startCli } from '../cli/run-cli.js';
 
-/** Big enough that an import takes a few seconds, so every kill lands somewhere inside it. */
+/** Big enough that ten runs, each killed after adding at most a few batches, never finish it. */
 const CORPUS = { count: 30_000, inboxes: 120, seed: 9 };
 const KILLS = 10;
 /** Small batches: many commits, so the kills fall between, and inside, many transactions. */
@@ -29,18 +29,45 @@ function assertEmailsBuilt(): void {
   }
 }
 
-/** What the database file holds, checked the way SQLite and FTS5 check themselves. */
-function inspect(path: string): { integrity: unknown; rows: number; distinct: number } {
+/**
+ * What the database file and its search file hold, checked the way SQLite and FTS5 check themselves,
+ * and how many stored emails the index does not cover yet (it may lag after a kill, never lead).
+ */
+function inspect(path: string): { integrity: unknown; rows: number; distinct: number; unindexed: number } {
   const db = new Database(path);
   try {
+    const searchFile = `${path}-search`;
+    let unindexed = 0;
+    if (existsSync(searchFile)) {
+      db.prepare('attach database ? as search').run(searchFile);
+      // Throws SQLITE_CORRUPT_VTAB when the index is damaged.
+      db.exec("insert into search.emails_fts(emails_fts) values('integrity-check')");
+      const lagging = db
+        .prepare(`select count(*) as n from emails e join email_inboxes ib on e.id between ib.id * 4294967296
+            and ib.id * 4294967296 + 4294967295
+          where e.id > coalesce((select upto from search.emails_indexed m where m.inbox = ib.id), 0)`)
+        .get() as { n: number };
+      unindexed = lagging.n;
+    } else {
+      unindexed = (db.prepare('select count(*) as n from emails').get() as { n: number }).n;
+    }
+    // Checks every attached database.
     const integrity = db.pragma('integrity_check', { simple: true });
-    // Throws SQLITE_CORRUPT_VTAB when the index and the emails table disagree.
-    db.exec("insert into emails_fts(emails_fts) values('integrity-check')");
     const counts = db.prepare('select count(*) as n, count(distinct message_id) as d from emails').get() as {
       n: number;
       d: number;
     };
-    return { integrity, rows: counts.n, distinct: counts.d };
+    return { integrity, rows: counts.n, distinct: counts.d, unindexed };
+  } finally {
+    db.close();
+  }
+}
+
+/** How many emails the database holds now (read beside the running import). */
+function storedCount(path: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare('select count(*) as n from emails').get() as { n: number }).n;
   } finally {
     db.close();
   }
@@ -65,13 +92,22 @@ describe('an email import killed with SIGKILL', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('leaves a sound database ten times, and a re-run stores every message once', { timeout: 60_000 }, async () => {
+  it('leaves a sound database ten times, and a re-run stores and indexes every message once', {
+    timeout: 60_000,
+  }, async () => {
     const args = ['emails', 'import', corpus, '--db', database, '--batch-size', BATCH, '--json'];
     const after: number[] = [];
     for (let kill = 0; kill < KILLS; kill += 1) {
-      const running = startCli(args, { cwd: scratch });
-      // Varied points: from before the first batch to late in the file.
-      await new Promise((resolve) => setTimeout(resolve, 250 + ((kill * 7) % KILLS) * 90));
+      // Every other run is a bulk load, which indexes on a second thread.
+      const running = startCli(kill % 2 === 0 ? [...args, '--bulk'] : args, { cwd: scratch });
+      // Varied points inside the run: after it has added one to three batches of its own, and a few
+      // milliseconds more (a kill between transactions, or inside one, or while the index catches up).
+      // The first run is killed before it adds anything.
+      const target = (after.at(-1) ?? 0) + (kill === 0 ? 0 : 1 + (kill % 3)) * Number(BATCH);
+      while (storedCount(database) < target && running.child.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      await new Promise((resolve) => setTimeout(resolve, (kill * 7) % 20));
       running.child.kill('SIGKILL');
       const ended = await running.exited;
       expect(ended.signal, `run ${kill + 1} ended before the kill: ${running.stderr}`).toBe('SIGKILL');
@@ -91,7 +127,7 @@ describe('an email import killed with SIGKILL', () => {
     expect(report).toMatchObject({ processed: CORPUS.count, skippedCount: 0 });
     expect(report.added + report.duplicates).toBe(CORPUS.count);
     expect(report.duplicates).toBe(after.at(-1));
-    expect(inspect(database)).toEqual({ integrity: 'ok', rows: CORPUS.count, distinct: CORPUS.count });
+    expect(inspect(database)).toEqual({ integrity: 'ok', rows: CORPUS.count, distinct: CORPUS.count, unindexed: 0 });
 
     const store = await createStore(database);
     try {

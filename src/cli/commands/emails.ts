@@ -11,6 +11,7 @@ export interface EmailsImportOptions {
   format?: (typeof FORMATS)[number];
   db?: string;
   batchSize?: number;
+  bulk?: boolean;
   json?: boolean;
 }
 
@@ -47,7 +48,12 @@ export function defineEmailsCommand(program: Command, context: CliContext): Comm
     .argument('<path>', 'the maildir folder or the file')
     .addOption(new Option('--format <format>', 'the source format (default: from the path)').choices(FORMATS))
     .option('--db <url>', 'the database (default: TOOLSHED_DATABASE_URL or ./toolshed.db)')
-    .option('--batch-size <n>', 'messages per transaction (default: 1000)', positiveInt)
+    .option(
+      '--batch-size <n>',
+      'messages per transaction (default: 1000 on PostgreSQL; 5000 on SQLite, 20000 in a bulk load)',
+      positiveInt,
+    )
+    .option('--bulk', 'load in bulk, as for a source of 32 MiB or more (index built or merged at the end)')
     .option('--json', 'print the report as JSON on stdout')
     .showHelpAfterError("Run 'toolshed emails import --help' for usage.")
     .action(async (path: string, options: EmailsImportOptions) => {
@@ -82,6 +88,7 @@ export async function runEmailsImport(path: string, options: EmailsImportOptions
         format,
         emails,
         ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+        ...(options.bulk === true ? { bulkLoad: true } : {}),
         onProgress: (item) =>
           progress.update(
             item.processed,

@@ -1,8 +1,8 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import type { StoreDialectName } from '../store-records.js';
 import { emailsByInboxSchema } from './emails-by-inbox-schema.js';
-import { emailsIndexedByStore } from './emails-indexed-by-store.js';
 import { emailsSchema } from './emails-schema.js';
+import { emailsSearchFile } from './emails-search-file.js';
 import { initialSchema } from './initial-schema.js';
 
 /** Where Kysely's `Migrator` keeps its bookkeeping, named so it cannot collide with an app's own. */
@@ -34,7 +34,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
       '0001_initial_schema': initialSchema(this.#dialect),
       '0002_emails': emailsSchema(this.#dialect),
       '0003_emails_by_inbox': emailsByInboxSchema(this.#dialect),
-      '0004_emails_indexed_by_store': emailsIndexedByStore(this.#dialect),
+      '0004_emails_search_file': emailsSearchFile(this.#dialect),
     };
   }
 }

@@ -1,0 +1,89 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EmailStore } from '../../src/emails/email-store.js';
+import { generateEmails } from '../../src/emails/generate-emails.js';
+import { createStore, type ToolshedStore } from '../../src/store/index.js';
+
+const CORPUS = { count: 600, inboxes: 12, seed: 21 };
+
+/** A word of the email's body, long enough to be rare. */
+function wordOf(email: { body: string; subject: string }): string {
+  return email.body.match(/[a-z]{8,}/)?.[0] ?? email.subject;
+}
+
+describe('the SQLite email index in its own file', () => {
+  let folder: string;
+  let path: string;
+  let store: ToolshedStore | undefined;
+  beforeEach(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'toolshed-search-file-'));
+    path = join(folder, 'toolshed.db');
+    store = await createStore(path);
+    await store.migrate();
+  });
+  afterEach(async () => {
+    await store?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  async function reopen(): Promise<EmailStore> {
+    await store?.close();
+    store = await createStore(path);
+    return new EmailStore(store.db, store.dialect);
+  }
+
+  it('keeps the index in <database>-search and rebuilds it when that file is lost', async () => {
+    const corpus = [...generateEmails(CORPUS)];
+    const emails = new EmailStore(store!.db, store!.dialect);
+    expect(await emails.insertBatch(corpus)).toBe(CORPUS.count);
+    expect(existsSync(`${path}-search`)).toBe(true);
+
+    await store?.close();
+    store = undefined;
+    for (const suffix of ['-search', '-search-wal', '-search-shm']) rmSync(`${path}${suffix}`, { force: true });
+    const again = await reopen();
+    for (const email of corpus.filter((_, index) => index % 97 === 0)) {
+      const hits = await again.search(wordOf(email), email.inbox, 50);
+      expect(
+        hits.emails.map((hit) => hit.message_id),
+        wordOf(email),
+      ).toContain(email.message_id);
+    }
+  });
+
+  it('indexes the emails a crash left out of the index before it answers a search', async () => {
+    const corpus = [...generateEmails(CORPUS)];
+    const emails = new EmailStore(store!.db, store!.dialect);
+    await emails.insertBatch(corpus.slice(0, 300));
+    // What a crash between a batch's commit and its index rows' commit leaves: emails stored with the
+    // next ids of their inboxes, and no index rows or marks for them.
+    const lost = corpus.slice(300);
+    for (const email of lost) {
+      await sql`insert into email_inboxes (name) values (${email.inbox}) on conflict (name) do nothing`.execute(
+        store!.db,
+      );
+      await sql`insert into emails (id, message_id, inbox, subject, sender, recipients, date, body)
+        select coalesce((select max(e.id) from emails e
+            where e.id between ib.id * 4294967296 and ib.id * 4294967296 + 4294967295), ib.id * 4294967296) + 1,
+          ${email.message_id}, ${email.inbox}, ${email.subject}, ${email.sender}, ${JSON.stringify(email.recipients)},
+          ${email.date}, ${email.body}
+        from email_inboxes ib where ib.name = ${email.inbox}`.execute(store!.db);
+    }
+    const newest = lost.at(-1)!;
+    expect((await emails.search(wordOf(newest), newest.inbox, 50)).emails.map((hit) => hit.message_id)).not.toContain(
+      newest.message_id,
+    );
+    const again = await reopen();
+    const hits = await again.search(wordOf(newest), newest.inbox, 50);
+    expect(hits.emails.map((hit) => hit.message_id)).toContain(newest.message_id);
+    const marks = await sql<{ behind: number }>`select count(*) as behind from email_inboxes ib
+      where (select upto from search.emails_indexed m where m.inbox = ib.id)
+        < (select max(id) from emails e where e.id between ib.id * 4294967296 and ib.id * 4294967296 + 4294967295)`.execute(
+      store!.db,
+    );
+    expect(marks.rows[0]?.behind).toBe(0);
+  });
+});

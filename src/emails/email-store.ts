@@ -1,11 +1,11 @@
-import { type Kysely, type SqliteStatement, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { SqliteDriver } from '../store/sqlite/sqlite-driver.js';
 import { sqliteDriverOf } from '../store/sqlite/sqlite-store-dialect.js';
 import type { StoreDialectName } from '../store/store-records.js';
 import type { EmailHit, EmailRecord, EmailSearchResult } from './email-record.js';
 import { emailSnippet } from './email-snippet.js';
 import { ftsMatch, ftsTerm, queryWords } from './search-query.js';
-import { INBOX_SPAN, type IndexBatch, SqliteEmailIndex } from './sqlite-email-index.js';
+import { INBOX_SPAN, type IndexBatch, SqliteEmailIndex, type SqliteQuery } from './sqlite-email-index.js';
 
 /**
  * The `emails` table as the store's migrations `0002_emails` and `0003_emails_by_inbox` leave it (on
@@ -48,8 +48,6 @@ const SUBJECT_WEIGHT = 2;
 /** Cached document frequencies kept before the cache starts over. */
 const MAX_CACHED_FREQUENCIES = 50_000;
 
-type SqliteQuery = SqliteStatement & { get(parameters: readonly unknown[]): unknown };
-
 interface SqliteStatements {
   begin: SqliteQuery;
   commit: SqliteQuery;
@@ -58,6 +56,19 @@ interface SqliteStatements {
   inboxId: SqliteQuery;
   newestId: SqliteQuery;
   addEmail: SqliteQuery;
+}
+
+/** An email's columns after the id, in table order: message_id, inbox, subject, sender, recipients, date, body. */
+function columnsOf(email: EmailRecord): [string, string, string, string, string, string, string] {
+  return [
+    email.message_id,
+    email.inbox,
+    email.subject,
+    email.sender,
+    JSON.stringify(email.recipients),
+    email.date,
+    email.body,
+  ];
 }
 
 /** Raised by {@link EmailStore.search} for a query with no searchable words. */
@@ -126,17 +137,7 @@ export class EmailStore {
       unique.push(email);
     }
     if (this.dialect === 'postgres') {
-      const rows = unique.map((email) =>
-        JSON.stringify([
-          email.message_id,
-          email.inbox,
-          email.subject,
-          email.sender,
-          JSON.stringify(email.recipients),
-          email.date,
-          email.body,
-        ]),
-      );
+      const rows = unique.map((email) => JSON.stringify(columnsOf(email)));
       const json = `[${rows.join(',')}]`;
       return this.#db.transaction().execute(async (trx) => {
         const result = await sql`insert into emails (message_id, inbox, subject, sender, recipients, date, body)
@@ -185,16 +186,7 @@ export class EmailStore {
           let next = newest ?? base;
           for (const email of inbox.emails) {
             const id = next + 1;
-            const { changes } = statements.addEmail.run([
-              id,
-              email.message_id,
-              email.inbox,
-              email.subject,
-              email.sender,
-              JSON.stringify(email.recipients),
-              email.date,
-              email.body,
-            ]);
+            const { changes } = statements.addEmail.run([id, ...columnsOf(email)]);
             if (changes === 0) continue;
             batch.rows.push(id, email.subject, email.body);
             next = id;

@@ -60,7 +60,8 @@ export interface IndexBatch {
   newest: Array<[inbox: number, id: number]>;
 }
 
-type Query = SqliteStatement & { get(parameters: readonly unknown[]): unknown };
+/** A better-sqlite3 statement, as far as the email store calls it. */
+export type SqliteQuery = SqliteStatement & { get(parameters: readonly unknown[]): unknown };
 
 /**
  * The SQLite full-text index of the email corpus, in a database file of its own beside the store's
@@ -80,7 +81,7 @@ export class SqliteEmailIndex {
   #ready: Promise<void> | undefined;
   /** The search file's path, or `undefined` for an in-memory store. */
   #file: string | undefined;
-  #statements: { add: Query; mark: Query } | undefined;
+  #statements: { add: SqliteQuery; mark: SqliteQuery } | undefined;
   #thread: IndexThread | undefined;
 
   constructor(db: Kysely<unknown>, driver: SqliteDriver) {
@@ -220,8 +221,8 @@ export class SqliteEmailIndex {
     }
   }
 
-  #query(text: string): Query {
-    return this.#driver.prepare(text) as Query;
+  #query(text: string): SqliteQuery {
+    return this.#driver.prepare(text) as SqliteQuery;
   }
 
   /** Run `work` on the store's connection while Kysely keeps its own queries off it. */

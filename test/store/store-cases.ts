@@ -271,7 +271,12 @@ export function defineStoreCases(harness: StoreHarness): void {
 
   describe('migrations', () => {
     it('creates every table on the first run and applies nothing on later runs', async () => {
-      expect(firstMigration.applied).toEqual(['0001_initial_schema', '0002_emails', '0003_emails_by_inbox']);
+      expect(firstMigration.applied).toEqual([
+        '0001_initial_schema',
+        '0002_emails',
+        '0003_emails_by_inbox',
+        '0004_emails_search_file',
+      ]);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);
       expect(tables).toEqual(expect.arrayContaining(TABLES));

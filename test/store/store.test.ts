@@ -69,7 +69,7 @@ describe('createStore', () => {
         try {
           expect(store.dialect).toBe('sqlite');
           expect(await store.migrate()).toEqual({
-            applied: ['0001_initial_schema', '0002_emails', '0003_emails_by_inbox'],
+            applied: ['0001_initial_schema', '0002_emails', '0003_emails_by_inbox', '0004_emails_search_file'],
           });
         } finally {
           await store.close();

@@ -4,7 +4,7 @@ import type { MigrationReport, ToolshedStore } from '../store/index.js';
 import { RESOURCE_ID_PATTERN, STORE_LIMITS } from '../store/store-validation.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './output.js';
-import { serviceDatabaseUrl, upsertServiceBuiltins } from './serve/open-service-store.js';
+import { prepareServiceStore, serviceDatabaseUrl } from './serve/open-service-store.js';
 
 /**
  * Open the service database (`TOOLSHED_DATABASE_URL`, default `./toolshed.db`), bring its schema up to
@@ -31,9 +31,7 @@ export async function withServiceStore<T>(
   try {
     const store = await createStore(url);
     try {
-      const migrations = await store.migrate();
-      await upsertServiceBuiltins(store);
-      return await work(store, migrations);
+      return await work(store, await prepareServiceStore(store));
     } finally {
       await store.close();
     }

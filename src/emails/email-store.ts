@@ -289,6 +289,21 @@ export class EmailStore {
   }
 
   /**
+   * Bring the SQLite index up to date now: attach its file and index the emails it lacks (after a
+   * crash, a lost search file or migration `0004`). Every search and insert does this on first use;
+   * call it up front so that a large catch-up does not fall on the first search. Nothing on PostgreSQL.
+   *
+   * @example
+   * ```ts
+   * await store.migrate();
+   * await new EmailStore(store.db, store.dialect).prepare();
+   * ```
+   */
+  async prepare(): Promise<void> {
+    if (this.dialect === 'sqlite') await this.#sqliteIndex();
+  }
+
+  /**
    * Whether the full-text index is in place: always on SQLite; on PostgreSQL, whether
    * `idx_emails_search` exists (a bulk load that was killed leaves it missing until the next import).
    *

@@ -1,11 +1,13 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EmailRecord } from '../../src/emails/email-record.js';
 import { EmailStore } from '../../src/emails/email-store.js';
 import { generateEmails } from '../../src/emails/generate-emails.js';
 import { createStore, type ToolshedStore } from '../../src/store/index.js';
+import { assertBuilt, runCli } from '../cli/run-cli.js';
 
 const CORPUS = { count: 600, inboxes: 12, seed: 21 };
 
@@ -54,24 +56,38 @@ describe('the SQLite email index in its own file', () => {
     }
   });
 
-  it('indexes the emails a crash left out of the index before it answers a search', async () => {
-    const corpus = [...generateEmails(CORPUS)];
-    const emails = new EmailStore(store!.db, store!.dialect);
-    await emails.insertBatch(corpus.slice(0, 300));
-    // What a crash between a batch's commit and its index rows' commit leaves: emails stored with the
-    // next ids of their inboxes, and no index rows or marks for them.
-    const lost = corpus.slice(300);
+  /**
+   * What a crash between a batch's commit and its index rows' commit leaves: emails stored with the
+   * next ids of their inboxes, and no index rows or marks for them.
+   */
+  async function storeUnindexed(db: Kysely<unknown>, lost: readonly EmailRecord[]): Promise<void> {
     for (const email of lost) {
-      await sql`insert into email_inboxes (name) values (${email.inbox}) on conflict (name) do nothing`.execute(
-        store!.db,
-      );
+      await sql`insert into email_inboxes (name) values (${email.inbox}) on conflict (name) do nothing`.execute(db);
       await sql`insert into emails (id, message_id, inbox, subject, sender, recipients, date, body)
         select coalesce((select max(e.id) from emails e
             where e.id between ib.id * 4294967296 and ib.id * 4294967296 + 4294967295), ib.id * 4294967296) + 1,
           ${email.message_id}, ${email.inbox}, ${email.subject}, ${email.sender}, ${JSON.stringify(email.recipients)},
           ${email.date}, ${email.body}
-        from email_inboxes ib where ib.name = ${email.inbox}`.execute(store!.db);
+        from email_inboxes ib where ib.name = ${email.inbox}`.execute(db);
     }
+  }
+
+  /** Inboxes whose newest email is past the index's mark (the search schema must be attached). */
+  async function inboxesBehind(db: Kysely<unknown>): Promise<number> {
+    const found = await sql<{ behind: number }>`select count(*) as behind from email_inboxes ib
+      where coalesce((select upto from search.emails_indexed m where m.inbox = ib.id), 0)
+        < (select max(id) from emails e where e.id between ib.id * 4294967296 and ib.id * 4294967296 + 4294967295)`.execute(
+      db,
+    );
+    return found.rows[0]?.behind ?? -1;
+  }
+
+  it('indexes the emails a crash left out of the index before it answers a search', async () => {
+    const corpus = [...generateEmails(CORPUS)];
+    const emails = new EmailStore(store!.db, store!.dialect);
+    await emails.insertBatch(corpus.slice(0, 300));
+    const lost = corpus.slice(300);
+    await storeUnindexed(store!.db as Kysely<unknown>, lost);
     const newest = lost.at(-1)!;
     expect((await emails.search(wordOf(newest), newest.inbox, 50)).emails.map((hit) => hit.message_id)).not.toContain(
       newest.message_id,
@@ -79,11 +95,35 @@ describe('the SQLite email index in its own file', () => {
     const again = await reopen();
     const hits = await again.search(wordOf(newest), newest.inbox, 50);
     expect(hits.emails.map((hit) => hit.message_id)).toContain(newest.message_id);
-    const marks = await sql<{ behind: number }>`select count(*) as behind from email_inboxes ib
-      where (select upto from search.emails_indexed m where m.inbox = ib.id)
-        < (select max(id) from emails e where e.id between ib.id * 4294967296 and ib.id * 4294967296 + 4294967295)`.execute(
-      store!.db,
-    );
-    expect(marks.rows[0]?.behind).toBe(0);
+    expect(await inboxesBehind(store!.db as Kysely<unknown>)).toBe(0);
+  });
+
+  it('prepare() catches the index up before anything asks, and so does every service verb', async () => {
+    const corpus = [...generateEmails(CORPUS)];
+    await new EmailStore(store!.db, store!.dialect).insertBatch(corpus.slice(0, 100));
+    await storeUnindexed(store!.db as Kysely<unknown>, corpus.slice(100, 200));
+    const again = await reopen();
+    await again.prepare();
+    expect(await inboxesBehind(store!.db as Kysely<unknown>)).toBe(0);
+
+    await storeUnindexed(store!.db as Kysely<unknown>, corpus.slice(200));
+    expect(await inboxesBehind(store!.db as Kysely<unknown>)).toBeGreaterThan(0);
+    await store?.close();
+    store = undefined;
+    assertBuilt();
+    const migrated = await runCli(['db', 'migrate'], { cwd: folder, env: { TOOLSHED_DATABASE_URL: path } });
+    expect(migrated.exitCode, migrated.stderr).toBe(0);
+    await reopen();
+    await sql`attach database ${`${path}-search`} as search`.execute(store!.db);
+    expect(await inboxesBehind(store!.db as Kysely<unknown>)).toBe(0);
+  });
+
+  it('makes no search file for a service database without emails', async () => {
+    await store?.close();
+    store = undefined;
+    assertBuilt();
+    const migrated = await runCli(['db', 'migrate'], { cwd: folder, env: { TOOLSHED_DATABASE_URL: path } });
+    expect(migrated.exitCode, migrated.stderr).toBe(0);
+    expect(existsSync(`${path}-search`)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { ToolshedStore } from '../../store/index.js';
+import type { MigrationReport, ToolshedStore } from '../../store/index.js';
 import type { CliIo } from '../output.js';
 
 /** The database URL of the service: `TOOLSHED_DATABASE_URL`, default `./toolshed.db` (in the cwd). */
@@ -25,13 +25,47 @@ export async function openServiceStore(io: CliIo): Promise<ToolshedStore> {
   const { createStore } = await import('../../store/index.js');
   const store = await createStore(serviceDatabaseUrl(io));
   try {
-    await store.migrate();
-    await upsertServiceBuiltins(store);
+    await prepareServiceStore(store);
     return store;
   } catch (error) {
     await store.close();
     throw error;
   }
+}
+
+/**
+ * What every service verb does to its store first: migrate, upsert the built-ins and bring the email
+ * index up to date. Returns the migration report.
+ *
+ * @example
+ * ```ts
+ * const { applied } = await prepareServiceStore(store);
+ * ```
+ */
+export async function prepareServiceStore(store: ToolshedStore): Promise<MigrationReport> {
+  const migrations = await store.migrate();
+  await upsertServiceBuiltins(store);
+  await prepareEmailIndex(store);
+  return migrations;
+}
+
+/**
+ * On SQLite with emails stored, index whatever the email index lacks (a database migrated to
+ * `0004_emails_search_file` lacks all of it), so the service's first `email_search` does not pay for it.
+ * A database without emails gets no search file.
+ *
+ * @example
+ * ```ts
+ * await prepareEmailIndex(store);
+ * ```
+ */
+export async function prepareEmailIndex(store: ToolshedStore): Promise<void> {
+  if (store.dialect !== 'sqlite') return;
+  const { sql } = await import('kysely');
+  const found = await sql<{ any: number }>`select exists (select 1 from emails) as any`.execute(store.db);
+  if (found.rows[0]?.any !== 1) return;
+  const { EmailStore } = await import('../../emails/email-store.js');
+  await new EmailStore(store.db, store.dialect).prepare();
 }
 
 /**

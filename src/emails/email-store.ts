@@ -165,7 +165,7 @@ export class EmailStore {
       if (list === undefined) byInbox.set(email.inbox, [email]);
       else list.push(email);
     }
-    const batch: IndexBatch = { rows: [], newest: [] };
+    const batch: IndexBatch = { rows: [], inboxes: [] };
     const added = await this.#db.connection().execute(async () => {
       statements.begin.run([]);
       try {
@@ -192,7 +192,7 @@ export class EmailStore {
             next = id;
             count += 1;
           }
-          if (next !== (newest ?? base)) batch.newest.push([inbox.id, next]);
+          if (next !== (newest ?? base)) batch.inboxes.push([inbox.id, next - (newest ?? base), next]);
         }
         statements.commit.run([]);
         return count;

@@ -47,17 +47,88 @@ const SCHEMA = [
   'create table if not exists search.emails_indexed (inbox integer primary key, upto integer not null)',
 ];
 
-const ADD = 'insert into emails_fts (rowid, subject, body) values (?, ?, ?)';
-const MARK = `insert into emails_indexed (inbox, upto) values (?, ?)
-  on conflict (inbox) do update set upto = max(upto, excluded.upto)`;
-
 /**
- * Emails to index: `rows` is flat (`id, subject, body, id, subject, body, …`) in ascending id order;
- * `newest` is each inbox's newest id in the batch.
+ * Emails to index. `rows` is flat (`id, subject, body, id, subject, body, …`), grouped by inbox in
+ * ascending inbox order, ids ascending within an inbox. `inboxes` lists each inbox's `[inbox id, number
+ * of rows, newest id to cover]`: the index of that inbox ends up covering every email up to that id.
  */
 export interface IndexBatch {
   rows: Array<number | string>;
-  newest: Array<[inbox: number, id: number]>;
+  inboxes: Array<[inbox: number, count: number, upTo: number]>;
+}
+
+/** What {@link writeIndexBatch} needs of a better-sqlite3 connection. */
+interface IndexConnection {
+  prepare(text: string): {
+    run(parameters: readonly unknown[]): unknown;
+    get(parameters: readonly unknown[]): unknown;
+    all(parameters: readonly unknown[]): unknown[];
+  };
+}
+
+/**
+ * Write a batch's index rows, under the search file's write lock, so that each inbox's index always
+ * covers exactly its emails up to its mark (`emails_indexed.upto`). Rows at or below the mark are
+ * already indexed (another process, or a catch-up, got there first) and are skipped; emails between
+ * the mark and the batch's first row (another process's batch not indexed yet, or a crash's leftovers)
+ * are read from `emails` and indexed first, in id order. So any number of writers, in any order,
+ * index every email once. `prefix` is the search schema's (`search.` on the store's connection, empty
+ * on the indexing thread's own); `emails` gives a connection that reads the store's emails.
+ *
+ * Self-contained on purpose: the indexing thread runs this same function, from its source text.
+ */
+export function writeIndexBatch(
+  search: IndexConnection,
+  emails: () => IndexConnection,
+  prefix: string,
+  batch: IndexBatch,
+): void {
+  const CHUNK = 1000;
+  search.prepare('begin immediate').run([]);
+  try {
+    const markOf = search.prepare(`select upto from ${prefix}emails_indexed where inbox = ?`);
+    const add = search.prepare(`insert into ${prefix}emails_fts (rowid, subject, body) values (?, ?, ?)`);
+    const setMark = search.prepare(
+      `insert into ${prefix}emails_indexed (inbox, upto) values (?, ?) on conflict (inbox) do update set upto = excluded.upto`,
+    );
+    const rows = batch.rows;
+    let position = 0;
+    for (const [inbox, count, upTo] of batch.inboxes) {
+      const start = position;
+      position += count * 3;
+      const found = markOf.get([inbox]) as { upto: number } | undefined;
+      let mark = found === undefined ? inbox * 4294967296 : found.upto;
+      if (upTo <= mark) continue;
+      const first = count > 0 ? (rows[start] as number) : upTo + 1;
+      if (first > mark + 1) {
+        const missing = emails().prepare(
+          'select id, subject, body from emails where id > ? and id < ? order by id limit ?',
+        );
+        for (;;) {
+          const chunk = missing.all([BigInt(mark), BigInt(first), CHUNK]) as Array<{
+            id: number;
+            subject: string;
+            body: string;
+          }>;
+          for (const row of chunk) add.run([row.id, row.subject, row.body]);
+          if (chunk.length < CHUNK) break;
+          mark = (chunk[chunk.length - 1] as { id: number }).id;
+        }
+      }
+      for (let index = start; index < position; index += 3) {
+        if ((rows[index] as number) > mark) add.run([rows[index], rows[index + 1], rows[index + 2]]);
+      }
+      setMark.run([inbox, upTo]);
+    }
+    search.prepare('commit').run([]);
+  } catch (error) {
+    try {
+      search.prepare('rollback').run([]);
+    } catch {
+      // SQLite rolled back by itself (or never began): the original error is the one to report.
+    }
+    throw error;
+  }
 }
 
 /** A better-sqlite3 statement, as far as the email store calls it. */
@@ -79,9 +150,8 @@ export class SqliteEmailIndex {
   readonly #db: Kysely<unknown>;
   readonly #driver: SqliteDriver;
   #ready: Promise<void> | undefined;
-  /** The search file's path, or `undefined` for an in-memory store. */
-  #file: string | undefined;
-  #statements: { add: SqliteQuery; mark: SqliteQuery } | undefined;
+  /** The store's and the search index's files, or `undefined` for an in-memory store. */
+  #files: { store: string; search: string } | undefined;
   #thread: IndexThread | undefined;
 
   constructor(db: Kysely<unknown>, driver: SqliteDriver) {
@@ -119,8 +189,8 @@ export class SqliteEmailIndex {
           | undefined,
     )) ?? { v: 4 };
     const killed = merging.v === 0;
-    if (large && this.#file !== undefined) {
-      const thread = new IndexThread(this.#file);
+    if (large && this.#files !== undefined) {
+      const thread = new IndexThread(this.#files.search, this.#files.store);
       this.#thread = thread;
       return async () => {
         this.#thread = undefined;
@@ -140,10 +210,13 @@ export class SqliteEmailIndex {
     await this.#exclusive(() => {
       const attached = this.#driver.prepare('pragma database_list').all([]) as Array<{ name: string; file: string }>;
       const main = attached.find((entry) => entry.name === 'main');
-      this.#file = main === undefined || main.file === '' ? undefined : `${main.file}${SEARCH_FILE_SUFFIX}`;
+      this.#files =
+        main === undefined || main.file === ''
+          ? undefined
+          : { store: main.file, search: `${main.file}${SEARCH_FILE_SUFFIX}` };
       if (!attached.some((entry) => entry.name === 'search')) {
-        this.#driver.prepare('attach database ? as search').run([this.#file ?? ':memory:']);
-        if (this.#file !== undefined) {
+        this.#driver.prepare('attach database ? as search').run([this.#files?.search ?? ':memory:']);
+        if (this.#files !== undefined) {
           this.#driver.pragma('search.journal_mode = WAL');
           this.#driver.pragma('search.synchronous = NORMAL');
         }
@@ -175,43 +248,18 @@ export class SqliteEmailIndex {
       }
       return found;
     });
-    const read = this.#query('select id, subject, body from emails where id > ? and id <= ? order by id limit ?');
     for (const range of behind) {
-      let from = range.from;
-      while (from < range.to) {
-        const batch = await this.#exclusive(() => {
-          const rows = read.all([BigInt(from), BigInt(range.to), CATCH_UP_CHUNK]) as Array<{
-            id: number;
-            subject: string;
-            body: string;
-          }>;
-          const flat: Array<number | string> = [];
-          for (const row of rows) flat.push(row.id, row.subject, row.body);
-          const last = rows.at(-1)?.id ?? range.to;
-          this.#writeHere({ rows: flat, newest: [[range.inbox, last]] });
-          return last;
-        });
-        from = batch;
+      for (let from = range.from; from < range.to; from += CATCH_UP_CHUNK) {
+        const upTo = Math.min(range.to, from + CATCH_UP_CHUNK);
+        await this.#exclusive(() => this.#writeHere({ rows: [], inboxes: [[range.inbox, 0, upTo]] }));
       }
     }
   }
 
   #writeHere(batch: IndexBatch): void {
-    this.#statements ??= {
-      add: this.#query(ADD.replace('emails_fts', 'search.emails_fts')),
-      mark: this.#query(MARK.replace('emails_indexed', 'search.emails_indexed')),
-    };
-    const { add, mark } = this.#statements;
-    this.#driver.prepare('begin immediate').run([]);
-    try {
-      const rows = batch.rows;
-      for (let index = 0; index < rows.length; index += 3) add.run([rows[index], rows[index + 1], rows[index + 2]]);
-      for (const [inbox, id] of batch.newest) mark.run([inbox, id]);
-      this.#driver.prepare('commit').run([]);
-    } catch (error) {
-      if (this.#driver.inTransaction) this.#driver.prepare('rollback').run([]);
-      throw error;
-    }
+    // better-sqlite3's statements have `get`; the store's driver type declares only what Kysely uses.
+    const connection = this.#driver as unknown as IndexConnection;
+    writeIndexBatch(connection, () => connection, 'search.', batch);
   }
 
   #setOptions(options: ReadonlyArray<readonly [string, number]>): void {
@@ -243,15 +291,14 @@ class IndexThread {
   #failure: Error | undefined;
   #room: (() => void) | undefined;
 
-  constructor(file: string) {
-    this.#worker = new Worker(WORKER_SOURCE, {
+  constructor(file: string, storeFile: string) {
+    this.#worker = new Worker(`${WORKER_SOURCE}\nconst writeIndexBatch = ${writeIndexBatch.toString()};`, {
       eval: true,
       workerData: {
         file,
         driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+        store: storeFile,
         schema: SCHEMA.map((statement) => statement.replaceAll('search.', '')),
-        add: ADD,
-        mark: MARK,
         bulk: BULK_FTS_OPTIONS,
         defaults: DEFAULT_FTS_OPTIONS,
       },
@@ -320,20 +367,16 @@ const setOptions = (options) => {
   }
 };
 setOptions(workerData.bulk);
-const add = db.prepare(workerData.add);
-const mark = db.prepare(workerData.mark);
-const write = db.transaction((batch) => {
-  const rows = batch.rows;
-  for (let index = 0; index < rows.length; index += 3) add.run(rows[index], rows[index + 1], rows[index + 2]);
-  for (const [inbox, id] of batch.newest) mark.run(inbox, id);
-});
+let store;
+const emails = () => (store ??= new Database(workerData.store, { readonly: true, timeout: 60000 }));
 parentPort.on('message', (message) => {
   try {
-    if (message.type === 'index') write(message.batch);
+    if (message.type === 'index') writeIndexBatch(db, emails, '', message.batch);
     else {
       db.prepare("insert into emails_fts (emails_fts) values ('optimize')").run();
       setOptions(workerData.defaults);
       db.close();
+      store?.close();
     }
     parentPort.postMessage({});
   } catch (error) {

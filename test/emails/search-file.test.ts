@@ -1,11 +1,13 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EmailRecord } from '../../src/emails/email-record.js';
 import { EmailStore } from '../../src/emails/email-store.js';
 import { generateEmails } from '../../src/emails/generate-emails.js';
+import { writeIndexBatch } from '../../src/emails/sqlite-email-index.js';
 import { createStore, type ToolshedStore } from '../../src/store/index.js';
 import { assertBuilt, runCli } from '../cli/run-cli.js';
 
@@ -125,5 +127,58 @@ describe('the SQLite email index in its own file', () => {
     const migrated = await runCli(['db', 'migrate'], { cwd: folder, env: { TOOLSHED_DATABASE_URL: path } });
     expect(migrated.exitCode, migrated.stderr).toBe(0);
     expect(existsSync(`${path}-search`)).toBe(false);
+  });
+  it('indexes every email exactly once, whichever writer gets to it first', async () => {
+    const corpus = [...generateEmails({ ...CORPUS, inboxes: 1 })];
+    const first = new EmailStore(store!.db, store!.dialect);
+    await first.insertBatch(corpus.slice(0, 100));
+    // Another process's batch: stored, its index rows not written yet.
+    const pending = corpus.slice(100, 200);
+    await storeUnindexed(store!.db as Kysely<unknown>, pending);
+    // This process's next batch comes after it: its writer indexes the pending emails first.
+    await first.insertBatch(corpus.slice(200, 300));
+    // The other process's index write arrives late, and finds its emails indexed already.
+    const raw = new Database(path);
+    try {
+      raw.prepare('attach database ? as search').run(`${path}-search`);
+      const rows = raw
+        .prepare(
+          'select id, subject, body from emails where message_id in (select value from json_each(?)) order by id',
+        )
+        .all(JSON.stringify(pending.map((email) => email.message_id))) as Array<{
+        id: number;
+        subject: string;
+        body: string;
+      }>;
+      const inbox = Math.floor((rows[0]?.id ?? 0) / 4294967296);
+      writeIndexBatch(raw, () => raw, 'search.', {
+        rows: rows.flatMap((row) => [row.id, row.subject, row.body]),
+        inboxes: [[inbox, rows.length, rows.at(-1)?.id ?? 0]],
+      });
+      // And a catch-up that read stale marks writes nothing twice either.
+      writeIndexBatch(raw, () => raw, 'search.', { rows: [], inboxes: [[inbox, 0, rows.at(-1)?.id ?? 0]] });
+
+      // A write that straddles the mark: its older rows are indexed already, its newer ones are not.
+      await storeUnindexed(store!.db as Kysely<unknown>, corpus.slice(300, 350));
+      const straddling = raw
+        .prepare('select id, subject, body from emails order by id desc limit 80')
+        .all()
+        .reverse() as Array<{ id: number; subject: string; body: string }>;
+      writeIndexBatch(raw, () => raw, 'search.', {
+        rows: straddling.flatMap((row) => [row.id, row.subject, row.body]),
+        inboxes: [[inbox, straddling.length, straddling.at(-1)?.id ?? 0]],
+      });
+
+      const ids = raw.prepare('select id, message_id from emails').all() as Array<{ id: number; message_id: string }>;
+      const idOf = new Map(ids.map((row) => [row.message_id, row.id]));
+      const count = raw.prepare('select count(*) as n from search.emails_fts where emails_fts match ? and rowid = ?');
+      for (const email of corpus.slice(0, 350)) {
+        const word = `"${`${email.subject} ${email.body}`.split(/[^A-Za-z0-9]+/).find((part) => part.length > 2)}"`;
+        const found = count.get(word, BigInt(idOf.get(email.message_id) ?? 0)) as { n: number };
+        expect(found.n, `${email.message_id} (${word})`).toBe(1);
+      }
+    } finally {
+      raw.close();
+    }
   });
 });

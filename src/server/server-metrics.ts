@@ -34,13 +34,29 @@ export class ServerMetrics {
     registers: [this.registry],
   });
 
+  // Each label set's child metric, kept: prom-client hashes a label object on every `inc(labels)`,
+  // a child increments directly. Bounded by the tools a workspace has times the statuses.
+  readonly #callsBy = new Map<string, { inc(): void }>();
+  readonly #latencyBy = new Map<string, { observe(value: number): void }>();
+
   /** Count one call of `tool` (a name the workspace has, never arbitrary client text). */
   observe(tool: string, result: ToolResult): void {
-    this.#calls.inc({ tool, status: result.status });
+    const key = `${tool}\u0000${result.status}`;
+    let calls = this.#callsBy.get(key);
+    if (calls === undefined) {
+      calls = this.#calls.labels({ tool, status: result.status });
+      this.#callsBy.set(key, calls);
+    }
+    calls.inc();
     if (result.status !== 'success' && result.status !== 'pending_approval') {
       this.#errors.inc({ tool, code: result.error.code });
     }
-    this.#latency.observe({ tool }, result.metadata.durationMs / 1000);
+    let latency = this.#latencyBy.get(tool);
+    if (latency === undefined) {
+      latency = this.#latency.labels({ tool });
+      this.#latencyBy.set(tool, latency);
+    }
+    latency.observe(result.metadata.durationMs / 1000);
   }
 
   /** The metrics in the Prometheus text format. */

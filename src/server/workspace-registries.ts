@@ -43,14 +43,16 @@ interface WorkspaceEntry {
 export class WorkspaceRegistries {
   readonly #options: WorkspaceRegistriesOptions;
   readonly #entries = new Map<string, WorkspaceEntry>();
+  #extraToolNames: readonly string[] | undefined;
 
   constructor(options: WorkspaceRegistriesOptions) {
     this.#options = options;
   }
 
   /** The names of the `--config` tools. */
-  get extraToolNames(): string[] {
-    return (this.#options.extraTools ?? []).map((tool) => tool.name);
+  get extraToolNames(): readonly string[] {
+    this.#extraToolNames ??= Object.freeze((this.#options.extraTools ?? []).map((tool) => tool.name));
+    return this.#extraToolNames;
   }
 
   /** The workspace's registry, with the REST tools among `tools` registered and current. */

@@ -29,8 +29,17 @@ import type {
  * ```
  */
 export function nowIso(): string {
-  return new Date().toISOString();
+  // Formatting a date costs more than reading the clock: a busy call log asks many times a millisecond.
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
 }
+
+let lastMs = Number.NaN;
+let lastIso = '';
 
 /**
  * A timestamp column as ISO-8601 text: PostgreSQL gives a `Date`, SQLite the text the store wrote.

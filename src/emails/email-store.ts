@@ -71,6 +71,23 @@ function columnsOf(email: EmailRecord): [string, string, string, string, string,
   ];
 }
 
+/** The prepared statements of a SQLite batch insert (see `EmailStore.insertBatch`). */
+function insertStatements(driver: SqliteDriver): SqliteStatements {
+  const prepare = (text: string) => driver.prepare(text) as SqliteQuery;
+  return {
+    // Not IMMEDIATE, which would lock every attached database, the search file too, while the bulk
+    // load's thread writes it: the first statement is a write, and locks the main file only.
+    begin: prepare('begin'),
+    commit: prepare('commit'),
+    rollback: prepare('rollback'),
+    addInbox: prepare('insert into email_inboxes (name) values (?) on conflict (name) do nothing'),
+    inboxId: prepare('select id from email_inboxes where name = ?'),
+    newestId: prepare('select max(id) as id from emails where id between ? and ?'),
+    addEmail: prepare(`insert into emails (id, message_id, inbox, subject, sender, recipients, date, body)
+      values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (message_id) do nothing`),
+  };
+}
+
 /** Raised by {@link EmailStore.search} for a query with no searchable words. */
 export class EmailQueryError extends Error {
   override readonly name = 'EmailQueryError';
@@ -107,7 +124,7 @@ export class EmailStore {
   /** Document frequencies by `inbox:newest id:word`: a new email in the inbox changes the key. */
   readonly #frequencies = new Map<string, number>();
   /** The SQLite statements of {@link EmailStore.insertBatch}, prepared once per connection. */
-  #sqlite: { driver: SqliteDriver; index: SqliteEmailIndex; statements: SqliteStatements | undefined } | undefined;
+  #sqlite: { driver: SqliteDriver; index: SqliteEmailIndex; statements: SqliteStatements } | undefined;
 
   constructor(db: Kysely<unknown> | Kysely<never> | object, dialect: StoreDialectName) {
     this.#db = db as Kysely<EmailDatabase>;
@@ -157,8 +174,7 @@ export class EmailStore {
    * it flushes its pending terms to a new segment whenever a rowid is lower than the last one.
    */
   async #insertSqlite(emails: readonly EmailRecord[]): Promise<number> {
-    const { driver, index } = await this.#sqliteIndex();
-    const statements = this.#statements(driver);
+    const { driver, index, statements } = await this.#sqliteIndex();
     const byInbox = new Map<string, EmailRecord[]>();
     for (const email of emails) {
       const list = byInbox.get(email.inbox);
@@ -206,7 +222,7 @@ export class EmailStore {
   }
 
   /** The store's SQLite connection and the email index on it, attached and caught up. */
-  async #sqliteIndex(): Promise<{ driver: SqliteDriver; index: SqliteEmailIndex }> {
+  async #sqliteIndex(): Promise<{ driver: SqliteDriver; index: SqliteEmailIndex; statements: SqliteStatements }> {
     if (this.#sqlite === undefined) {
       const driver = sqliteDriverOf(this.#db);
       if (driver === undefined) {
@@ -215,30 +231,11 @@ export class EmailStore {
       this.#sqlite = {
         driver,
         index: new SqliteEmailIndex(this.#db as Kysely<unknown>, driver),
-        statements: undefined,
+        statements: insertStatements(driver),
       };
     }
     await this.#sqlite.index.ready();
     return this.#sqlite;
-  }
-
-  #statements(driver: SqliteDriver): SqliteStatements {
-    if (this.#sqlite?.statements !== undefined) return this.#sqlite.statements;
-    const prepare = (text: string) => driver.prepare(text) as SqliteQuery;
-    const statements: SqliteStatements = {
-      // Not IMMEDIATE, which would lock every attached database, the search file too, while the bulk
-      // load's thread writes it: the first statement is a write, and locks the main file only.
-      begin: prepare('begin'),
-      commit: prepare('commit'),
-      rollback: prepare('rollback'),
-      addInbox: prepare('insert into email_inboxes (name) values (?) on conflict (name) do nothing'),
-      inboxId: prepare('select id from email_inboxes where name = ?'),
-      newestId: prepare('select max(id) as id from emails where id between ? and ?'),
-      addEmail: prepare(`insert into emails (id, message_id, inbox, subject, sender, recipients, date, body)
-        values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (message_id) do nothing`),
-    };
-    if (this.#sqlite !== undefined) this.#sqlite.statements = statements;
-    return statements;
   }
 
   /**
@@ -250,12 +247,13 @@ export class EmailStore {
    * missing (a bulk load that was killed) is built by the returned function too, whatever `large` is,
    * so the next import repairs it; until then searches still work, without the index.
    *
-   * On SQLite the FTS5 index stays in step with every batch (each batch's transaction writes both).
-   * FTS5 keeps its index as segments that it merges as they pile up; during a bulk load that merging
-   * would redo most of the work again and again, so it is switched off (`automerge` 0, a larger
-   * in-memory buffer, fewer batches' worth of segments before an emergency merge) and the returned
-   * function merges everything once (`optimize`) and restores the defaults. A bulk load that was killed
-   * leaves merging off; the next import, of any size, finds it so and merges at its end.
+   * On SQLite a bulk load into a file database indexes on a thread of its own, with its own connection
+   * to the search file (see {@link SqliteEmailIndex}), while the import stores the next batch. FTS5
+   * keeps its index as segments that it merges as they pile up; during a bulk load that merging would
+   * redo most of the work again and again, so it is switched off (`automerge` 0, a larger in-memory
+   * buffer, fewer batches' worth of segments before an emergency merge) and the returned function waits
+   * for the thread, merges everything once (`optimize`) and restores the defaults. A bulk load that was
+   * killed leaves merging off; the next import, of any size, finds it so and merges at its end.
    *
    * @example
    * ```ts

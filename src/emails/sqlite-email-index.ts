@@ -131,6 +131,24 @@ export function writeIndexBatch(
   }
 }
 
+/**
+ * Set FTS5's `options` on the index, after merging it into one segment (`optimize`) when `merge` is
+ * true. Literals: FTS5 takes only an integer here, and a bound JavaScript number arrives as a real.
+ *
+ * Self-contained on purpose: the indexing thread runs this same function, from its source text.
+ */
+function configureIndex(
+  connection: IndexConnection,
+  prefix: string,
+  options: ReadonlyArray<readonly [string, number]>,
+  merge: boolean,
+): void {
+  if (merge) connection.prepare(`insert into ${prefix}emails_fts (emails_fts) values ('optimize')`).run([]);
+  for (const [name, value] of options) {
+    connection.prepare(`insert into ${prefix}emails_fts (emails_fts, rank) values ('${name}', ${value})`).run([]);
+  }
+}
+
 /** A better-sqlite3 statement, as far as the email store calls it. */
 export type SqliteQuery = SqliteStatement & { get(parameters: readonly unknown[]): unknown };
 
@@ -197,13 +215,9 @@ export class SqliteEmailIndex {
         await thread.finish();
       };
     }
-    if (large) await this.#exclusive(() => this.#setOptions(BULK_FTS_OPTIONS));
+    if (large) await this.#exclusive(() => configureIndex(this.#connection, 'search.', BULK_FTS_OPTIONS, false));
     if (!large && !killed) return async () => undefined;
-    return () =>
-      this.#exclusive(() => {
-        this.#driver.prepare("insert into search.emails_fts (emails_fts) values ('optimize')").run([]);
-        this.#setOptions(DEFAULT_FTS_OPTIONS);
-      });
+    return () => this.#exclusive(() => configureIndex(this.#connection, 'search.', DEFAULT_FTS_OPTIONS, true));
   }
 
   async #open(): Promise<void> {
@@ -257,16 +271,14 @@ export class SqliteEmailIndex {
   }
 
   #writeHere(batch: IndexBatch): void {
-    // better-sqlite3's statements have `get`; the store's driver type declares only what Kysely uses.
-    const connection = this.#driver as unknown as IndexConnection;
+    const connection = this.#connection;
     writeIndexBatch(connection, () => connection, 'search.', batch);
   }
 
-  #setOptions(options: ReadonlyArray<readonly [string, number]>): void {
-    for (const [name, value] of options) {
-      // Literals: FTS5 takes only an integer here, and a bound JavaScript number arrives as a real.
-      this.#driver.prepare(`insert into search.emails_fts (emails_fts, rank) values ('${name}', ${value})`).run([]);
-    }
+  /** The store's connection, as the functions shared with the indexing thread take it. */
+  get #connection(): IndexConnection {
+    // better-sqlite3's statements have `get`; the store's driver type declares only what Kysely uses.
+    return this.#driver as unknown as IndexConnection;
   }
 
   #query(text: string): SqliteQuery {
@@ -292,7 +304,9 @@ class IndexThread {
   #room: (() => void) | undefined;
 
   constructor(file: string, storeFile: string) {
-    this.#worker = new Worker(`${WORKER_SOURCE}\nconst writeIndexBatch = ${writeIndexBatch.toString()};`, {
+    // The worker source calls the same two functions as this thread, defined from their source text.
+    const shared = `${writeIndexBatch.toString()}\n${configureIndex.toString()}\n`;
+    this.#worker = new Worker(`${shared}${WORKER_SOURCE}`, {
       eval: true,
       workerData: {
         file,
@@ -353,7 +367,8 @@ class IndexThread {
   }
 }
 
-// CommonJS, evaluated in the worker; better-sqlite3 is required by the path resolved here.
+// CommonJS, evaluated in the worker after `writeIndexBatch` and `configureIndex`; better-sqlite3 is
+// required by the path resolved here.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -361,20 +376,14 @@ const db = new Database(workerData.file, { timeout: 60000 });
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 for (const statement of workerData.schema) db.prepare(statement).run();
-const setOptions = (options) => {
-  for (const [name, value] of options) {
-    db.prepare("insert into emails_fts (emails_fts, rank) values ('" + name + "', " + value + ")").run();
-  }
-};
-setOptions(workerData.bulk);
+configureIndex(db, '', workerData.bulk, false);
 let store;
 const emails = () => (store ??= new Database(workerData.store, { readonly: true, timeout: 60000 }));
 parentPort.on('message', (message) => {
   try {
     if (message.type === 'index') writeIndexBatch(db, emails, '', message.batch);
     else {
-      db.prepare("insert into emails_fts (emails_fts) values ('optimize')").run();
-      setOptions(workerData.defaults);
+      configureIndex(db, '', workerData.defaults, true);
       db.close();
       store?.close();
     }

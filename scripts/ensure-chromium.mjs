@@ -10,6 +10,26 @@ import { fileURLToPath } from 'node:url';
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /**
+ * The flags of every browser the tests and the bench start: headless, and quiet (no update checks,
+ * sync, QUIC, pings...). Any name but 127.0.0.1 resolves to nothing, so no request leaves the machine.
+ */
+export const CHROMIUM_ARGS = Object.freeze([
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-domain-reliability',
+  '--disable-client-side-phishing-detection',
+  '--no-pings',
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+]);
+
+/**
  * Return the Chromium executable path, installing the `chromium` package with apt-get first when it is
  * missing. Throws an Error naming the command to run when it cannot install it (not root, no apt-get,
  * or the install failed).

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { CHROMIUM_ARGS } from '../../scripts/ensure-chromium.mjs';
 import { check, runCase } from '../lib/case.js';
 import { median } from '../lib/timing.js';
 
@@ -13,17 +14,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'bin', 'toolshed.js');
 const WEB = join(ROOT, 'dist', 'web');
 const LOADS = 10;
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-];
 
 /**
  * Start `toolshed serve --port 0` on a new SQLite database; resolves with its address and token.
@@ -80,7 +70,7 @@ await runCase('web-catalog', async () => {
   const { chromium } = await import('playwright-core');
   const folder = mkdtempSync(join(tmpdir(), 'toolshed-bench-web-'));
   const service = await startServe(folder);
-  const browser = await chromium.launch({ executablePath, headless: true, args: ARGS });
+  const browser = await chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS] });
   try {
     const credentials = JSON.stringify({ workspaceId: 'default', token: service.token });
     const loadMs = [];

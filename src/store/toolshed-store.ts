@@ -156,9 +156,15 @@ export interface RecentToolCallsOptions {
 
 /** The tool call log. */
 export interface StoreToolCalls {
+  /** Log a call; resolves once it is durable (committed, or written to the store's call journal). */
   record(workspaceId: string, call: ToolCallInput): Promise<ToolCallRecord>;
   /** The workspace's most recent calls, newest first. */
   listRecent(workspaceId: string, options?: RecentToolCallsOptions): Promise<ToolCallRecord[]>;
+  /**
+   * With the `callJournal` option: take the journal if no other store has it, and copy every call
+   * journaled so far (a previous owner's too) into `tool_calls`. Without it, nothing to do.
+   */
+  flush(): Promise<void>;
 }
 
 /**

@@ -23,9 +23,12 @@ export async function openServiceStore(io: CliIo): Promise<ToolshedStore> {
   // Loaded here, not at the top: every CLI start would otherwise pay for Kysely, the drivers and the
   // built-ins (mathjs), which only the service verbs need.
   const { createStore } = await import('../../store/index.js');
-  const store = await createStore(serviceDatabaseUrl(io));
+  // The service owns the call journal: calls are acknowledged once journaled (see StoreOptions).
+  const store = await createStore(serviceDatabaseUrl(io), { callJournal: true });
   try {
     await prepareServiceStore(store);
+    // Calls a killed server journaled reach tool_calls before this one answers anything.
+    await store.toolCalls.flush();
     return store;
   } catch (error) {
     await store.close();

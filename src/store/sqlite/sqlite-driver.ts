@@ -8,7 +8,13 @@ import { StoreError } from '../store-error.js';
 export interface SqliteDriver extends SqliteDatabase {
   /** Whether a transaction is open (SQLite may have rolled one back by itself after an error). */
   readonly inTransaction: boolean;
+  /** The file it was opened on (`:memory:` for an in-memory database). */
+  readonly name: string;
+  /** Whether it is an in-memory (or temporary) database. */
+  readonly memory: boolean;
   pragma(source: string, options?: { simple?: boolean }): unknown;
+  /** Run SQL text (one or more statements) without results. */
+  exec(source: string): unknown;
 }
 
 /** better-sqlite3's `Database` constructor, as far as the store calls it. */
@@ -35,16 +41,7 @@ export interface SqliteDriverOptions {
  * ```
  */
 export async function openSqliteDriver(filename: string, options: SqliteDriverOptions): Promise<SqliteDriver> {
-  let Database: SqliteDriverConstructor;
-  try {
-    // Loaded on demand: a PostgreSQL deployment never loads the native SQLite module.
-    const module = (await import('better-sqlite3')) as unknown as { default: SqliteDriverConstructor };
-    Database = module.default;
-  } catch (error) {
-    throw new StoreError('UNAVAILABLE', `The SQLite driver (better-sqlite3) could not be loaded: ${reason(error)}`, {
-      cause: error,
-    });
-  }
+  const Database = await loadSqliteDriver();
   let driver: SqliteDriver;
   try {
     driver = new Database(filename, { timeout: options.busyTimeoutMs });
@@ -65,6 +62,27 @@ export async function openSqliteDriver(filename: string, options: SqliteDriverOp
     });
   }
   return driver;
+}
+
+/**
+ * better-sqlite3's `Database` constructor, loaded on demand (a PostgreSQL deployment never loads the
+ * native SQLite module). Throws {@link StoreError} `UNAVAILABLE` when it cannot be loaded.
+ *
+ * @example
+ * ```ts
+ * const Database = await loadSqliteDriver();
+ * const driver = new Database('./toolshed.db', { timeout: 5000 });
+ * ```
+ */
+export async function loadSqliteDriver(): Promise<SqliteDriverConstructor> {
+  try {
+    const module = (await import('better-sqlite3')) as unknown as { default: SqliteDriverConstructor };
+    return module.default;
+  } catch (error) {
+    throw new StoreError('UNAVAILABLE', `The SQLite driver (better-sqlite3) could not be loaded: ${reason(error)}`, {
+      cause: error,
+    });
+  }
 }
 
 function reason(error: unknown): string {

@@ -1,6 +1,6 @@
 import { ToolResult } from '../core/tool-result.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
-import type { ToolRecord, ToolshedStore } from '../store/index.js';
+import type { AttachedTool, ToolRecord, ToolshedStore } from '../store/index.js';
 import { notFound } from './api-error.js';
 import type { ServerMetrics } from './server-metrics.js';
 import type { WorkspaceRegistries } from './workspace-registries.js';
@@ -34,18 +34,80 @@ export interface ToolView {
  * ```
  */
 export async function toolViewOf(context: ServerContext, workspaceId: string, agentId?: string): Promise<ToolView> {
-  let records: ToolRecord[];
-  const config: Record<string, Record<string, unknown>> = {};
+  // What the view is made of: the store's records (the same objects while its read cache holds them)
+  // and, for an agent, each attachment (tool and config) and whether it is the fallback set.
+  let sources: readonly object[];
   let includeExtra = true;
   if (agentId === undefined) {
-    records = await context.store.tools.list(workspaceId);
+    sources = await context.store.tools.list(workspaceId);
   } else {
     const list = await context.store.attachments.listAttachments(workspaceId, agentId);
-    records = list.tools.map((attached) => attached.tool);
-    for (const attached of list.tools) {
-      if (attached.config !== null) config[attached.tool.id] = attached.config;
-    }
+    sources = list.tools;
     includeExtra = list.fallback;
+  }
+  const memos = memosOf(context);
+  const key = `${workspaceId}\u0000${agentId ?? ''}`;
+  const memo = memos.get(key);
+  if (
+    memo !== undefined &&
+    memo.includeExtra === includeExtra &&
+    memo.view.registry === context.registries.peek(workspaceId) &&
+    sameItems(memo.sources, sources)
+  ) {
+    return memo.view;
+  }
+  const view = buildView(context, workspaceId, sources, agentId !== undefined, includeExtra);
+  if (memos.size >= MAX_VIEW_MEMOS) memos.clear();
+  memos.set(key, { sources, includeExtra, view });
+  return view;
+}
+
+/** Views kept per server at most; a full memo starts over. */
+const MAX_VIEW_MEMOS = 10_000;
+
+interface ViewMemo {
+  sources: readonly object[];
+  includeExtra: boolean;
+  view: ToolView;
+}
+
+/**
+ * The last view of each workspace and agent, reused while the store hands out the same records: a
+ * changed tool or attachment is a new object (the store's cache is dropped and reloaded), so a view
+ * built from the same objects is the same view. Saves rebuilding it for every call.
+ */
+const viewMemos = new WeakMap<ServerContext, Map<string, ViewMemo>>();
+
+function memosOf(context: ServerContext): Map<string, ViewMemo> {
+  let memos = viewMemos.get(context);
+  if (memos === undefined) {
+    memos = new Map();
+    viewMemos.set(context, memos);
+  }
+  return memos;
+}
+
+function sameItems(left: readonly object[], right: readonly object[]): boolean {
+  if (left.length !== right.length) return false;
+  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
+  return true;
+}
+
+function buildView(
+  context: ServerContext,
+  workspaceId: string,
+  sources: readonly object[],
+  attached: boolean,
+  includeExtra: boolean,
+): ToolView {
+  const config: Record<string, Record<string, unknown>> = {};
+  let records: ToolRecord[];
+  if (attached) {
+    const tools = sources as readonly AttachedTool[];
+    records = tools.map((item) => item.tool);
+    for (const item of tools) if (item.config !== null) config[item.tool.id] = item.config;
+  } else {
+    records = [...(sources as readonly ToolRecord[])];
   }
   const registry = context.registries.forTools(workspaceId, records);
   const names = new Set(records.map((record) => record.id));

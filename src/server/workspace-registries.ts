@@ -70,6 +70,11 @@ export class WorkspaceRegistries {
     return entry.registry;
   }
 
+  /** The workspace's registry if it has one yet (without creating it or registering anything). */
+  peek(workspaceId: string): ToolRegistry | undefined {
+    return this.#entries.get(workspaceId)?.registry;
+  }
+
   /** Forget a workspace's registry (after it was deleted). */
   drop(workspaceId: string): void {
     this.#entries.delete(workspaceId);

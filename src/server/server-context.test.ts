@@ -1,0 +1,47 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createBuiltins } from '../builtins/index.js';
+import { createStore, type ToolshedStore } from '../store/index.js';
+import { type ServerContext, toolViewOf } from './server-context.js';
+import { ServerMetrics } from './server-metrics.js';
+import { WorkspaceRegistries } from './workspace-registries.js';
+
+let store: ToolshedStore;
+let context: ServerContext;
+
+beforeEach(async () => {
+  store = await createStore(':memory:');
+  await store.migrate();
+  await store.tools.upsertBuiltins(createBuiltins());
+  await store.workspaces.create({ id: 'acme', name: 'Acme' });
+  context = { store, registries: new WorkspaceRegistries({ store }), metrics: new ServerMetrics(), env: {} };
+});
+
+afterEach(() => store.close());
+
+describe('toolViewOf', () => {
+  it('reuses a view while its tools and attachments are unchanged, and rebuilds it when they change', async () => {
+    const agent = await store.agents.create('acme', { name: 'reader' });
+    const fallback = await toolViewOf(context, 'acme', agent.id);
+    expect(fallback.names.has('calculator')).toBe(true);
+    expect(await toolViewOf(context, 'acme', agent.id)).toBe(fallback);
+
+    await store.attachments.attach('acme', agent.id, 'read_file', { max_bytes: 64 });
+    const attached = await toolViewOf(context, 'acme', agent.id);
+    expect(attached).not.toBe(fallback);
+    expect([...attached.names]).toEqual(['read_file']);
+    expect(attached.config).toEqual({ read_file: { max_bytes: 64 } });
+    expect(await toolViewOf(context, 'acme', agent.id)).toBe(attached);
+
+    await store.attachments.detach('acme', agent.id, 'read_file');
+    expect((await toolViewOf(context, 'acme', agent.id)).names.has('calculator')).toBe(true);
+  });
+
+  it('rebuilds a workspace view once its registry was dropped', async () => {
+    const before = await toolViewOf(context, 'acme');
+    expect(await toolViewOf(context, 'acme')).toBe(before);
+    context.registries.drop('acme');
+    const after = await toolViewOf(context, 'acme');
+    expect(after).not.toBe(before);
+    expect(after.registry).toBe(context.registries.peek('acme'));
+  });
+});

@@ -1,8 +1,8 @@
 import type { Insertable, SqliteStatement } from 'kysely';
 import { describeValue } from '../core/define-tool.js';
 import type { ToolCallsTable } from './database.js';
+import { JournaledCallLog } from './journaled-call-log.js';
 import { nowIso, toolCallRecordOf } from './row-mapping.js';
-import { JournaledCallLog } from './sqlite/journaled-call-log.js';
 import type { SqliteDriver } from './sqlite/sqlite-driver.js';
 import { sqliteDriverOf } from './sqlite/sqlite-store-dialect.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';

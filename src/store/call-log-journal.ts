@@ -1,5 +1,5 @@
 import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
-import type { SqliteDriver, SqliteDriverConstructor } from './sqlite-driver.js';
+import type { SqliteDriver, SqliteDriverConstructor } from './sqlite/sqlite-driver.js';
 
 /**
  * The append-only file a SQLite store's call log is written to first (`<database>-calls`), and the

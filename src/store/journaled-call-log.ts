@@ -1,9 +1,9 @@
 import type { Insertable, SqliteStatement } from 'kysely';
-import type { ToolCallsTable } from '../database.js';
-import type { StoreContext } from '../store-context.js';
-import { TOOL_CALL_STATUSES, type ToolCallRecord, type ToolCallStatus } from '../store-records.js';
 import { CallLogJournal } from './call-log-journal.js';
-import { loadSqliteDriver, type SqliteDriver } from './sqlite-driver.js';
+import type { ToolCallsTable } from './database.js';
+import { loadSqliteDriver, type SqliteDriver } from './sqlite/sqlite-driver.js';
+import type { StoreContext } from './store-context.js';
+import { TOOL_CALL_STATUSES, type ToolCallRecord, type ToolCallStatus } from './store-records.js';
 
 /** Ids reserved at a time: one small transaction per this many calls. */
 const ID_BLOCK = 10_000;

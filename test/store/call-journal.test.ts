@@ -109,7 +109,7 @@ describe('the call journal', () => {
       [
         `import { createStore } from ${JSON.stringify(storeModule)};`,
         `const store = await createStore(${JSON.stringify(databaseFile)}, { callJournal: true });`,
-        "const records = await Promise.all([1, 2, 3, 4, 5].map((n) => store.toolCalls.record('acme', { toolId: `tool_${n}`, status: 'success', durationMs: n })));",
+        "const records = await Promise.all([1, 2, 3, 4, 5].map((n) => store.toolCalls.record('acme', { toolId: 'tool_' + n, status: 'success', durationMs: n })));",
         'process.stdout.write(JSON.stringify(records.map((record) => record.id)) + "\\n");',
         'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);',
       ].join('\n'),

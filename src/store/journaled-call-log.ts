@@ -11,8 +11,15 @@ const ID_BLOCK = 10_000;
 const ROWS_PER_STATEMENT = 200;
 /** How long an appended call may wait before it is copied into `tool_calls`, in milliseconds. */
 const DRAIN_DELAY_MS = 10;
+/** The longest wait between attempts while copies keep failing (the database is locked, full...). */
+const MAX_RETRY_DELAY_MS = 1000;
 /** The journal is emptied once it holds this many bytes and every line in it is copied. */
 const CLEAR_AT_BYTES = 1 << 20;
+/**
+ * Calls journaled but not copied that are kept in memory at most: past it, while copies fail, new
+ * calls are refused with the copy's error, as they would be without the journal.
+ */
+export const MAX_UNCOPIED_CALLS = 50_000;
 
 /** A call as a journal line: `[id, workspace, agent, tool, status, errorCode, durationMs, createdAt]`. */
 type JournalRow = [number, string, string | null, string, ToolCallStatus, string | null, number, string];
@@ -57,6 +64,9 @@ export class JournaledCallLog {
   #undrained: JournalRow[] = [];
   #journalBytes = 0;
   #drainTimer: NodeJS.Timeout | undefined;
+  /** The error of the last copy, while copies fail; `undefined` once one succeeds. */
+  #copyError: unknown;
+  #retryDelayMs = DRAIN_DELAY_MS;
   #closed = false;
 
   private constructor(context: StoreContext, driver: SqliteDriver, journal: CallLogJournal) {
@@ -85,6 +95,9 @@ export class JournaledCallLog {
   /** Journal one call (validated by the caller); resolves with its record once the line is written. */
   record(values: Insertable<ToolCallsTable>): Promise<ToolCallRecord> {
     if (this.#closed) return Promise.reject(new Error('The store is closed; the call was not logged.'));
+    if (this.#copyError !== undefined && this.#undrained.length >= MAX_UNCOPIED_CALLS) {
+      return Promise.reject(this.#copyError);
+    }
     if (this.#nextId > this.#lastId) return this.#reserve().then(() => this.record(values));
     const row: JournalRow = [
       this.#nextId++,
@@ -151,10 +164,13 @@ export class JournaledCallLog {
     this.#drainTimer = setTimeout(() => {
       this.#drainTimer = undefined;
       this.drain().catch((error: unknown) => {
+        // Each failure is reported and the next attempt waits twice as long, up to a second; the
+        // calls stay in the journal meanwhile.
         this.#context.options.onError(error);
+        this.#retryDelayMs = Math.min(this.#retryDelayMs * 2, MAX_RETRY_DELAY_MS);
         this.#scheduleDrain();
       });
-    }, DRAIN_DELAY_MS);
+    }, this.#retryDelayMs);
     // An exit without close() loses nothing: the next owner copies the journal.
     this.#drainTimer.unref();
   }
@@ -168,8 +184,11 @@ export class JournaledCallLog {
       this.#insert(rows);
     } catch (error) {
       this.#undrained = rows.concat(this.#undrained);
+      this.#copyError = error;
       throw error;
     }
+    this.#copyError = undefined;
+    this.#retryDelayMs = DRAIN_DELAY_MS;
     // Every line in the journal is a copied row now (appends run in turns of their own).
     if (this.#journalBytes >= CLEAR_AT_BYTES) {
       this.#journal.clear();

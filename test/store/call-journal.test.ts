@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createStore, type ToolshedStore } from '../../src/store/index.js';
+import { MAX_UNCOPIED_CALLS } from '../../src/store/journaled-call-log.js';
 
 // The SQLite call journal (`callJournal: true`, what `toolshed serve` uses): a call is acknowledged
 // once its line is in `<database>-calls`, and reaches `tool_calls` shortly after, before any read of
@@ -201,6 +202,36 @@ describe('the call journal', () => {
     await store.toolCalls.flush();
     expect(loggedRows()).toEqual([[kept?.id, 'acme', 'kept_tool']]);
   });
+
+  it('keeps journaled calls while copies fail, says why, and copies them once it can', async () => {
+    // Every insert into tool_calls fails, as on a full disk.
+    const blocker = new Database(databaseFile);
+    blocker.exec(
+      "create trigger refuse_calls before insert on tool_calls begin select raise(abort, 'disk is full'); end",
+    );
+    const errors: unknown[] = [];
+    const store = await open({ callJournal: true, onError: (error) => errors.push(error) });
+    const record = await store.toolCalls.record('acme', call('calculator'));
+    expect(journalLines()).toHaveLength(1);
+    await expect(store.toolCalls.listRecent('acme')).rejects.toThrow('disk is full');
+    await vi.waitFor(() => expect(errors.map(String)).toContain('SqliteError: disk is full'), { timeout: 2000 });
+
+    // Past the limit, new calls are refused with the reason instead of piling up in memory.
+    const waiting = await Promise.allSettled(
+      Array.from({ length: MAX_UNCOPIED_CALLS }, () => store.toolCalls.record('acme', call('calculator'))),
+    );
+    expect(waiting.every((outcome) => outcome.status === 'fulfilled')).toBe(true);
+    await expect(store.toolCalls.listRecent('acme')).rejects.toThrow('disk is full');
+    await expect(store.toolCalls.record('acme', call('refused_tool'))).rejects.toThrow('disk is full');
+
+    blocker.exec('drop trigger refuse_calls');
+    blocker.close();
+    const recent = await store.toolCalls.listRecent('acme', { limit: 1 });
+    expect(recent[0]?.id).toBe(record.id + MAX_UNCOPIED_CALLS);
+    expect(loggedRows()).toHaveLength(MAX_UNCOPIED_CALLS + 1);
+    expect(loggedRows().some(([, , tool]) => tool === 'refused_tool')).toBe(false);
+    await store.toolCalls.record('acme', call('after_tool'));
+  }, 30_000);
 
   it('copies everything and lets the journal go at close, for the next store to take', async () => {
     const first = await open();

@@ -16,5 +16,12 @@ export default defineConfig({
     sourcemap: false,
     // The whole app is one chunk, gzip-checked by test/web/bundle-size.test.ts.
     chunkSizeWarningLimit: 1500,
+    rollupOptions: {
+      treeshake: {
+        // @rjsf/core's index imports its test registry, which imports the Ajv validator the catalog does
+        // not use (web/src/schema-validator.ts); neither has side effects, so unused parts are dropped.
+        moduleSideEffects: (id) => !/[\\/]node_modules[\\/](@rjsf[\\/]validator-ajv8|ajv|ajv-formats)[\\/]/.test(id),
+      },
+    },
   },
 });

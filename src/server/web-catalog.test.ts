@@ -53,6 +53,8 @@ describe('the web catalog', () => {
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['content-security-policy']).toContain("default-src 'self'");
     expect(response.headers['content-security-policy']).toContain("connect-src 'self'");
+    expect(response.headers['content-security-policy']).toContain("script-src 'self';");
+    expect(response.headers['content-security-policy']).not.toContain('unsafe-eval');
     expect(response.body).toBe(INDEX);
     expect((await get('/index.html')).body).toBe(INDEX);
   });

@@ -73,9 +73,11 @@ describe('the web catalog in a real browser', () => {
     await page.getByLabel('Search tools').fill('');
     await page.getByLabel('Category').selectOption('filesystem');
     await page.getByText(/^\d+ tools$/).waitFor();
-    await page.waitForFunction(
-      `[...document.querySelectorAll('.tool-card .badge')].every((badge) => badge.textContent === 'filesystem')`,
-    );
+    await expect
+      .poll(async () =>
+        (await page.locator('.tool-card .badge').allTextContents()).every((text) => text === 'filesystem'),
+      )
+      .toBe(true);
     expect(await tools.filter({ hasText: 'read_file' }).count()).toBe(1);
     expect(await tools.filter({ hasText: 'calculator' }).count()).toBe(0);
     await page.getByLabel('Category').selectOption('');
@@ -103,9 +105,7 @@ describe('the web catalog in a real browser', () => {
       ['MCP', '"inputSchema"'],
     ] as const) {
       await page.getByRole('tab', { name: tab }).click();
-      await page.waitForFunction(
-        `document.querySelector('[data-testid="export-json"]')?.textContent.includes(${JSON.stringify(marker)})`,
-      );
+      await page.getByTestId('export-json').filter({ hasText: marker }).waitFor();
     }
 
     await page.getByRole('button', { name: 'Run tool' }).click();
@@ -167,9 +167,7 @@ describe('the web catalog in a real browser', () => {
     expect(await page.getByTestId('attached-count').textContent()).toBe('1 attached tool.');
     const attached = page.getByRole('table', { name: 'Attached tools' });
     expect(await attached.textContent()).toContain('{"precision":3}');
-    await page.waitForFunction(
-      `document.querySelector('[data-testid="prompt-docs"]')?.textContent.includes('calculator')`,
-    );
+    await page.getByTestId('prompt-docs').filter({ hasText: 'calculator' }).waitFor();
     await shoot('agent-page');
 
     await page.getByRole('button', { name: 'Detach calculator' }).click();

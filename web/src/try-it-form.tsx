@@ -1,9 +1,9 @@
 import Form, { type IChangeEvent } from '@rjsf/core';
 import type { RJSFValidationError, UiSchema } from '@rjsf/utils';
-import validator from '@rjsf/validator-ajv8';
 import { useState } from 'react';
 import { ApiFailure } from './api-client.js';
 import type { Agent, ToolResultBody } from './api-types.js';
+import { InterpretingValidator } from './schema-validator.js';
 import { useApi, useSession } from './session.js';
 import { ErrorState } from './states.js';
 import { ToolResultView } from './tool-result-view.js';
@@ -11,6 +11,9 @@ import { ToolResultView } from './tool-result-view.js';
 type Arguments = Record<string, unknown>;
 
 const UI_SCHEMA: UiSchema = { 'ui:submitButtonOptions': { submitText: 'Run tool' } };
+
+/** Validates without code generated at run time: the page's CSP has no 'unsafe-eval'. */
+const VALIDATOR = new InterpretingValidator<Arguments>();
 
 /**
  * The "try it" form of a tool, generated from its JSON Schema by rjsf: it validates the arguments in
@@ -65,7 +68,7 @@ export function TryItForm(props: { toolId: string; schema: Record<string, unknow
       <Form<Arguments>
         schema={props.schema}
         uiSchema={UI_SCHEMA}
-        validator={validator}
+        validator={VALIDATOR}
         formData={formData}
         onChange={(event) => setFormData(event.formData ?? {})}
         onSubmit={run}
@@ -85,7 +88,7 @@ export function TryItForm(props: { toolId: string; schema: Record<string, unknow
   );
 }
 
-/** Ajv's messages, phrased for the person at the form. */
+/** The validator's messages, phrased for the person at the form. */
 function friendlier(errors: RJSFValidationError[]): RJSFValidationError[] {
   return errors.map((error) => (error.name === 'required' ? { ...error, message: 'This field is required.' } : error));
 }

@@ -101,13 +101,13 @@ function buildView(
   includeExtra: boolean,
 ): ToolView {
   const config: Record<string, Record<string, unknown>> = {};
-  let records: ToolRecord[];
+  let records: readonly ToolRecord[];
   if (attached) {
     const tools = sources as readonly AttachedTool[];
     records = tools.map((item) => item.tool);
     for (const item of tools) if (item.config !== null) config[item.tool.id] = item.config;
   } else {
-    records = [...(sources as readonly ToolRecord[])];
+    records = sources as readonly ToolRecord[];
   }
   const registry = context.registries.forTools(workspaceId, records);
   const names = new Set(records.map((record) => record.id));

@@ -82,6 +82,17 @@ export interface ToolCallsTable {
   created_at: TimestampColumn;
 }
 
+/** A call's `tool_calls` columns as the store writes them, before its id is known. */
+export interface ToolCallValues {
+  workspace_id: string;
+  agent_id: string | null;
+  tool_id: string;
+  status: string;
+  error_code: string | null;
+  duration_ms: number;
+  created_at: string;
+}
+
 /** `approvals`: calls waiting for, or past, a person's decision. */
 export interface ApprovalsTable {
   id: string;

@@ -1,6 +1,7 @@
-import type { Insertable, SqliteStatement } from 'kysely';
+import type { SqliteStatement } from 'kysely';
 import { CallLogJournal } from './call-log-journal.js';
-import type { ToolCallsTable } from './database.js';
+import type { ToolCallValues } from './database.js';
+import { toolCallRecordOf } from './row-mapping.js';
 import { loadSqliteDriver, type SqliteDriver } from './sqlite/sqlite-driver.js';
 import type { StoreContext } from './store-context.js';
 import { TOOL_CALL_STATUSES, type ToolCallRecord, type ToolCallStatus } from './store-records.js';
@@ -25,6 +26,7 @@ export const MAX_UNCOPIED_CALLS = 50_000;
 type JournalRow = [number, string, string | null, string, ToolCallStatus, string | null, number, string];
 
 interface Appending {
+  values: ToolCallValues;
   row: JournalRow;
   resolve(record: ToolCallRecord): void;
   reject(error: unknown): void;
@@ -93,7 +95,7 @@ export class JournaledCallLog {
   }
 
   /** Journal one call (validated by the caller); resolves with its record once the line is written. */
-  record(values: Insertable<ToolCallsTable>): Promise<ToolCallRecord> {
+  record(values: ToolCallValues): Promise<ToolCallRecord> {
     if (this.#closed) return Promise.reject(new Error('The store is closed; the call was not logged.'));
     if (this.#copyError !== undefined && this.#undrained.length >= MAX_UNCOPIED_CALLS) {
       return Promise.reject(this.#copyError);
@@ -102,15 +104,15 @@ export class JournaledCallLog {
     const row: JournalRow = [
       this.#nextId++,
       values.workspace_id,
-      values.agent_id ?? null,
+      values.agent_id,
       values.tool_id,
       values.status as ToolCallStatus,
-      values.error_code ?? null,
+      values.error_code,
       values.duration_ms,
-      values.created_at as string,
+      values.created_at,
     ];
     return new Promise<ToolCallRecord>((resolve, reject) => {
-      this.#appending.push({ row, resolve, reject });
+      this.#appending.push({ values, row, resolve, reject });
       if (this.#appendScheduled) return;
       this.#appendScheduled = true;
       // After the other requests that are ready in this turn of the event loop: one write for all.
@@ -152,9 +154,9 @@ export class JournaledCallLog {
       return;
     }
     this.#journalBytes += text.length;
-    for (const { row, resolve } of batch) {
+    for (const { values, row, resolve } of batch) {
       this.#undrained.push(row);
-      resolve(recordOf(row));
+      resolve(toolCallRecordOf({ id: row[0], ...values }));
     }
     this.#scheduleDrain();
   }
@@ -289,19 +291,6 @@ export class JournaledCallLog {
       );
     }
   }
-}
-
-function recordOf(row: JournalRow): ToolCallRecord {
-  return {
-    id: row[0],
-    workspaceId: row[1],
-    agentId: row[2],
-    toolId: row[3],
-    status: row[4],
-    errorCode: row[5],
-    durationMs: row[6],
-    createdAt: row[7],
-  };
 }
 
 /** A journal line as a row, or `undefined` when it is not one (a torn last line, damage). */

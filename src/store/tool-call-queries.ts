@@ -1,6 +1,6 @@
-import type { Insertable, SqliteStatement } from 'kysely';
+import type { SqliteStatement } from 'kysely';
 import { describeValue } from '../core/define-tool.js';
-import type { ToolCallsTable } from './database.js';
+import type { ToolCallValues } from './database.js';
 import { JournaledCallLog } from './journaled-call-log.js';
 import { nowIso, toolCallRecordOf } from './row-mapping.js';
 import type { SqliteDriver } from './sqlite/sqlite-driver.js';
@@ -23,7 +23,7 @@ const MAX_BATCH = 200;
 
 /** A call waiting in {@link ToolCallQueries.record}'s queue for its batch to commit. */
 interface PendingCall {
-  values: Insertable<ToolCallsTable>;
+  values: ToolCallValues;
   resolve(record: ToolCallRecord): void;
   reject(error: unknown): void;
 }
@@ -76,7 +76,7 @@ export class ToolCallQueries implements StoreToolCalls {
       );
     }
     const createdAt = call.createdAt === undefined ? nowIso() : isoTimestamp(call.createdAt);
-    const values = {
+    const values: ToolCallValues = {
       workspace_id: workspace,
       agent_id: agentId,
       tool_id: toolId,
@@ -187,17 +187,7 @@ export class ToolCallQueries implements StoreToolCalls {
       .execute(async () => (prepared.all(parameters) as Array<{ id: number }>).map((row) => row.id));
     ids.sort((left, right) => left - right);
     batch.forEach((pending, index) => {
-      const { values } = pending;
-      pending.resolve({
-        id: ids[index] as number,
-        workspaceId: values.workspace_id,
-        agentId: values.agent_id ?? null,
-        toolId: values.tool_id,
-        status: values.status as ToolCallStatus,
-        errorCode: values.error_code ?? null,
-        durationMs: values.duration_ms,
-        createdAt: values.created_at as string,
-      });
+      pending.resolve(toolCallRecordOf({ id: ids[index] as number, ...pending.values }));
     });
   }
 

@@ -108,6 +108,19 @@ export interface ApprovalsTable {
 }
 
 /**
+ * `secrets`: each workspace's named secrets for its REST tools. `value_encrypted` is AES-256-GCM
+ * ciphertext (see `secret-cipher.ts`); the plaintext is never stored.
+ */
+export interface SecretsTable {
+  workspace_id: string;
+  /** Like an environment variable name: `^[A-Za-z_][A-Za-z0-9_]{0,127}$`. */
+  name: string;
+  value_encrypted: ColumnType<Uint8Array, Uint8Array, Uint8Array>;
+  created_at: TimestampColumn;
+  updated_at: TimestampColumn;
+}
+
+/**
  * The Kysely schema of the store: one property per table, SQL column names as in the database-backed
  * registry design (`parameters_schema`, `handler_key`, ...).
  *
@@ -125,4 +138,5 @@ export interface Database {
   files: FilesTable;
   tool_calls: ToolCallsTable;
   approvals: ApprovalsTable;
+  secrets: SecretsTable;
 }

@@ -1,7 +1,7 @@
 /**
  * toolshed/store — the service's database: workspaces, API tokens, tools, agents and their tool
- * attachments, the virtual filesystem, the call log and approvals, on SQLite (better-sqlite3) or
- * PostgreSQL (pg), through Kysely. Node-only: import it from this subpath, never from the root entry.
+ * attachments, the virtual filesystem, the call log, approvals and workspace secrets, on SQLite
+ * (better-sqlite3) or PostgreSQL (pg), through Kysely. Node-only: import it from this subpath, never from the root entry.
  * The query classes, dialects and change feeds behind `createStore` are internal and not exported.
  */
 
@@ -14,6 +14,7 @@ export type {
   Database,
   FilesTable,
   NullableTimestampColumn,
+  SecretsTable,
   TimestampColumn,
   ToolCallsTable,
   ToolsTable,
@@ -22,6 +23,7 @@ export type {
 export { MAX_DATABASE_FILE_BYTES } from './database-file-backend.js';
 export { createPostgresStore } from './postgres/create-postgres-store.js';
 export { CHANGE_CHANNEL } from './postgres/postgres-change-feed.js';
+export { SECRET_KEY_ENV, SECRET_KEY_FILE_SUFFIX } from './secret-key.js';
 export { createSqliteStore } from './sqlite/create-sqlite-store.js';
 export { StoreConflictError } from './store-conflict-error.js';
 export type { StoreErrorCode } from './store-error.js';
@@ -38,6 +40,8 @@ export type {
   AttachedTool,
   CreatedApiToken,
   MigrationReport,
+  SecretRecord,
+  SetSecretResult,
   StoreChange,
   StoreChangeKind,
   StoreChangeListener,
@@ -50,13 +54,14 @@ export type {
   WorkspaceRecord,
 } from './store-records.js';
 export { TOOL_CALL_STATUSES } from './store-records.js';
-export { RESOURCE_ID_PATTERN, STORE_LIMITS } from './store-validation.js';
+export { RESOURCE_ID_PATTERN, SECRET_NAME_PATTERN, STORE_LIMITS } from './store-validation.js';
 export { StoreValidationError } from './store-validation-error.js';
 export type {
   BuiltinToolSpec,
   RecentToolCallsOptions,
   StoreAgents,
   StoreAttachments,
+  StoreSecrets,
   StoreTokens,
   StoreToolCalls,
   StoreTools,

@@ -8,6 +8,8 @@ import { DatabaseApprovalStore } from './database-approval-store.js';
 import { DatabaseFileBackend } from './database-file-backend.js';
 import { MIGRATION_TABLES, ToolshedMigrationProvider } from './migrations/toolshed-migration-provider.js';
 import { dropForChange, readCachesOf } from './read-cache.js';
+import type { SecretKeyring } from './secret-key.js';
+import { SecretQueries } from './secret-queries.js';
 import type { StoreContext } from './store-context.js';
 import type { StoreDialect } from './store-dialect.js';
 import { StoreError } from './store-error.js';
@@ -19,6 +21,7 @@ import { ToolQueries } from './tool-queries.js';
 import type {
   StoreAgents,
   StoreAttachments,
+  StoreSecrets,
   StoreTokens,
   StoreToolCalls,
   StoreTools,
@@ -30,12 +33,14 @@ import { WorkspaceQueries } from './workspace-queries.js';
 
 /**
  * The {@link ToolshedStore} both dialects share: all queries live here and in the query classes it
- * composes; a {@link StoreDialect} and a {@link ChangeFeed} supply what differs. Made by
- * `createSqliteStore` and `createPostgresStore` (or {@link createStore}).
+ * composes; a {@link StoreDialect} and a {@link ChangeFeed} supply what differs, and a
+ * {@link SecretKeyring} the key of workspace secrets. Made by `createSqliteStore` and
+ * `createPostgresStore` (or {@link createStore}).
  *
  * @example
  * ```ts
- * const store = new KyselyToolshedStore(new SqliteStoreDialect(driver), new SqliteChangeFeed(onError), resolveStoreOptions());
+ * const keys = new SecretKeyring({ kind: 'ephemeral' });
+ * const store = new KyselyToolshedStore(new SqliteStoreDialect(driver), new SqliteChangeFeed(onError), resolveStoreOptions(), keys);
  * await store.migrate();
  * ```
  */
@@ -46,13 +51,14 @@ export class KyselyToolshedStore implements ToolshedStore {
   readonly agents: StoreAgents;
   readonly attachments: StoreAttachments;
   readonly toolCalls: StoreToolCalls;
+  readonly secrets: StoreSecrets;
   readonly #dialect: StoreDialect;
   readonly #feed: ChangeFeed;
   readonly #toolCalls: ToolCallQueries;
   readonly #context: StoreContext;
   #closing: Promise<void> | undefined;
 
-  constructor(dialect: StoreDialect, feed: ChangeFeed, options: ResolvedStoreOptions) {
+  constructor(dialect: StoreDialect, feed: ChangeFeed, options: ResolvedStoreOptions, keys: SecretKeyring) {
     this.#dialect = dialect;
     this.#feed = feed;
     this.#context = {
@@ -70,6 +76,7 @@ export class KyselyToolshedStore implements ToolshedStore {
     this.attachments = new AttachmentQueries(this.#context);
     this.#toolCalls = new ToolCallQueries(this.#context);
     this.toolCalls = this.#toolCalls;
+    this.secrets = new SecretQueries(this.#context, keys);
   }
 
   get dialect(): StoreDialectName {

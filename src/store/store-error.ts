@@ -8,8 +8,16 @@ const marker = Symbol.for('toolshed.storeError');
  * - `VALIDATION` — an argument is malformed: a bad id, a config that is not an object or is over the size limit.
  * - `MIGRATION_FAILED` — a schema migration failed; the database is left at the last migration that succeeded.
  * - `UNAVAILABLE` — the database cannot be opened or reached.
+ * - `SECRET_KEY` — the key of workspace secrets is malformed, missing (PostgreSQL without
+ *   `TOOLSHED_SECRET_KEY`), exposed (a key file others may read), or not the key a secret was stored with.
  */
-export type StoreErrorCode = 'CONFLICT' | 'NOT_FOUND' | 'VALIDATION' | 'MIGRATION_FAILED' | 'UNAVAILABLE';
+export type StoreErrorCode =
+  | 'CONFLICT'
+  | 'NOT_FOUND'
+  | 'VALIDATION'
+  | 'MIGRATION_FAILED'
+  | 'UNAVAILABLE'
+  | 'SECRET_KEY';
 
 /**
  * Base class of every error the store throws on purpose; any other error is a database failure.

@@ -1,3 +1,5 @@
+import { parseSecretKey, SECRET_KEY_ENV } from './secret-key.js';
+
 /** Settings of {@link createStore}. Every field is optional. */
 export interface StoreOptions {
   /**
@@ -26,6 +28,14 @@ export interface StoreOptions {
    */
   callJournal?: boolean;
   /**
+   * The key that encrypts workspace secrets: 32 bytes as base64 or hex (`openssl rand -base64 32`).
+   * Default: the `TOOLSHED_SECRET_KEY` environment variable; an empty string means no key. Without
+   * one, a SQLite file keeps a key of its own in `<database>-secret.key` (mode 0600, made when the first
+   * secret is stored), `:memory:` uses a random key, and PostgreSQL refuses to store or read secrets.
+   * A malformed key fails `createStore` with {@link StoreError} `SECRET_KEY`.
+   */
+  secretKey?: string;
+  /**
    * Called with errors nobody else can receive: a change listener that threw, or the PostgreSQL
    * listener losing its connection (it reconnects). Default: `process.emitWarning`.
    */
@@ -39,12 +49,14 @@ export interface ResolvedStoreOptions {
   poolSize: number;
   busyTimeoutMs: number;
   callJournal: boolean;
+  /** The parsed secret key, or `undefined` when none was given. */
+  secretKey: Buffer | undefined;
   onError: (error: unknown) => void;
 }
 
 /**
  * Fill in the defaults of {@link StoreOptions}, refusing (`RangeError`) sizes and timeouts that are
- * not positive whole numbers.
+ * not positive whole numbers, and ({@link StoreError} `SECRET_KEY`) a malformed secret key.
  *
  * @example
  * ```ts
@@ -68,8 +80,16 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedStoreOp
     poolSize,
     busyTimeoutMs,
     callJournal: options.callJournal === true,
+    secretKey: secretKeyOf(options.secretKey),
     onError: options.onError ?? warn,
   };
+}
+
+function secretKeyOf(option: string | undefined): Buffer | undefined {
+  const fromEnvironment = option === undefined;
+  const text = fromEnvironment ? process.env[SECRET_KEY_ENV] : option;
+  if (text === undefined || text.trim() === '') return undefined;
+  return parseSecretKey(text, fromEnvironment ? SECRET_KEY_ENV : 'The secretKey option');
 }
 
 function warn(error: unknown): void {

@@ -140,6 +140,22 @@ export interface ApprovalRecord {
   decidedAt: string | null;
 }
 
+/** A workspace secret as the store shows it: its name and dates, never its value. */
+export interface SecretRecord {
+  /** Like an environment variable name: `^[A-Za-z_][A-Za-z0-9_]{0,127}$`. */
+  name: string;
+  /** ISO-8601, when it was first stored. */
+  createdAt: string;
+  /** ISO-8601, when its value was last set. */
+  updatedAt: string;
+}
+
+/** What `secrets.set` did: the secret's record, and whether it is new. */
+export interface SetSecretResult extends SecretRecord {
+  /** True when the workspace had no secret of that name before. */
+  created: boolean;
+}
+
 /** What changed, as delivered to `onChange` listeners (and, on PostgreSQL, to other processes). */
 export type StoreChangeKind = 'workspace' | 'tool' | 'agent' | 'attachment' | 'approval' | 'token' | 'resync';
 

@@ -15,7 +15,12 @@ export const STORE_LIMITS = Object.freeze({
   nameChars: 200,
   /** Most calls `toolCalls.listRecent` returns. */
   recentCalls: 500,
+  /** Bytes of UTF-8 of a workspace secret's value. */
+  secretValueBytes: 8 * 1024,
 });
+
+/** Names of workspace secrets: like environment variable names, 1-128 characters. */
+export const SECRET_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /** Ids of workspaces, agents, tokens and approvals: 1-64 letters, digits, `_`, `.`, `-`, not starting with a sign. */
 export const RESOURCE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

@@ -12,6 +12,8 @@ import type {
   AttachedTool,
   CreatedApiToken,
   MigrationReport,
+  SecretRecord,
+  SetSecretResult,
   StoreChangeListener,
   StoreDialectName,
   TokenIdentity,
@@ -168,6 +170,38 @@ export interface StoreToolCalls {
 }
 
 /**
+ * Each workspace's named secrets, for its REST tools (`auth: {type: bearer, secret: NAME}`). Values are
+ * encrypted at rest with AES-256-GCM under the server's key (`TOOLSHED_SECRET_KEY`, or on SQLite the
+ * `<database>-secret.key` file); listings show names and dates only.
+ *
+ * @example
+ * ```ts
+ * await store.secrets.set('acme', 'COMPANY_API_TOKEN', 'tok_live_123'); // { name, createdAt, updatedAt, created: true }
+ * await store.secrets.list('acme'); // [{ name: 'COMPANY_API_TOKEN', createdAt: '...', updatedAt: '...' }]
+ * await store.secrets.delete('acme', 'COMPANY_API_TOKEN'); // true
+ * ```
+ */
+export interface StoreSecrets {
+  /**
+   * Store `value` under `name` in the workspace, replacing any value it had. Throws
+   * {@link StoreValidationError} for a name outside `^[A-Za-z_][A-Za-z0-9_]{0,127}$` or a value that is
+   * not a non-empty string of at most 8 KiB, {@link StoreNotFoundError} for an unknown workspace, and
+   * {@link StoreError} `SECRET_KEY` when there is no usable key.
+   */
+  set(workspaceId: string, name: string, value: string): Promise<SetSecretResult>;
+  /** The workspace's secrets, sorted by name: names and dates, never values. */
+  list(workspaceId: string): Promise<SecretRecord[]>;
+  /** Delete a secret of the workspace; false when it had none of that name. */
+  delete(workspaceId: string, name: string): Promise<boolean>;
+  /**
+   * The plaintext of a secret, or `undefined` when the workspace has none of that name. For the server
+   * building a request only: never send it to a client, a log or a model. Throws {@link StoreError}
+   * `SECRET_KEY` when the value was stored with another key, is damaged, or there is no key.
+   */
+  reveal(workspaceId: string, name: string): Promise<string | undefined>;
+}
+
+/**
  * The registry's {@link ApprovalStore} for one workspace, plus the decision step of the REST API.
  * `take` is atomic: of any number of concurrent takers exactly one gets the approval.
  */
@@ -189,7 +223,7 @@ export interface WorkspaceApprovalStore extends ApprovalStore {
 
 /**
  * The service's database: workspaces, tokens, tools, agents and their attachments, the virtual
- * filesystem, the call log and approvals, over SQLite or PostgreSQL.
+ * filesystem, the call log, approvals and workspace secrets, over SQLite or PostgreSQL.
  *
  * Every method takes the workspace it acts for and never shows or touches another workspace's rows:
  * an id of another workspace behaves exactly like an id that does not exist. Every method that
@@ -219,6 +253,7 @@ export interface ToolshedStore {
   readonly agents: StoreAgents;
   readonly attachments: StoreAttachments;
   readonly toolCalls: StoreToolCalls;
+  readonly secrets: StoreSecrets;
   /** The workspace's virtual filesystem, for the file built-ins. */
   files(workspaceId: string): FileBackend;
   /** The workspace's approvals, to pass to a `ToolRegistry` as `approvals`. */

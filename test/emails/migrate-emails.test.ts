@@ -74,7 +74,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         store = await createStore(database.url, { notifications: false });
       }
       await migrateTo0002(store.db as Kysely<unknown>, dialect);
-      expect(await store.migrate()).toEqual({ applied: ['0003_emails_by_inbox', '0004_emails_search_file'] });
+      expect(await store.migrate()).toEqual({
+        applied: ['0003_emails_by_inbox', '0004_emails_search_file', '0005_secrets'],
+      });
       const emails = new EmailStore(store.db, store.dialect);
 
       expect(await emails.count()).toBe(4);

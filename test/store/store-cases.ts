@@ -70,7 +70,21 @@ const BUILTINS: BuiltinToolSpec[] = [
   },
 ];
 
-const TABLES = ['agent_tools', 'agents', 'api_tokens', 'approvals', 'files', 'tool_calls', 'tools', 'workspaces'];
+const TABLES = [
+  'agent_tools',
+  'agents',
+  'api_tokens',
+  'approvals',
+  'files',
+  'secrets',
+  'tool_calls',
+  'tools',
+  'workspaces',
+];
+
+/** The key of workspace secrets the suite's stores use (another test key: {@link OTHER_SECRET_KEY}). */
+const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+const OTHER_SECRET_KEY = Buffer.alloc(32, 9).toString('hex');
 const encode = (text: string) => new TextEncoder().encode(text);
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
@@ -250,7 +264,7 @@ export function defineStoreCases(harness: StoreHarness): void {
   beforeAll(async () => {
     try {
       await harness.setup();
-      store = await openAnother();
+      store = await openAnother({ secretKey: SECRET_KEY });
       firstMigration = await store.migrate();
       await store.tools.upsertBuiltins(BUILTINS);
     } catch (error) {
@@ -276,6 +290,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0002_emails',
         '0003_emails_by_inbox',
         '0004_emails_search_file',
+        '0005_secrets',
       ]);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);
@@ -345,10 +360,11 @@ export function defineStoreCases(harness: StoreHarness): void {
         arguments: '{}',
         createdAt: new Date().toISOString(),
       });
+      await store.secrets.set(workspace, 'COMPANY_API_TOKEN', 'tok_live_cascade');
 
       expect(await store.workspaces.delete(workspace)).toBe(true);
       expect(await store.workspaces.delete(workspace)).toBe(false);
-      for (const table of ['api_tokens', 'agents', 'tools', 'files', 'tool_calls', 'approvals'] as const) {
+      for (const table of ['api_tokens', 'agents', 'tools', 'files', 'tool_calls', 'approvals', 'secrets'] as const) {
         expect(await count(table, 'workspace_id', workspace), table).toBe(0);
       }
       expect(await count('agent_tools', 'agent_id', agent)).toBe(0);
@@ -1255,6 +1271,205 @@ export function defineStoreCases(harness: StoreHarness): void {
         }
       },
     );
+  });
+
+  describe('secrets', () => {
+    const KEY_HINT = "make one with 'openssl rand -base64 32'";
+
+    it('stores, lists, overwrites and deletes a secret, listing names and dates only', async () => {
+      const workspace = await newWorkspace();
+      const created = await store.secrets.set(workspace, 'COMPANY_API_TOKEN', 'tok_live_first');
+      expect(created).toEqual({
+        name: 'COMPANY_API_TOKEN',
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+        updatedAt: created.createdAt,
+        created: true,
+      });
+      await store.secrets.set(workspace, 'A_FIRST', 'a');
+      const listed = await store.secrets.list(workspace);
+      expect(listed).toEqual([
+        { name: 'A_FIRST', createdAt: expect.any(String), updatedAt: expect.any(String) },
+        { name: 'COMPANY_API_TOKEN', createdAt: created.createdAt, updatedAt: created.updatedAt },
+      ]);
+      expect(JSON.stringify(listed)).not.toContain('tok_live_first');
+      expect(await store.secrets.reveal(workspace, 'COMPANY_API_TOKEN')).toBe('tok_live_first');
+
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const replaced = await store.secrets.set(workspace, 'COMPANY_API_TOKEN', 'tok_live_second');
+      expect(replaced).toMatchObject({ name: 'COMPANY_API_TOKEN', createdAt: created.createdAt, created: false });
+      expect(replaced.updatedAt > created.updatedAt).toBe(true);
+      expect(await store.secrets.reveal(workspace, 'COMPANY_API_TOKEN')).toBe('tok_live_second');
+      expect(await count('secrets', 'workspace_id', workspace)).toBe(2);
+
+      expect(await store.secrets.delete(workspace, 'COMPANY_API_TOKEN')).toBe(true);
+      expect(await store.secrets.delete(workspace, 'COMPANY_API_TOKEN')).toBe(false);
+      expect(await store.secrets.reveal(workspace, 'COMPANY_API_TOKEN')).toBeUndefined();
+      expect((await store.secrets.list(workspace)).map((secret) => secret.name)).toEqual(['A_FIRST']);
+    });
+
+    it('keeps values whole: unicode, quotes, newlines and 8 KiB', async () => {
+      const workspace = await newWorkspace();
+      for (const value of ['pässwörd "quoted" \\ 🔑', 'line one\nline two', 'k'.repeat(8192)]) {
+        await store.secrets.set(workspace, 'VALUE', value);
+        expect(await store.secrets.reveal(workspace, 'VALUE')).toBe(value);
+      }
+    });
+
+    it.each([
+      ['my-token', 'Secret name "my-token" is invalid'],
+      ['1PASSWORD', 'Secret name "1PASSWORD" is invalid'],
+      ['', 'Secret name "" is invalid'],
+      ['A'.repeat(129), `Secret name "${'A'.repeat(57)}..." is invalid`],
+      ['has space', 'Secret name "has space" is invalid'],
+      [42, 'Secret name 42 is invalid'],
+    ])('refuses the name %j with StoreValidationError, writing nothing', async (name, start) => {
+      const workspace = await newWorkspace();
+      const error = await storeErrorOf(store.secrets.set(workspace, name as string, 'v'), StoreValidationError);
+      expect(error.field).toBe('name');
+      expect(error.message).toBe(
+        `${start}: use 1-128 letters, digits and underscores, not starting with a digit (like an environment variable name).`,
+      );
+      expect(await count('secrets', 'workspace_id', workspace)).toBe(0);
+    });
+
+    it.each([
+      ['', "A secret's value must not be empty."],
+      [42, "A secret's value must be a string, got a number."],
+      [null, "A secret's value must be a string, got null."],
+      [{ value: 'x' }, "A secret's value must be a string, got an object."],
+      ['é'.repeat(4097), "A secret's value is 8194 bytes; the limit is 8192 bytes."],
+    ])('refuses the value %#, never quoting it', async (value, message) => {
+      const workspace = await newWorkspace();
+      const error = await storeErrorOf(store.secrets.set(workspace, 'TOKEN', value as string), StoreValidationError);
+      expect(error).toMatchObject({ field: 'value', message });
+      expect(await count('secrets', 'workspace_id', workspace)).toBe(0);
+    });
+
+    it('refuses a secret for an unknown workspace with StoreNotFoundError', async () => {
+      const error = await storeErrorOf(store.secrets.set('no-such-workspace', 'TOKEN', 'v'), StoreNotFoundError);
+      expect(error).toMatchObject({ resource: 'workspace', id: 'no-such-workspace' });
+    });
+
+    it("never shows, reveals or deletes another workspace's secret", async () => {
+      const owner = await newWorkspace();
+      const other = await newWorkspace();
+      await store.secrets.set(owner, 'SHARED_NAME', 'owner-only');
+      expect(await store.secrets.list(other)).toEqual([]);
+      expect(await store.secrets.reveal(other, 'SHARED_NAME')).toBeUndefined();
+      expect(await store.secrets.delete(other, 'SHARED_NAME')).toBe(false);
+      await store.secrets.set(other, 'SHARED_NAME', 'other-only');
+      expect(await store.secrets.reveal(owner, 'SHARED_NAME')).toBe('owner-only');
+      expect(await store.secrets.reveal(other, 'SHARED_NAME')).toBe('other-only');
+      for (const [workspace, name] of [
+        ["x' or '1'='1", 'SHARED_NAME'],
+        [owner, "x' or '1'='1"],
+      ]) {
+        expect(await store.secrets.reveal(workspace as string, name as string)).toBeUndefined();
+        expect(await store.secrets.delete(workspace as string, name as string)).toBe(false);
+      }
+    });
+
+    it('stores only ciphertext, which a store with the same key reads back', async () => {
+      const workspace = await newWorkspace();
+      const plaintext = 'tok_live_PLAINTEXT_4f9a2c';
+      await store.secrets.set(workspace, 'AT_REST', plaintext);
+      const row = await store.db
+        .selectFrom('secrets')
+        .selectAll()
+        .where('workspace_id', '=', workspace)
+        .executeTakeFirstOrThrow();
+      const bytes = Buffer.from(row.value_encrypted);
+      expect(bytes.length).toBe(1 + 8 + 12 + 16 + plaintext.length);
+      expect(bytes.includes(Buffer.from(plaintext))).toBe(false);
+      expect(bytes.toString('latin1')).not.toContain('PLAINTEXT');
+      expect(JSON.stringify(row)).not.toContain('PLAINTEXT');
+      // Encrypting again uses a fresh IV: the same value never gives the same bytes.
+      await store.secrets.set(workspace, 'AT_REST', plaintext);
+      const again = await store.db
+        .selectFrom('secrets')
+        .select('value_encrypted')
+        .where('workspace_id', '=', workspace)
+        .executeTakeFirstOrThrow();
+      expect(Buffer.from(again.value_encrypted).equals(bytes)).toBe(false);
+
+      const reopened = await openAnother({ secretKey: Buffer.alloc(32, 7).toString('hex') });
+      expect(await reopened.secrets.reveal(workspace, 'AT_REST')).toBe(plaintext);
+    });
+
+    it('refuses to read a secret with another key, and a value moved to another row', async () => {
+      const workspace = await newWorkspace();
+      await store.secrets.set(workspace, 'WRONG_KEY', 'tok_live_wrong_key');
+      const other = await openAnother({ secretKey: OTHER_SECRET_KEY });
+      const error = await storeErrorOf(other.secrets.reveal(workspace, 'WRONG_KEY'), StoreError);
+      expect(error.code).toBe('SECRET_KEY');
+      expect(error.message).toBe(
+        "Secret 'WRONG_KEY' was stored with another key than TOOLSHED_SECRET_KEY; use the key it was stored with, or store the secret again.",
+      );
+
+      // Someone with write access to the database copies one workspace's value to another's row.
+      const thief = await newWorkspace();
+      await store.secrets.set(thief, 'WRONG_KEY', 'thief');
+      const stolen = await store.db
+        .selectFrom('secrets')
+        .select('value_encrypted')
+        .where('workspace_id', '=', workspace)
+        .executeTakeFirstOrThrow();
+      await store.db
+        .updateTable('secrets')
+        .set({ value_encrypted: stolen.value_encrypted })
+        .where('workspace_id', '=', thief)
+        .execute();
+      const moved = await storeErrorOf(store.secrets.reveal(thief, 'WRONG_KEY'), StoreError);
+      expect(moved.message).toBe(
+        "Secret 'WRONG_KEY' does not decrypt with TOOLSHED_SECRET_KEY: its stored value is damaged; store the secret again.",
+      );
+    });
+
+    it(
+      harness.dialect === 'postgres'
+        ? 'refuses to store or read secrets without TOOLSHED_SECRET_KEY, naming it'
+        : 'keeps its own key in a file beside the database without TOOLSHED_SECRET_KEY',
+      async () => {
+        const workspace = await newWorkspace();
+        await store.secrets.set(workspace, 'KEYED', 'keyed');
+        const keyless = await openAnother({ secretKey: '' });
+        if (harness.dialect === 'postgres') {
+          const message = `Workspace secrets on PostgreSQL need the TOOLSHED_SECRET_KEY environment variable (32 bytes as base64 or hex), the same on every server process; ${KEY_HINT} and restart.`;
+          for (const attempt of [
+            keyless.secrets.set(workspace, 'OTHER', 'x'),
+            keyless.secrets.reveal(workspace, 'KEYED'),
+          ]) {
+            const error = await storeErrorOf(attempt, StoreError);
+            expect(error).toMatchObject({ code: 'SECRET_KEY', message });
+          }
+          expect(await count('secrets', 'workspace_id', workspace)).toBe(1);
+        } else {
+          await keyless.secrets.set(workspace, 'FILE_KEYED', 'file-keyed');
+          expect(await keyless.secrets.reveal(workspace, 'FILE_KEYED')).toBe('file-keyed');
+          const error = await storeErrorOf(keyless.secrets.reveal(workspace, 'KEYED'), StoreError);
+          expect(error.message).toBe(
+            "Secret 'KEYED' was stored with another key than the key file 'toolshed.db-secret.key' beside the database; use the key it was stored with, or store the secret again.",
+          );
+        }
+        // Listing and deleting need no key.
+        expect((await keyless.secrets.list(workspace)).map((secret) => secret.name)).toContain('KEYED');
+        expect(await keyless.secrets.delete(workspace, 'KEYED')).toBe(true);
+      },
+    );
+
+    it('refuses a malformed key when the store opens, never quoting it', async () => {
+      for (const [key, length] of [
+        ['not-a-key', 9],
+        [Buffer.alloc(16).toString('base64'), 24],
+        ['g'.repeat(64), 64],
+      ] as const) {
+        const error = await rejectionOf(harness.open({ secretKey: key }));
+        expect(StoreError.isInstance(error) && error.code).toBe('SECRET_KEY');
+        expect((error as Error).message).toBe(
+          `The secretKey option must be 32 bytes as base64 (44 characters) or hex (64 characters), got ${length} characters; ${KEY_HINT}.`,
+        );
+      }
+    });
   });
 
   describe('errors', () => {

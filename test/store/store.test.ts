@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -69,7 +69,13 @@ describe('createStore', () => {
         try {
           expect(store.dialect).toBe('sqlite');
           expect(await store.migrate()).toEqual({
-            applied: ['0001_initial_schema', '0002_emails', '0003_emails_by_inbox', '0004_emails_search_file'],
+            applied: [
+              '0001_initial_schema',
+              '0002_emails',
+              '0003_emails_by_inbox',
+              '0004_emails_search_file',
+              '0005_secrets',
+            ],
           });
         } finally {
           await store.close();
@@ -102,6 +108,120 @@ describe('createStore', () => {
       expect(StoreError.isInstance(refused) && refused.code).toBe('UNAVAILABLE');
     } finally {
       rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the key of workspace secrets on SQLite', () => {
+  let folder: string;
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), 'toolshed-secret-key-'));
+  });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  async function withStore<T>(file: string, work: (store: ToolshedStore) => Promise<T>, secretKey = ''): Promise<T> {
+    const store = await createStore(file, { secretKey });
+    try {
+      await store.migrate();
+      return await work(store);
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('creates <database>-secret.key with mode 0600 on the first secret, and reads it on reopening', async () => {
+    const file = join(folder, 'first.db');
+    const keyFile = `${file}-secret.key`;
+    await withStore(file, async (store) => {
+      await store.workspaces.create({ id: 'acme', name: 'Acme' });
+      expect(existsSync(keyFile)).toBe(false);
+      await store.secrets.set('acme', 'COMPANY_API_TOKEN', 'tok_live_file');
+    });
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(keyFile, 'utf8')).toMatch(/^[A-Za-z0-9+/]{43}=\n$/);
+    await withStore(file, async (store) => {
+      expect(await store.secrets.reveal('acme', 'COMPANY_API_TOKEN')).toBe('tok_live_file');
+    });
+    // The file's key works as TOOLSHED_SECRET_KEY, for moving the secrets to another server.
+    await withStore(
+      file,
+      async (store) => expect(await store.secrets.reveal('acme', 'COMPANY_API_TOKEN')).toBe('tok_live_file'),
+      readFileSync(keyFile, 'utf8'),
+    );
+  });
+
+  it('refuses a key file that other users may read, naming the fix', async () => {
+    const file = join(folder, 'exposed.db');
+    await withStore(file, async (store) => {
+      await store.workspaces.create({ id: 'acme', name: 'Acme' });
+      await store.secrets.set('acme', 'TOKEN', 'x');
+    });
+    chmodSync(`${file}-secret.key`, 0o644);
+    const error = await createStore(file, { secretKey: '' }).catch((failure: unknown) => failure);
+    expect(StoreError.isInstance(error) && error.code).toBe('SECRET_KEY');
+    expect((error as Error).message).toBe(
+      `The secret key file '${file}-secret.key' can be read or written by other users (mode 0644); restrict it with 'chmod 600 ${file}-secret.key' and start again.`,
+    );
+  });
+
+  it('refuses a malformed key file', async () => {
+    const file = join(folder, 'malformed.db');
+    writeFileSync(`${file}-secret.key`, 'short\n', { mode: 0o600 });
+    const error = await createStore(file, { secretKey: '' }).catch((failure: unknown) => failure);
+    expect((error as Error).message).toBe(
+      `The secret key file '${file}-secret.key' must be 32 bytes as base64 (44 characters) or hex (64 characters), got 5 characters; make one with 'openssl rand -base64 32'.`,
+    );
+  });
+
+  it('says the key file is missing when a secret outlived it', async () => {
+    const file = join(folder, 'lost.db');
+    await withStore(file, async (store) => {
+      await store.workspaces.create({ id: 'acme', name: 'Acme' });
+      await store.secrets.set('acme', 'TOKEN', 'x');
+    });
+    rmSync(`${file}-secret.key`);
+    await withStore(file, async (store) => {
+      const error = await store.secrets.reveal('acme', 'TOKEN').catch((failure: unknown) => failure);
+      expect((error as Error).message).toBe(
+        "Secret 'TOKEN' cannot be decrypted: the key file 'lost.db-secret.key' beside the database is missing. Restore it (or set TOOLSHED_SECRET_KEY to the key the secret was stored with), or store the secret again.",
+      );
+    });
+  });
+
+  it('uses a key of its own for :memory:, writing no file', async () => {
+    await withStore(':memory:', async (store) => {
+      await store.workspaces.create({ id: 'acme', name: 'Acme' });
+      await store.secrets.set('acme', 'TOKEN', 'in memory');
+      expect(await store.secrets.reveal('acme', 'TOKEN')).toBe('in memory');
+    });
+    expect(existsSync(':memory:-secret.key')).toBe(false);
+  });
+
+  it('takes TOOLSHED_SECRET_KEY from the environment, and fails to open on a malformed one', async () => {
+    const file = join(folder, 'environment.db');
+    vi.stubEnv('TOOLSHED_SECRET_KEY', Buffer.alloc(32, 3).toString('hex'));
+    try {
+      const store = await createStore(file);
+      try {
+        await store.migrate();
+        await store.workspaces.create({ id: 'acme', name: 'Acme' });
+        await store.secrets.set('acme', 'TOKEN', 'from the environment');
+      } finally {
+        await store.close();
+      }
+      expect(existsSync(`${file}-secret.key`)).toBe(false);
+      await withStore(
+        file,
+        async (reopened) => expect(await reopened.secrets.reveal('acme', 'TOKEN')).toBe('from the environment'),
+        Buffer.alloc(32, 3).toString('base64'),
+      );
+      vi.stubEnv('TOOLSHED_SECRET_KEY', 'hunter2');
+      const error = await createStore(file).catch((failure: unknown) => failure);
+      expect((error as Error).message).toBe(
+        "TOOLSHED_SECRET_KEY must be 32 bytes as base64 (44 characters) or hex (64 characters), got 7 characters; make one with 'openssl rand -base64 32'.",
+      );
+    } finally {
+      vi.unstubAllEnvs();
     }
   });
 });

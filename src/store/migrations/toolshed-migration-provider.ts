@@ -4,6 +4,7 @@ import { emailsByInboxSchema } from './emails-by-inbox-schema.js';
 import { emailsSchema } from './emails-schema.js';
 import { emailsSearchFile } from './emails-search-file.js';
 import { initialSchema } from './initial-schema.js';
+import { secretsSchema } from './secrets-schema.js';
 
 /** Where Kysely's `Migrator` keeps its bookkeeping, named so it cannot collide with an app's own. */
 export const MIGRATION_TABLES = Object.freeze({
@@ -35,6 +36,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
       '0002_emails': emailsSchema(this.#dialect),
       '0003_emails_by_inbox': emailsByInboxSchema(this.#dialect),
       '0004_emails_search_file': emailsSearchFile(this.#dialect),
+      '0005_secrets': secretsSchema(this.#dialect),
     };
   }
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { KyselyToolshedStore } from '../kysely-toolshed-store.js';
+import { SecretKeyring } from '../secret-key.js';
 import { StoreError } from '../store-error.js';
 import { resolveStoreOptions, type StoreOptions } from '../store-options.js';
 import type { ToolshedStore } from '../toolshed-store.js';
@@ -11,7 +12,8 @@ import { PostgresStoreDialect } from './postgres-store-dialect.js';
  * A {@link ToolshedStore} over PostgreSQL (`postgres://user:password@host:port/database`). Connects
  * before returning, so a wrong URL or an unreachable server fails here with {@link StoreError}
  * `UNAVAILABLE` (the password is never quoted), and, unless `notifications: false`, starts
- * LISTENing for other processes' changes. Call `migrate()` before use.
+ * LISTENing for other processes' changes. Call `migrate()` before use. Workspace secrets need
+ * `TOOLSHED_SECRET_KEY` (or the `secretKey` option), the same on every process on the database.
  *
  * @example
  * ```ts
@@ -44,5 +46,9 @@ export async function createPostgresStore(url: string, options: StoreOptions = {
       { cause: error },
     );
   }
-  return new KyselyToolshedStore(dialect, feed, resolved);
+  // No file can sit beside a PostgreSQL database: without TOOLSHED_SECRET_KEY, secrets are refused.
+  const keys = new SecretKeyring(
+    resolved.secretKey === undefined ? { kind: 'none' } : { kind: 'given', key: resolved.secretKey },
+  );
+  return new KyselyToolshedStore(dialect, feed, resolved, keys);
 }

@@ -7,6 +7,7 @@ export type { ConfigDiagnostic } from './config-diagnostic.js';
 export { ConfigError, formatDiagnostic } from './config-diagnostic.js';
 export type { LoadConfigOptions, LoadedConfig } from './create-registry-from-config.js';
 export { loadConfig } from './create-registry-from-config.js';
+export type { Expansion, ExpansionProblem } from './expand-env.js';
 export { expandEnv } from './expand-env.js';
 export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './load-config.js';
 export { validateConfig } from './load-config.js';

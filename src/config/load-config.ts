@@ -173,19 +173,26 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   }
   const value = expanded.value as Record<string, unknown>;
   const unexpanded = new Set(expanded.problems.map((problem) => problem.pointer));
+  // What the environment holds may be a credential: a message quotes such a value as written.
+  const written = new Map(expanded.expansions.map((expansion) => [expansion.pointer, expansion.written]));
+  const asWrittenOr = (pointer: string, expandedValue: unknown): string =>
+    written.get(pointer) ?? String(expandedValue);
   const issues = runStandalone(validateToolshedConfig, value);
   for (const issue of issues ?? []) {
     // A value left empty by a missing variable was reported already.
     if (unexpanded.has(issue.pointer)) continue;
     const field = issue.path;
+    const asWritten = written.get(issue.pointer);
     const message =
       issue.keyword === 'additionalProperties'
         ? unknownKeyMessage(field)
         : issue.keyword === 'required'
           ? `missing required field '${field}' (${issue.expected})`
-          : issue.keyword === 'pattern' && issue.expected.includes('^https?:')
-            ? `'${field}' must be an http:// or https:// URL, got ${JSON.stringify(issue.received)}`
-            : issue.message;
+          : asWritten !== undefined
+            ? expandedValueMessage(field, issue.expected, asWritten)
+            : issue.keyword === 'pattern' && issue.expected.includes('^https?:')
+              ? `'${field}' must be an http:// or https:// URL, got ${JSON.stringify(issue.received)}`
+              : issue.message;
     error(source, issue.pointer, message);
   }
   const servers = (value.mcp_servers as Array<Record<string, unknown>> | undefined) ?? [];
@@ -193,12 +200,13 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     if (!isPlainObject(server)) return;
     const targets = ['command', 'url'].filter((key) => server[key] !== undefined);
     if (targets.length !== 1) {
+      const name = asWrittenOr(`/mcp_servers/${index}/name`, server.name);
       error(
         source,
         `/mcp_servers/${index}`,
         targets.length === 0
-          ? `MCP server '${String(server.name)}' needs either a command (stdio) or a url (Streamable HTTP)`
-          : `MCP server '${String(server.name)}' has both a command and a url; keep one`,
+          ? `MCP server '${name}' needs either a command (stdio) or a url (Streamable HTTP)`
+          : `MCP server '${name}' has both a command and a url; keep one`,
       );
     }
   });
@@ -213,13 +221,14 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     error(source, '/nodes', "use either 'agents' or its alias 'nodes', not both");
   }
   const agentsKey = value.agents !== undefined ? 'agents' : 'nodes';
+  const agentShown = (index: number, id: unknown) => asWrittenOr(`/${agentsKey}/${index}/id`, id);
   const rawAgents = ((value[agentsKey] as Array<Record<string, unknown>> | undefined) ?? []).map((agent, index) => {
     for (const key of Object.keys(agent)) {
       if (!AGENT_KEYS.includes(key))
         warning(
           source,
           `/${agentsKey}/${index}/${key}`,
-          `key '${key}' of agent '${String(agent.id)}' is not used by toolshed`,
+          `key '${key}' of agent '${agentShown(index, agent.id)}' is not used by toolshed`,
         );
     }
     return agent;
@@ -227,7 +236,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   const seenAgents = new Set<string>();
   rawAgents.forEach((agent, index) => {
     if (seenAgents.has(agent.id as string))
-      error(source, `/${agentsKey}/${index}/id`, `agent id '${String(agent.id)}' is used twice`);
+      error(source, `/${agentsKey}/${index}/id`, `agent id '${agentShown(index, agent.id)}' is used twice`);
     seenAgents.add(agent.id as string);
   });
 
@@ -250,13 +259,20 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     defaults: toDefaults(value.defaults),
   };
 
+  // Custom tool ids are the only catalog names a configuration can take from the environment.
+  const writtenNames = new Map<string, string>();
+  config.customTools.forEach((tool, index) => {
+    const asWritten = written.get(`/custom_tools/${index}/id`);
+    if (asWritten !== undefined) writtenNames.set(tool.id, asWritten);
+  });
+  const toolShown = (name: string) => writtenNames.get(name) ?? name;
   const add = (entry: CatalogEntry, pointer: string) => {
     const existing = catalog.get(entry.name);
     if (existing !== undefined) {
       error(
         source,
         pointer,
-        `tool '${entry.name}' is defined twice (as a ${existing.source.replace('_', ' ')} and as a ${entry.source.replace('_', ' ')})`,
+        `tool '${toolShown(entry.name)}' is defined twice (as a ${existing.source.replace('_', ' ')} and as a ${entry.source.replace('_', ' ')})`,
       );
       return;
     }
@@ -267,7 +283,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     const pointer = `/tools/${index}`;
     for (const loaded of await loadToolSource(
       resolve(baseDir, entry),
-      entry,
+      asWrittenOr(pointer, entry),
       (message) => error(source, pointer, message),
       diagnostics,
     )) {
@@ -301,7 +317,12 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       error(
         source,
         `/builtins/${index}`,
-        unknownToolMessage(`unknown built-in '${name}'`, name, [...builtinNames].sort(), 'Available built-ins'),
+        unknownToolMessage(
+          `unknown built-in '${asWrittenOr(`/builtins/${index}`, name)}'`,
+          name,
+          [...builtinNames].sort(),
+          'Available built-ins',
+        ),
       );
     }
   });
@@ -313,7 +334,11 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   const seenServers = new Set<string>();
   config.mcpServers.forEach((server, index) => {
     if (seenServers.has(server.name))
-      error(source, `/mcp_servers/${index}/name`, `MCP server name '${server.name}' is used twice`);
+      error(
+        source,
+        `/mcp_servers/${index}/name`,
+        `MCP server name '${asWrittenOr(`/mcp_servers/${index}/name`, server.name)}' is used twice`,
+      );
     seenServers.add(server.name);
   });
 
@@ -331,7 +356,13 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       error(
         source,
         pointer,
-        unknownToolMessage(`unknown tool '${name}' in agent '${agent.id}'`, name, available, 'Available tools'),
+        unknownToolMessage(
+          `unknown tool '${asWrittenOr(pointer, name)}' in agent '${agentShown(agentIndex, agent.id)}'`,
+          name,
+          available,
+          'Available tools',
+          toolShown,
+        ),
       );
     });
     for (const toolName of Object.keys(agent.config)) {
@@ -339,7 +370,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
         warning(
           source,
           `/${agentsKey}/${agentIndex}/config/${toolName}`,
-          `config for tool '${toolName}' in agent '${agent.id}' is unused: the agent does not list that tool`,
+          `config for tool '${toolName}' in agent '${agentShown(agentIndex, agent.id)}' is unused: the agent does not list that tool`,
         );
       }
     }
@@ -354,10 +385,16 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       if (warned.has(key)) continue;
       warned.add(key);
       const where = variable.url === undefined ? ' Set it in the environment:' : ` Get one at ${variable.url}, then:`;
+      // A custom tool's credential is described with its id, which may come from the environment.
+      const nameWritten = writtenNames.get(entry.name);
+      const description =
+        nameWritten === undefined
+          ? variable.description
+          : variable.description?.replace(new RegExp(`\\b${entry.name}\\b`, 'g'), () => nameWritten);
       warning(
         source,
         pointerOf(config, entry.name, agentsKey),
-        `tool '${entry.name}' needs ${variable.name}${variable.description === undefined ? '' : ` (${variable.description})`}, which is not set; its calls will fail with MISSING_CREDENTIALS.${where} export ${variable.name}=...`,
+        `tool '${toolShown(entry.name)}' needs ${variable.name}${description === undefined ? '' : ` (${description})`}, which is not set; its calls will fail with MISSING_CREDENTIALS.${where} export ${variable.name}=...`,
       );
     }
   }
@@ -476,15 +513,36 @@ function unknownKeyMessage(field: string): string {
   return `unknown key '${key}' in '${parent}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}; allowed keys: ${known.join(', ')}`;
 }
 
-function unknownToolMessage(problem: string, name: string, available: string[], label: string): string {
-  const suggestions = closestNames(name, available, 3);
+function unknownToolMessage(
+  problem: string,
+  name: string,
+  available: string[],
+  label: string,
+  nameShown: (name: string) => string = (known) => known,
+): string {
+  const suggestions = closestNames(name, available, 3).map(nameShown);
   const didYouMean =
     suggestions.length > 0 ? ` Did you mean ${suggestions.map((entry) => `'${entry}'`).join(' or ')}?` : '';
   const list =
     available.length === 0
       ? 'none'
-      : available.slice(0, 30).join(', ') + (available.length > 30 ? `, and ${available.length - 30} more` : '');
+      : available.map(nameShown).sort().slice(0, 30).join(', ') +
+        (available.length > 30 ? `, and ${available.length - 30} more` : '');
   return `${problem}.${didYouMean} ${label}: ${list}.`;
+}
+
+/**
+ * The message for a value that failed its schema after taking something from the environment: it
+ * quotes the value as written, never what the environment holds. A `*_env` field given a `${VAR}`
+ * reference gets the fix, since it takes the variable's name.
+ */
+function expandedValueMessage(field: string, expected: string, written: string): string {
+  const reference = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(written);
+  if (reference !== null && /_env\.|_env$/.test(field)) {
+    return `'${field}' takes the name of an environment variable; write ${reference[1]}, not ${written}`;
+  }
+  const wanted = expected.includes('^https?:') ? 'an http:// or https:// URL' : expected;
+  return `'${field}' must be ${wanted}, got a string from ${JSON.stringify(written)} (values from the environment are not shown)`;
 }
 
 function pointerOf(config: ToolshedConfig, name: string, agentsKey: string): string {

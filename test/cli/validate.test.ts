@@ -121,6 +121,49 @@ describe('toolshed validate', () => {
     expect(lines(run.stdout)).toEqual(['toolshed.yaml:1:1: error: configuration file not found']);
   });
 
+  it('quotes a value from the environment as written when it fails its schema, never the value', async () => {
+    const env = caseEnv('env-values-in-type-errors');
+    const run = await runCli(['validate'], { cwd: join(CORPUS, 'env-values-in-type-errors'), env });
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stdout)).toEqual([
+      `toolshed.yaml:3:3: error: 'defaults.timeout' must be a number, got a string from "\${TOOLSHED_FIXTURE_TIMEOUT}" (values from the environment are not shown)`,
+      `toolshed.yaml:4:3: error: 'defaults.max_output_chars' must be an integer, got string "many"`,
+      `toolshed.yaml:9:5: error: 'custom_tools[0].endpoint' must be an http:// or https:// URL, got a string from "\${TOOLSHED_FIXTURE_ENDPOINT}/records" (values from the environment are not shown)`,
+      `toolshed.yaml:10:5: error: 'custom_tools[0].method' must be one of "GET", "POST", "PUT", "PATCH", "DELETE", got a string from "\${TOOLSHED_FIXTURE_METHOD}" (values from the environment are not shown)`,
+      `toolshed.yaml:15:19: error: 'mcp_servers[0].headers_env.Authorization' takes the name of an environment variable; write TOOLSHED_FIXTURE_TOKEN, not \${TOOLSHED_FIXTURE_TOKEN}`,
+    ]);
+    expect(lines(run.stderr)).toEqual(['toolshed.yaml: 5 errors, 0 warnings.']);
+    for (const secret of Object.values(env)) {
+      expect(run.stdout).not.toContain(secret);
+      expect(run.stderr).not.toContain(secret);
+    }
+    expect(run.stdout).not.toContain('hidden');
+  });
+
+  it('quotes names from the environment as written in every diagnostic, with --json too', async () => {
+    const env = caseEnv('env-values-in-names');
+    const run = await runCli(['validate'], { cwd: join(CORPUS, 'env-values-in-names'), env });
+    expect(run.exitCode).toBe(1);
+    const builtins =
+      'calculator, duckduckgo_search, execute_javascript, execute_python, fetch_url, list_files, read_file, search_code, serper_search, write_file';
+    expect(lines(run.stdout)).toEqual([
+      `toolshed.yaml:2:9: error: tools path '\${TOOLSHED_FIXTURE_DIR}/tools' does not exist`,
+      `toolshed.yaml:3:12: error: unknown built-in '\${TOOLSHED_FIXTURE_BUILTIN}'. Available built-ins: ${builtins}.`,
+      `toolshed.yaml:5:5: warning: tool '\${TOOLSHED_FIXTURE_TOOL_ID}' needs TOOLSHED_FIXTURE_UNSET_TOKEN (bearer token for \${TOOLSHED_FIXTURE_TOOL_ID}), which is not set; its calls will fail with MISSING_CREDENTIALS. Set it in the environment: export TOOLSHED_FIXTURE_UNSET_TOKEN=...`,
+      `toolshed.yaml:11:5: error: tool '\${TOOLSHED_FIXTURE_TOOL_ID}' is defined twice (as a custom tool and as a custom tool)`,
+      `toolshed.yaml:19:5: error: MCP server name '\${TOOLSHED_FIXTURE_SERVER}' is used twice`,
+      `toolshed.yaml:23:13: error: unknown tool '\${TOOLSHED_FIXTURE_TOOL}' in agent '\${TOOLSHED_FIXTURE_AGENT}'. Did you mean '\${TOOLSHED_FIXTURE_TOOL_ID}'? Available tools: \${TOOLSHED_FIXTURE_TOOL_ID}, ${builtins}.`,
+      `toolshed.yaml:24:5: warning: key 'temperature' of agent '\${TOOLSHED_FIXTURE_AGENT}' is not used by toolshed`,
+      `toolshed.yaml:25:14: warning: config for tool 'calculator' in agent '\${TOOLSHED_FIXTURE_AGENT}' is unused: the agent does not list that tool`,
+      `toolshed.yaml:26:5: error: agent id '\${TOOLSHED_FIXTURE_AGENT}' is used twice`,
+    ]);
+    const json = await runCli(['validate', '--json'], { cwd: join(CORPUS, 'env-values-in-names'), env });
+    for (const output of [run.stdout, run.stderr, json.stdout, json.stderr]) {
+      for (const secret of Object.values(env)) expect(output).not.toContain(secret);
+      expect(output).not.toContain('hidden');
+    }
+  });
+
   it('refuses two different files (exit 2)', async () => {
     const run = await runCli(['validate', 'a.yaml', '--config', 'b.yaml'], { cwd: ROOT });
     expect(run.exitCode).toBe(2);

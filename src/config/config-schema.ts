@@ -3,8 +3,29 @@ import type { JsonSchema } from '../core/json-schema.js';
 const NAME: JsonSchema = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' };
 const ENV_NAME: JsonSchema = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
 const SECONDS: JsonSchema = { type: 'number', exclusiveMinimum: 0 };
+const SECRET_NAME: JsonSchema = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' };
 
-/** The shape of a REST tool under `custom_tools:` (SPEC §5.3). */
+/**
+ * One `auth` type: its value from an environment variable (`variable`: operator config files) or from a
+ * workspace secret (`secret`: tools created through the service API), exactly one of the two. Which
+ * of the two a surface accepts is checked before the schema, with its own message.
+ */
+function authSchema(type: string, extra: Record<string, JsonSchema>, variable: string): JsonSchema {
+  return {
+    type: 'object',
+    properties: { type: { const: type }, ...extra, [variable]: ENV_NAME, secret: SECRET_NAME },
+    required: ['type', ...Object.keys(extra)],
+    oneOf: [{ required: [variable] }, { required: ['secret'] }],
+    additionalProperties: false,
+  };
+}
+
+/**
+ * The shape of a REST tool (SPEC §5.3): a `custom_tools:` entry, or the body of `POST /api/tools`. Each
+ * surface refuses what is not its own before this schema runs: a configuration file refuses
+ * `auth.secret` (there is no workspace); the API refuses `token_env`, `value_env` and
+ * `allow_private_network` (the server's environment and network are the operator's).
+ */
 export const REST_TOOL_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
@@ -22,24 +43,9 @@ export const REST_TOOL_SCHEMA: JsonSchema = {
       discriminator: { propertyName: 'type' },
       required: ['type'],
       oneOf: [
-        {
-          type: 'object',
-          properties: { type: { const: 'bearer' }, token_env: ENV_NAME },
-          required: ['type', 'token_env'],
-          additionalProperties: false,
-        },
-        {
-          type: 'object',
-          properties: { type: { const: 'header' }, name: { type: 'string', minLength: 1 }, value_env: ENV_NAME },
-          required: ['type', 'name', 'value_env'],
-          additionalProperties: false,
-        },
-        {
-          type: 'object',
-          properties: { type: { const: 'query' }, name: { type: 'string', minLength: 1 }, value_env: ENV_NAME },
-          required: ['type', 'name', 'value_env'],
-          additionalProperties: false,
-        },
+        authSchema('bearer', {}, 'token_env'),
+        authSchema('header', { name: { type: 'string', minLength: 1 } }, 'value_env'),
+        authSchema('query', { name: { type: 'string', minLength: 1 } }, 'value_env'),
       ],
     },
     parameters: {

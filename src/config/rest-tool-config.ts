@@ -1,3 +1,16 @@
+/**
+ * How a REST tool authenticates: a bearer token, a header or a query parameter, whose value comes
+ * either from the server's environment (`token_env` / `value_env`: operator config files only) or from
+ * a workspace secret (`secret`: tools created through the service API only).
+ */
+export type RestToolAuth =
+  | { type: 'bearer'; token_env: string }
+  | { type: 'bearer'; secret: string }
+  | { type: 'header'; name: string; value_env: string }
+  | { type: 'header'; name: string; secret: string }
+  | { type: 'query'; name: string; value_env: string }
+  | { type: 'query'; name: string; secret: string };
+
 /** A REST tool under `custom_tools:` (SPEC §5.3), as written (snake_case keys, timeout in seconds). */
 export interface RestToolConfig {
   id: string;
@@ -9,10 +22,7 @@ export interface RestToolConfig {
   tags?: string[];
   endpoint: string;
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  auth?:
-    | { type: 'bearer'; token_env: string }
-    | { type: 'header'; name: string; value_env: string }
-    | { type: 'query'; name: string; value_env: string };
+  auth?: RestToolAuth;
   parameters: { type: 'object'; properties: Record<string, unknown>; required?: string[] };
   request?: { body?: unknown; query?: Record<string, string>; headers?: Record<string, string> };
   response?: { path?: string };
@@ -25,7 +35,8 @@ export interface RestToolConfig {
 }
 
 /**
- * The environment variables a REST tool needs: its auth secret's variable.
+ * The environment variables a REST tool needs: its auth's variable (`token_env` / `value_env`). A tool
+ * whose auth is a workspace secret needs none.
  *
  * @example
  * ```ts
@@ -35,9 +46,58 @@ export interface RestToolConfig {
  */
 export function restToolRequirements(tool: RestToolConfig): Array<{ name: string; description?: string }> {
   const auth = tool.auth;
-  if (auth === undefined) return [];
-  const variable = auth.type === 'bearer' ? auth.token_env : auth.value_env;
-  const what =
-    auth.type === 'bearer' ? 'bearer token' : `${auth.type === 'header' ? 'header' : 'query parameter'} ${auth.name}`;
-  return [{ name: variable, description: `${what} for ${tool.id}` }];
+  const variable = auth === undefined ? undefined : authVariable(auth);
+  if (auth === undefined || variable === undefined) return [];
+  return [{ name: variable, description: `${authDescription(auth)} for ${tool.id}` }];
+}
+
+/**
+ * The environment variable an auth reads (`token_env` or `value_env`), or `undefined` for a workspace
+ * secret.
+ *
+ * @example
+ * ```ts
+ * authVariable({ type: 'header', name: 'X-Api-Key', value_env: 'COMPANY_API_KEY' }); // 'COMPANY_API_KEY'
+ * authVariable({ type: 'bearer', secret: 'COMPANY_API_KEY' }); // undefined
+ * ```
+ */
+export function authVariable(auth: RestToolAuth): string | undefined {
+  if ('token_env' in auth) return auth.token_env;
+  if ('value_env' in auth) return auth.value_env;
+  return undefined;
+}
+
+/**
+ * The workspace secret an auth names (`secret`), or `undefined` for an environment variable.
+ *
+ * @example
+ * ```ts
+ * authSecretName({ type: 'bearer', secret: 'COMPANY_API_KEY' }); // 'COMPANY_API_KEY'
+ * ```
+ */
+export function authSecretName(auth: RestToolAuth): string | undefined {
+  return 'secret' in auth ? auth.secret : undefined;
+}
+
+/**
+ * What an auth's value is, in words: `bearer token`, `header X-Api-Key`, `query parameter key`.
+ *
+ * @example
+ * ```ts
+ * authDescription({ type: 'query', name: 'key', secret: 'MAPS_KEY' }); // 'query parameter key'
+ * ```
+ */
+export function authDescription(auth: RestToolAuth): string {
+  switch (auth.type) {
+    case 'bearer':
+      return 'bearer token';
+    case 'header':
+      return `header ${auth.name}`;
+    case 'query':
+      return `query parameter ${auth.name}`;
+    default: {
+      const unreachable: never = auth;
+      return unreachable;
+    }
+  }
 }

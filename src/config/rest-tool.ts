@@ -4,25 +4,54 @@ import { defineTool } from '../core/define-tool.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import { ToolResult } from '../core/tool-result.js';
 import type { ToolContext, ToolSpec } from '../core/tool-spec.js';
-import { type RestToolConfig, restToolRequirements } from './rest-tool-config.js';
+import { authSecretName, authVariable, type RestToolConfig, restToolRequirements } from './rest-tool-config.js';
+import { SecretRedactor } from './secret-redactor.js';
+
+/**
+ * The secrets of the workspace a REST tool belongs to (a tool created through the service API).
+ *
+ * @example
+ * ```ts
+ * const secrets: WorkspaceSecrets = { workspaceId: 'acme', reveal: (name) => store.secrets.reveal('acme', name) };
+ * ```
+ */
+export interface WorkspaceSecrets {
+  /** The workspace, named in the message about a missing secret. */
+  workspaceId: string;
+  /** The value of the workspace's secret `name`, or `undefined` when it has none. May throw (no key). */
+  reveal(name: string): Promise<string | undefined>;
+}
 
 /** Options of {@link createRestTool}. */
 export interface RestToolOptions {
   /** Overrides for the SSRF guard (tests inject a resolver or exempt a loopback fake). */
   guard?: SsrfGuardOptions;
+  /**
+   * Makes the tool a workspace's (created through the service API): `auth.secret` is looked up here at
+   * call time, and what only the operator may grant is not honoured — `token_env`/`value_env` (the
+   * server's environment) fail the call, `allow_private_network` is ignored, and the tool requires
+   * no environment variable. Without it the tool is the operator's (a config file): auth reads the
+   * environment and `auth.secret` fails the call.
+   */
+  workspaceSecrets?: WorkspaceSecrets;
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 10;
 const DEFAULT_MAX_RESPONSE_BYTES = 5_000_000;
 
 /**
- * A tool that calls an HTTP API, from a `custom_tools:` entry (SPEC §5.3). The arguments fill the
- * request templates (`"{query}"` keeps the argument's type; `"q={query}"` interpolates; `{name}` in the
- * endpoint path is URL-encoded); without templates, GET and DELETE send the arguments as the query
- * string and other methods as a JSON body. The secret is read from the environment at call time, sent
- * only to the endpoint's origin, and never appears in a result or error. Private, loopback and
- * link-local targets are refused (also after DNS resolution and on every redirect) unless
- * `allow_private_network` is set.
+ * A tool that calls an HTTP API, from a `custom_tools:` entry (SPEC §5.3) or a workspace REST tool.
+ * The arguments fill the request templates (`"{query}"` keeps the argument's type; `"q={query}"`
+ * interpolates; `{name}` in the endpoint path is URL-encoded); without templates, GET and DELETE send
+ * the arguments as the query string and other methods as a JSON body.
+ *
+ * The auth value is read at call time — from the environment (`token_env`/`value_env`), or for a
+ * workspace tool from its workspace's secrets (`secret`, see {@link RestToolOptions.workspaceSecrets}) —
+ * sent only to the endpoint's origin, and removed from everything the call returns: JSON bodies
+ * (strings, keys, nested arrays), text bodies, error messages, hints, details and HTTP error snippets;
+ * for bearer auth the whole `Bearer <value>` too. Private, loopback and link-local targets are refused
+ * (also after DNS resolution and on every redirect) unless an operator's tool sets
+ * `allow_private_network`.
  *
  * @example
  * ```ts
@@ -41,7 +70,11 @@ const DEFAULT_MAX_RESPONSE_BYTES = 5_000_000;
  */
 export function createRestTool(config: RestToolConfig, options: RestToolOptions = {}): ToolSpec {
   const method = config.method ?? 'GET';
-  const guard = new SsrfGuard({ allowPrivateNetwork: config.allow_private_network === true, ...options.guard });
+  const workspace = options.workspaceSecrets;
+  const guard = new SsrfGuard({
+    allowPrivateNetwork: workspace === undefined && config.allow_private_network === true,
+    ...options.guard,
+  });
   const annotations = config.annotations ?? {};
   return defineTool({
     name: config.id,
@@ -52,7 +85,8 @@ export function createRestTool(config: RestToolConfig, options: RestToolOptions 
     tags: ['rest', ...(config.tags ?? [])],
     inputSchema: config.parameters as JsonSchema,
     timeoutMs: (config.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
-    requires: { env: restToolRequirements(config) },
+    // A workspace tool never learns whether the server has a variable set.
+    requires: { env: workspace === undefined ? restToolRequirements(config) : [] },
     annotations: {
       readOnly: annotations.read_only ?? method === 'GET',
       ...(annotations.destructive === undefined ? {} : { destructive: annotations.destructive }),
@@ -62,8 +96,82 @@ export function createRestTool(config: RestToolConfig, options: RestToolOptions 
     ...(config.requires_approval === undefined ? {} : { requiresApproval: config.requires_approval }),
     ...(config.cli === undefined ? {} : { cli: config.cli }),
     metadata: { restEndpoint: config.endpoint, restMethod: method },
-    handler: (args, context) => callApi(config, method, guard, args, context),
+    handler: async (args, context) => {
+      const secret = await authValueOf(config, context, workspace);
+      if (ToolResult.isToolResult(secret)) return secret;
+      if (secret === undefined) return callApi(config, method, guard, args, context, undefined);
+      const redactor = new SecretRedactor(secret, { bearer: config.auth?.type === 'bearer' });
+      try {
+        return redactor.output(await callApi(config, method, guard, args, context, secret));
+      } catch (error) {
+        // A message of a failed request may quote the URL (a query secret) or what the server sent.
+        throw new RestToolError(redactor.text(error instanceof Error ? error.message : String(error)));
+      }
+    },
   });
+}
+
+/** A REST call that failed before an answer came back (refused target, network error). */
+export class RestToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RestToolError';
+  }
+}
+
+/**
+ * The auth value for one call: `undefined` without auth, the value, or the failure to return when it
+ * cannot be had (a missing workspace secret, a source the tool may not use).
+ */
+async function authValueOf(
+  config: RestToolConfig,
+  context: ToolContext,
+  workspace: WorkspaceSecrets | undefined,
+): Promise<string | undefined | ToolResult> {
+  const auth = config.auth;
+  if (auth === undefined) return undefined;
+  const variable = authVariable(auth);
+  const secretName = authSecretName(auth);
+  if (workspace === undefined) {
+    if (variable !== undefined) return context.env[variable];
+    return ToolResult.error(
+      'MISSING_CREDENTIALS',
+      `Tool '${config.id}' names the workspace secret '${String(secretName)}', but it is not a workspace tool; workspace secrets exist only for tools created through the service API.`,
+      {
+        hint: 'In a configuration file, read the value from the environment with token_env (value_env for header and query auth).',
+      },
+    );
+  }
+  if (secretName === undefined) {
+    return ToolResult.error(
+      'MISSING_CREDENTIALS',
+      `Tool '${config.id}' reads the server environment variable '${String(variable)}', which only operator config files may use.`,
+      {
+        hint: `Store the value as a workspace secret with PUT /api/secrets/${String(variable)}, then create the tool again with auth.secret: ${String(variable)}.`,
+      },
+    );
+  }
+  let value: string | undefined;
+  try {
+    value = await workspace.reveal(secretName);
+  } catch (error) {
+    return ToolResult.error(
+      'EXECUTION_FAILED',
+      `Tool '${config.id}' cannot read its secret '${secretName}': ${error instanceof Error ? error.message : String(error)}`,
+      { hint: 'This is a problem of the server, not of the arguments; tell its operator.' },
+    );
+  }
+  if (value === undefined) {
+    return ToolResult.error(
+      'MISSING_CREDENTIALS',
+      `Tool '${config.id}' needs the workspace secret '${secretName}', which is not set in workspace '${workspace.workspaceId}'.`,
+      {
+        hint: `Store it with PUT /api/secrets/${secretName} and the body {"value": "..."} (or 'toolshed secret set ${secretName} --workspace ${workspace.workspaceId} --value-stdin'), then call again.`,
+        details: { secret: secretName },
+      },
+    );
+  }
+  return value;
 }
 
 async function callApi(
@@ -72,10 +180,8 @@ async function callApi(
   guard: SsrfGuard,
   args: Record<string, unknown>,
   context: ToolContext,
+  secret: string | undefined,
 ): Promise<unknown> {
-  const secret = config.auth === undefined ? undefined : secretOf(config, context);
-  const redact = (text: string) =>
-    secret === undefined || secret === '' ? text : text.split(secret).join('[redacted]');
   const url = new URL(fillPath(config.endpoint, args));
   const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' };
   for (const [name, template] of Object.entries(config.request?.headers ?? {})) {
@@ -121,13 +227,14 @@ async function callApi(
   } catch (error) {
     if (context.signal.aborted) throw error;
     throw new RestToolError(
-      redact(`${config.id}: request to ${originOf(config.endpoint)} failed: ${(error as Error).message}`),
+      `${config.id}: request to ${originOf(config.endpoint)} failed: ${(error as Error).message}`,
     );
   }
 
   const text = response.body.toString('utf8');
   if (response.status >= 400) {
-    const snippet = redact(text.replace(/\s+/g, ' ').trim().slice(0, 300));
+    // The caller removes the secret from the snippet; cutting here first could keep a piece of it.
+    const snippet = snippetOf(text, secret);
     const message = `The API answered ${response.status} ${response.statusText}${snippet === '' ? '' : `: ${snippet}`}`;
     if (response.status === 429)
       return ToolResult.error('RATE_LIMITED', message, { hint: 'Wait a little, then try again.' });
@@ -161,21 +268,16 @@ async function callApi(
     }
     data = picked;
   }
-  return typeof data === 'string' ? redact(data) : data;
+  return data;
 }
 
-/** A REST call that failed before an answer came back (refused target, network error). */
-export class RestToolError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RestToolError';
-  }
-}
-
-function secretOf(config: RestToolConfig, context: ToolContext): string | undefined {
-  const auth = config.auth;
-  if (auth === undefined) return undefined;
-  return context.env[auth.type === 'bearer' ? auth.token_env : auth.value_env];
+/**
+ * The first 300 characters of an error body on one line, with the secret taken out before the text is
+ * cut, so no piece of it survives the cut.
+ */
+function snippetOf(text: string, secret: string | undefined): string {
+  const redacted = secret === undefined ? text : new SecretRedactor(secret, { bearer: true }).text(text);
+  return redacted.replace(/\s+/g, ' ').trim().slice(0, 300);
 }
 
 /**

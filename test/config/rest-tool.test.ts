@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createRestTool } from '../../src/config/rest-tool.js';
+import { createRestTool, type WorkspaceSecrets } from '../../src/config/rest-tool.js';
 import type { RestToolConfig } from '../../src/config/rest-tool-config.js';
 import { toModelText } from '../../src/core/tool-result.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
@@ -132,7 +132,7 @@ describe('REST tools from custom_tools', () => {
     reply = (request) => ({ status: 401, body: `bad token ${String(request.headers.authorization)}` });
     const result = await registryWith(tool()).call('company_search', { query: 'x' });
     const text = toModelText(result);
-    expect(text).toBe('Error [EXECUTION_FAILED]: The API answered 401 Unauthorized: bad token Bearer [redacted]');
+    expect(text).toBe('Error [EXECUTION_FAILED]: The API answered 401 Unauthorized: bad token [redacted]');
     expect(JSON.stringify(result)).not.toContain(TOKEN);
   });
 
@@ -205,5 +205,179 @@ describe('REST tools from custom_tools', () => {
       "Invalid arguments for 'company_search': 'query' must be a string, got number 42.",
     );
     expect(recorded).toHaveLength(0);
+  });
+});
+
+describe('REST tools of a workspace', () => {
+  const SECRET = 'ws_secret_9f8e7d6c5b4a';
+
+  function workspaceRegistry(config: RestToolConfig, secrets: Record<string, string> = { COMPANY_TOKEN: SECRET }) {
+    const workspaceSecrets: WorkspaceSecrets = {
+      workspaceId: 'acme',
+      reveal: async (name) => (Object.hasOwn(secrets, name) ? secrets[name] : undefined),
+    };
+    // The server's environment holds a variable of the same name: a workspace tool must never read it.
+    const registry = new ToolRegistry({ env: { COMPANY_API_TOKEN: TOKEN, COMPANY_TOKEN: TOKEN } });
+    registry.register(createRestTool(config, { workspaceSecrets, guard: { allowHosts: [new URL(base).host] } }));
+    return registry;
+  }
+
+  function workspaceTool(overrides: Partial<RestToolConfig> = {}): RestToolConfig {
+    const { allow_private_network: _operatorOnly, ...config } = tool({
+      auth: { type: 'bearer', secret: 'COMPANY_TOKEN' },
+      ...overrides,
+    });
+    return config;
+  }
+
+  it('sends the workspace secret as the bearer token', async () => {
+    const result = await workspaceRegistry(workspaceTool()).call('company_search', { query: 'x' });
+    expect(result.status).toBe('success');
+    expect(recorded[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+  });
+
+  it('sends a header or query secret', async () => {
+    await workspaceRegistry(
+      workspaceTool({ auth: { type: 'header', name: 'X-Api-Key', secret: 'COMPANY_TOKEN' } }),
+    ).call('company_search', { query: 'x' });
+    expect(recorded[0]!.headers['x-api-key']).toBe(SECRET);
+    await workspaceRegistry(
+      workspaceTool({
+        method: 'GET',
+        request: undefined,
+        auth: { type: 'query', name: 'key', secret: 'COMPANY_TOKEN' },
+      }),
+    ).call('company_search', { query: 'x' });
+    expect(recorded[1]!.url).toBe(`/search?query=x&key=${SECRET}`);
+  });
+
+  it('fails with MISSING_CREDENTIALS naming the missing secret and how to set it, and sends nothing', async () => {
+    const result = await workspaceRegistry(workspaceTool(), {}).call('company_search', { query: 'x' });
+    expect(toModelText(result)).toBe(
+      "Error [MISSING_CREDENTIALS]: Tool 'company_search' needs the workspace secret 'COMPANY_TOKEN', which is not set in workspace 'acme'.\n" +
+        'Hint: Store it with PUT /api/secrets/COMPANY_TOKEN and the body {"value": "..."} (or \'toolshed secret set COMPANY_TOKEN --workspace acme --value-stdin\'), then call again.',
+    );
+    expect(recorded).toHaveLength(0);
+  });
+
+  it('never reads the server environment, even for a stored token_env', async () => {
+    const config = workspaceTool({ auth: { type: 'bearer', token_env: 'COMPANY_API_TOKEN' } });
+    const tool = createRestTool(config, { workspaceSecrets: { workspaceId: 'acme', reveal: async () => undefined } });
+    expect(tool.requires.env).toEqual([]);
+    const result = await workspaceRegistry(config).call('company_search', { query: 'x' });
+    expect(toModelText(result)).toBe(
+      "Error [MISSING_CREDENTIALS]: Tool 'company_search' reads the server environment variable 'COMPANY_API_TOKEN', which only operator config files may use.\n" +
+        'Hint: Store the value as a workspace secret with PUT /api/secrets/COMPANY_API_TOKEN, then create the tool again with auth.secret: COMPANY_API_TOKEN.',
+    );
+    expect(recorded).toHaveLength(0);
+  });
+
+  it('ignores allow_private_network: a loopback target is refused', async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      createRestTool(
+        { ...workspaceTool(), allow_private_network: true },
+        { workspaceSecrets: { workspaceId: 'acme', reveal: async () => SECRET } },
+      ),
+    );
+    const result = await registry.call('company_search', { query: 'x' });
+    expect(toModelText(result)).toContain('was refused');
+    expect(recorded).toHaveLength(0);
+  });
+
+  it('reports a secret that cannot be read without sending anything', async () => {
+    const registry = new ToolRegistry();
+    const reveal = async () => {
+      throw new Error("Secret 'COMPANY_TOKEN' was stored with another key than TOOLSHED_SECRET_KEY.");
+    };
+    registry.register(createRestTool(workspaceTool(), { workspaceSecrets: { workspaceId: 'acme', reveal } }));
+    const result = await registry.call('company_search', { query: 'x' });
+    expect(toModelText(result)).toBe(
+      "Error [EXECUTION_FAILED]: Tool 'company_search' cannot read its secret 'COMPANY_TOKEN': Secret 'COMPANY_TOKEN' was stored with another key than TOOLSHED_SECRET_KEY.\n" +
+        'Hint: This is a problem of the server, not of the arguments; tell its operator.',
+    );
+  });
+
+  it('refuses auth.secret in an operator tool (there is no workspace)', async () => {
+    const result = await registryWith(workspaceTool()).call('company_search', { query: 'x' });
+    expect(toModelText(result)).toBe(
+      "Error [MISSING_CREDENTIALS]: Tool 'company_search' names the workspace secret 'COMPANY_TOKEN', but it is not a workspace tool; workspace secrets exist only for tools created through the service API.\n" +
+        'Hint: In a configuration file, read the value from the environment with token_env (value_env for header and query auth).',
+    );
+  });
+});
+
+describe('the secret in what a REST tool returns', () => {
+  const SECRET = 'sk_echo_1234567890abcdef';
+  const everywhere = (header: string) => ({
+    echoed: header,
+    nested: { deeper: [{ value: `prefix ${header} suffix` }, [header]] },
+    [header]: 'as a key',
+    [`key with ${SECRET} inside`]: 1,
+    escaped: JSON.stringify(header),
+  });
+
+  function echoing(config: Partial<RestToolConfig> = {}) {
+    const registry = new ToolRegistry({ env: { COMPANY_API_TOKEN: SECRET } });
+    registry.register(createRestTool(tool({ response: {}, ...config })));
+    return registry;
+  }
+
+  it('removes it from JSON bodies: strings, keys and nested arrays', async () => {
+    reply = (request) => ({ body: JSON.stringify(everywhere(String(request.headers.authorization))) });
+    const result = await echoing().call('company_search', { query: 'x' });
+    expect(result.status === 'success' && result.data).toEqual({
+      echoed: '[redacted]',
+      nested: { deeper: [{ value: 'prefix [redacted] suffix' }, ['[redacted]']] },
+      '[redacted]': 'as a key',
+      'key with [redacted] inside': 1,
+      escaped: '"[redacted]"',
+    });
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+    expect(toModelText(result)).not.toContain(SECRET);
+  });
+
+  it('removes it from a picked response path, text bodies and JSON-escaped text', async () => {
+    reply = (request) => ({ body: JSON.stringify({ data: { results: [String(request.headers.authorization)] } }) });
+    const picked = await echoing({ response: { path: 'data.results' } }).call('company_search', { query: 'x' });
+    expect(picked.status === 'success' && picked.data).toEqual(['[redacted]']);
+    reply = () => ({ type: 'text/plain', body: `token=${SECRET}; json={"t":${JSON.stringify(`a\n${SECRET}`)}}` });
+    const text = await echoing().call('company_search', { query: 'x' });
+    expect(text.status === 'success' && text.data).toBe('token=[redacted]; json={"t":"a\\n[redacted]"}');
+  });
+
+  it('removes a numeric secret from numbers', async () => {
+    const registry = new ToolRegistry({ env: { COMPANY_API_TOKEN: '987654321' } });
+    registry.register(createRestTool(tool({ response: {} })));
+    reply = () => ({ body: '{"pin": 987654321, "other": 5}' });
+    const result = await registry.call('company_search', { query: 'x' });
+    expect(result.status === 'success' && result.data).toEqual({ pin: '[redacted]', other: 5 });
+  });
+
+  it('removes it from an error body before cutting it to 300 characters', async () => {
+    reply = (request) => ({ status: 500, body: `${'x'.repeat(280)} ${String(request.headers.authorization)}` });
+    const result = await echoing().call('company_search', { query: 'x' });
+    expect(result.status === 'error' && result.error.message).toBe(
+      `The API answered 500 Internal Server Error: ${'x'.repeat(280)} [redacted]`,
+    );
+    expect(JSON.stringify(result)).not.toContain(SECRET.slice(0, 4));
+  });
+
+  it('removes a query secret from the message of a failed request', async () => {
+    const registry = new ToolRegistry({ env: { COMPANY_API_TOKEN: 'a b/c?d' } });
+    registry.register(
+      createRestTool(
+        tool({
+          method: 'GET',
+          request: undefined,
+          endpoint: 'http://127.0.0.1:9/nothing-listens-here',
+          auth: { type: 'query', name: 'key', value_env: 'COMPANY_API_TOKEN' },
+        }),
+      ),
+    );
+    const result = await registry.call('company_search', { query: 'x' });
+    expect(result.status).toBe('error');
+    const text = JSON.stringify(result);
+    for (const form of ['a b/c?d', 'a%20b%2Fc%3Fd', 'a+b%2Fc%3Fd']) expect(text).not.toContain(form);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../core/define-tool.js';
 import type { ToolResult } from '../core/tool-result.js';
+import type { BatchCall } from './call-many.js';
 import { ToolRegistry } from './tool-registry.js';
 
 const tick = (ms = 2) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -211,5 +212,136 @@ describe('callMany', () => {
 
   it('returns an empty list for no calls', async () => {
     expect(await new ToolRegistry().callMany([])).toEqual([]);
+  });
+});
+
+describe('callMany with entries that are not calls', () => {
+  const messages = (results: ToolResult[]) =>
+    results.map((result) =>
+      result.status === 'error' ? `${result.error.code}: ${result.error.message}` : result.data,
+    );
+
+  it('answers each entry that is not a call with INVALID_ARGUMENTS at its index and runs the others', async () => {
+    const record = recorder();
+    const registry = registryFor(record);
+    const sparse: unknown[] = [{ name: 'read_a', args: { label: 'first' } }];
+    sparse[2] = { name: 'write', args: { label: 'last' } };
+    const calls = [
+      null,
+      ...sparse,
+      7,
+      'read_a',
+      ['read_a'],
+      {},
+      { name: 5 },
+      { name: 'read_b', id: 9 },
+      () => 'read_a',
+    ] as unknown as BatchCall[];
+    const results = await registry.callMany(calls);
+    expect(results).toHaveLength(calls.length);
+    expect(messages(results)).toEqual([
+      'INVALID_ARGUMENTS: Call 0 must be an object with a tool name, got null.',
+      'first',
+      'INVALID_ARGUMENTS: Call 2 must be an object with a tool name, got nothing.',
+      'last',
+      'INVALID_ARGUMENTS: Call 4 must be an object with a tool name, got 7.',
+      'INVALID_ARGUMENTS: Call 5 must be an object with a tool name, got "read_a".',
+      'INVALID_ARGUMENTS: Call 6 must be an object with a tool name, got an array.',
+      'INVALID_ARGUMENTS: Call 7 must be an object with a tool name, got an object without a string name.',
+      'INVALID_ARGUMENTS: Call 8 must be an object with a tool name, got the name 5.',
+      'INVALID_ARGUMENTS: Call 9 has the id 9; an id must be a string.',
+      'INVALID_ARGUMENTS: Call 10 must be an object with a tool name, got a function.',
+    ]);
+    const first = results[0];
+    expect(first?.status === 'error' && first.error.hint).toBe(
+      "Pass an array of calls, each { name: 'tool_name', args: {...}, id?: 'call_id' }.",
+    );
+    expect(results.map((result) => result.metadata.tool)).toEqual([
+      '',
+      'read_a',
+      '',
+      'write',
+      '',
+      '',
+      '',
+      '',
+      '',
+      'read_b',
+      '',
+    ]);
+    expect(record.events).toEqual(['start first', 'end first', 'start last', 'end last']);
+  });
+
+  it('answers entries whose properties throw when read, without calling their getters again', async () => {
+    const registry = registryFor(recorder());
+    let reads = 0;
+    const throwingName = {
+      get name(): string {
+        reads++;
+        throw new Error('no name here');
+      },
+    };
+    const throwingProxy = new Proxy(
+      {},
+      {
+        get() {
+          throw new TypeError('trap');
+        },
+      },
+    );
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const throwingArgs = {
+      name: 'read_a',
+      get args(): unknown {
+        throw 'a string';
+      },
+    };
+    const results = await registry.callMany([throwingName, throwingProxy, revoked, throwingArgs] as BatchCall[]);
+    expect(messages(results)).toEqual([
+      `INVALID_ARGUMENTS: Call 0 could not be read: reading its 'name' threw Error "no name here".`,
+      `INVALID_ARGUMENTS: Call 1 could not be read: reading its 'name' threw TypeError "trap".`,
+      `INVALID_ARGUMENTS: Call 2 could not be read: reading it threw TypeError "Cannot perform 'IsArray' on a proxy that has been revoked".`,
+      `INVALID_ARGUMENTS: Call 3 could not be read: reading its 'args' threw "a string".`,
+    ]);
+    expect(reads).toBe(1);
+  });
+
+  it('answers an argument that is not an array with one INVALID_ARGUMENTS result', async () => {
+    const registry = registryFor(recorder());
+    for (const [calls, shown] of [
+      [{ name: 'read_a', args: { label: 'x' } }, 'an object'],
+      [null, 'null'],
+      [undefined, 'nothing'],
+      ['read_a', '"read_a"'],
+    ] as const) {
+      const results = await registry.callMany(calls as unknown as BatchCall[]);
+      expect(messages(results)).toEqual([
+        `INVALID_ARGUMENTS: callMany takes an array of calls such as [{ name: 'search', args: { query: 'x' } }], got ${shown}.`,
+      ]);
+      expect(results[0]?.metadata.tool).toBe('');
+    }
+  });
+
+  it('answers an array whose length cannot be read with one INVALID_ARGUMENTS result', async () => {
+    const registry = registryFor(recorder());
+    const calls = new Proxy([], {
+      get(target, key) {
+        if (key === 'length') throw new RangeError('no length');
+        return Reflect.get(target, key);
+      },
+    });
+    expect(messages(await registry.callMany(calls))).toEqual([
+      'INVALID_ARGUMENTS: callMany could not read its list of calls: RangeError "no length".',
+    ]);
+  });
+
+  it('passes entries that are not calls through the hooks, as failed calls', async () => {
+    const seen: string[] = [];
+    const registry = registryFor(recorder(), {
+      hooks: [{ name: 'log', after: (call, result) => void seen.push(`${call.tool}:${result.status}`) }],
+    });
+    await registry.callMany([null, { name: 'read_a', args: { label: 'a' } }] as unknown as BatchCall[]);
+    expect(seen.sort()).toEqual([':error', 'read_a:success']);
   });
 });

@@ -333,3 +333,56 @@ describe('registry.call under arbitrary input', () => {
     TIMEOUT_MS,
   );
 });
+
+const callEntry = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ name: names, args }, { requiredKeys: ['name'] }) },
+  fc.record({ id: fc.oneof(fc.string({ maxLength: 10 }), anything), name: names, args }, { requiredKeys: [] }),
+  { weight: 2, arbitrary: anything },
+  fc.record({ name: anything, args: anything }, { requiredKeys: [] }),
+);
+
+const batches = fc.oneof(
+  { weight: 4, arbitrary: fc.array(callEntry, { maxLength: 6 }) },
+  fc.sparseArray(callEntry, { maxLength: 6, maxNumElements: 3 }),
+  anything,
+);
+
+describe('registry.callMany under arbitrary input', () => {
+  it(
+    'never throws or rejects and returns one well-formed result per index, INVALID_ARGUMENTS for what is not a call',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.boolean(), batches, async (withHooks, calls) => {
+          const registry = registries[withHooks ? 1 : 0]!;
+          let results: unknown;
+          try {
+            results = await registry.callMany(calls as never);
+          } catch (error) {
+            throw new Error(`registry.callMany threw: ${String(error)}`);
+          }
+          expect(Array.isArray(results)).toBe(true);
+          const list = results as ToolResult[];
+          expect(list).toHaveLength(Array.isArray(calls) ? calls.length : 1);
+          for (let index = 0; index < list.length; index++) {
+            expect(index in list).toBe(true);
+            checkWellFormed(list[index]);
+            const entry: unknown = Array.isArray(calls) ? calls[index] : calls;
+            const isCall =
+              Array.isArray(calls) &&
+              typeof entry === 'object' &&
+              entry !== null &&
+              !Array.isArray(entry) &&
+              typeof (entry as { name?: unknown }).name === 'string' &&
+              ['string', 'undefined'].includes(typeof (entry as { id?: unknown }).id);
+            if (!isCall) {
+              const result = list[index]!;
+              expect(result.status === 'error' && result.error.code).toBe('INVALID_ARGUMENTS');
+            }
+          }
+        }),
+        { numRuns: Math.min(RUNS, 2_000) },
+      );
+    },
+    TIMEOUT_MS,
+  );
+});

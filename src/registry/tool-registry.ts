@@ -45,7 +45,7 @@ import {
   MemoryApprovalStore,
   type PendingApproval,
 } from './approvals.js';
-import { type BatchCall, runCallMany } from './call-many.js';
+import { type BatchCall, readBatch, runCallMany } from './call-many.js';
 import { loadValidatorCompiler, prepareTool } from './prepare-tool.js';
 import { createReadToolOutputTool, READ_TOOL_OUTPUT } from './read-tool-output.js';
 
@@ -547,19 +547,49 @@ export class ToolRegistry {
 
   /**
    * Run a model's parallel tool calls. Read-only tools run concurrently; any other tool waits for the
-   * calls before it and runs alone, in the order given. Results come back in the calls' order.
+   * calls before it and runs alone, in the order given. Results come back in the calls' order, one per
+   * index, and like `call` it **never throws**.
+   *
+   * An entry that is not a call — `null`, a hole in a sparse array, a number, a string, an array, an
+   * object without a string `name` or with a non-string `id`, or one whose properties throw when read —
+   * gets an `INVALID_ARGUMENTS` result at its index (`metadata.tool` is `''` when no name could be read)
+   * and the other calls run. An argument that is not an array gets a list of one `INVALID_ARGUMENTS`
+   * result saying so.
+   *
+   * @example
+   * ```ts
+   * const results = await registry.callMany([{ id: 'call_1', name: 'search', args: { query: 'x' } }, null]);
+   * // results[1].error.message: 'Call 1 must be an object with a tool name, got null.'
+   * ```
    */
   callMany(
     calls: readonly BatchCall[],
     options: { signal?: AbortSignal; context?: CallContextOptions } = {},
   ): Promise<ToolResult[]> {
-    return runCallMany(calls, {
-      call: (call) =>
-        this.call(call.name, call.args, {
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-          ...(call.id === undefined ? {} : { toolCallId: call.id }),
-          ...(options.context === undefined ? {} : { context: options.context }),
+    const signal = options?.signal;
+    const context = options?.context;
+    const callOptions = (id: string | undefined): CallOptions => ({
+      ...(signal === undefined ? {} : { signal }),
+      ...(id === undefined ? {} : { toolCallId: id }),
+      ...(context === undefined ? {} : { context }),
+    });
+    const reject = (problem: string, name: string, args: unknown, id: string | undefined) =>
+      deliverFailure(
+        name,
+        args,
+        callOptions(id),
+        this.#runtime,
+        ToolResult.error('INVALID_ARGUMENTS', problem, {
+          hint: "Pass an array of calls, each { name: 'tool_name', args: {...}, id?: 'call_id' }.",
         }),
+      );
+    const entries = readBatch(calls);
+    if (typeof entries === 'string') return reject(entries, '', undefined, undefined).then((result) => [result]);
+    return runCallMany(entries, {
+      run: (entry) =>
+        'call' in entry
+          ? this.call(entry.call.name, entry.call.args, callOptions(entry.call.id))
+          : reject(entry.problem, entry.name, entry.args, entry.id),
       isReadOnly: (name) => this.#safePrepared(name)?.spec.annotations.readOnly === true,
       maxConcurrencyOf: (name) => this.#safePrepared(name)?.spec.maxConcurrency,
       maxConcurrency: this.#options.maxConcurrency ?? 8,

@@ -4,7 +4,8 @@
  * - `TOOL_NOT_FOUND` — no tool has that name; the message lists the closest names and the available ones.
  * - `NOT_ATTACHED` — the tool exists but is not attached to the agent that called it.
  * - `DISABLED` — the tool exists but is switched off.
- * - `INVALID_ARGUMENTS` — the arguments are not valid JSON or do not match the tool's input schema.
+ * - `INVALID_ARGUMENTS` — the arguments are not valid JSON or do not match the tool's input schema (or a
+ *   `callMany` entry is not a call).
  * - `MISSING_CREDENTIALS` — an environment variable the tool requires is not set.
  * - `EXECUTION_FAILED` — the handler threw or rejected.
  * - `TIMEOUT` — the handler did not finish before its deadline.

@@ -18,9 +18,14 @@ export interface ToolView {
   created_at: string;
 }
 
-/** A tool as `GET /api/tools/:id` shows it: each required variable says whether the server has it set. */
+/** A tool as `GET /api/tools/:id` shows it: whether what it needs is there, never a value. */
 export interface ToolDetailView extends ToolView {
-  requires: { env: Array<RequiredEnvVar & { set: boolean }> };
+  requires: {
+    /** The server's variables a global or `--config` tool needs, each with whether it is set (none for workspace tools). */
+    env: Array<RequiredEnvVar & { set: boolean }>;
+    /** The workspace secret a workspace REST tool authenticates with, and whether the workspace has it. */
+    secrets?: Array<{ name: string; set: boolean }>;
+  };
 }
 
 /**
@@ -49,17 +54,34 @@ export function toolView(tool: ToolRecord): ToolView {
 }
 
 /**
- * The API view of one tool with the set/unset status of each environment variable it requires in
- * `env` (the server's environment; an empty value counts as unset, as when calling). Values are never
+ * The API view of one tool with what it needs and whether that is there. A global tool lists each
+ * environment variable it requires with whether the server has it set (`env`, the server's
+ * environment; an empty value counts as unset, as when calling). A workspace tool never looks at the
+ * server's environment: its `env` is empty, and a REST tool with `auth.secret` lists that secret with
+ * whether the workspace has it (`secretNames`, the names of the workspace's secrets). Values are never
  * shown.
  *
  * @example
  * ```ts
- * toolDetailView(await store.tools.get('acme', 'serper_search'), process.env).requires;
+ * toolDetailView(await store.tools.get('acme', 'serper_search'), process.env, []).requires;
  * // { env: [{ name: 'SERPER_API_KEY', description: '...', url: 'https://serper.dev', set: false }] }
  * ```
  */
-export function toolDetailView(tool: ToolRecord, env: Readonly<Record<string, string | undefined>>): ToolDetailView {
+export function toolDetailView(
+  tool: ToolRecord,
+  env: Readonly<Record<string, string | undefined>>,
+  secretNames: readonly string[],
+): ToolDetailView {
+  if (tool.workspaceId !== null) {
+    const secret = workspaceToolSecret(tool);
+    return {
+      ...toolView(tool),
+      requires: {
+        env: [],
+        ...(secret === undefined ? {} : { secrets: [{ name: secret, set: secretNames.includes(secret) }] }),
+      },
+    };
+  }
   const variables = tool.requires.env ?? [];
   return {
     ...toolView(tool),
@@ -71,6 +93,21 @@ export function toolDetailView(tool: ToolRecord, env: Readonly<Record<string, st
       }),
     },
   };
+}
+
+/**
+ * The workspace secret a workspace REST tool's `auth.secret` names, if any.
+ *
+ * @example
+ * ```ts
+ * workspaceToolSecret(await store.tools.get('acme', 'company_search')); // 'COMPANY_API_TOKEN'
+ * ```
+ */
+export function workspaceToolSecret(tool: ToolRecord): string | undefined {
+  const auth = tool.config?.auth;
+  if (typeof auth !== 'object' || auth === null || !Object.hasOwn(auth, 'secret')) return undefined;
+  const secret = (auth as Record<string, unknown>).secret;
+  return typeof secret === 'string' ? secret : undefined;
 }
 
 /** A tool attached to an agent: the tool with the attachment's config. */

@@ -14,6 +14,7 @@ import { registerAgentRoutes } from './agent-routes.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
 import { authenticate } from './authenticate.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
+import { registerSecretRoutes } from './secret-routes.js';
 import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
 import { createServiceBuiltins, type ServiceBuiltinsOptions } from './service-builtins.js';
@@ -122,6 +123,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   registerToolRoutes(app, context);
   registerAgentRoutes(app, context);
   registerActivityRoutes(app, context);
+  registerSecretRoutes(app, context);
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });
   return app;

@@ -3,9 +3,9 @@ import { REST_TOOL_SCHEMA } from '../config/config-schema.js';
 import { describeValue } from '../core/define-tool.js';
 import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
 import { compileValidator } from '../schema/compile-validator.js';
-import { STORE_LIMITS } from '../store/index.js';
+import { SECRET_NAME_PATTERN, STORE_LIMITS } from '../store/index.js';
 import { ApiError, notFound, validationError } from './api-error.js';
-import { toolDetailView, toolView } from './api-views.js';
+import { toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
 import { callInView, type ServerContext, toolViewOf } from './server-context.js';
@@ -18,8 +18,10 @@ export const MAX_SEARCH_QUERY_CHARS = 200;
 
 /**
  * `GET /api/tools` (with `q`, ranked by the registry's BM25 search), `GET /api/tools/:id` (with the
- * set/unset status of its environment variables), `GET /api/tools/:id/export?format=`, `POST /api/tools`
- * (workspace REST tools in the `custom_tools` shape) and `POST /api/tools/:id/call`.
+ * set/unset status of a global tool's environment variables, or of a workspace tool's secret),
+ * `GET /api/tools/:id/export?format=`, `POST /api/tools` (workspace REST tools in the `custom_tools`
+ * shape, authenticating with a workspace secret: the server's environment and `allow_private_network`
+ * are refused) and `POST /api/tools/:id/call`.
  */
 export function registerToolRoutes(app: FastifyInstance, context: ServerContext): void {
   const { store } = context;
@@ -55,7 +57,11 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
   app.get<{ Params: { id: string } }>('/api/tools/:id', async (request) => {
     const tool = await store.tools.get(request.workspaceId, request.params.id);
     if (tool === undefined) throw notFound(`Tool '${request.params.id}' does not exist in this workspace.`);
-    return toolDetailView(tool, context.env);
+    const secretNames =
+      workspaceToolSecret(tool) === undefined
+        ? []
+        : (await store.secrets.list(request.workspaceId)).map((secret) => secret.name);
+    return toolDetailView(tool, context.env, secretNames);
   });
 
   app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
@@ -75,6 +81,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     if (!isPlainObject(body)) {
       throw validationError('body', `The request body must be a JSON object, got ${describeValue(body)}.`);
     }
+    refuseOperatorFields(body);
     const issues = validateRestTool(structuredClone(body));
     const issue = issues?.[0];
     if (issue !== undefined) {
@@ -122,6 +129,39 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     const view = await toolViewOf(context, request.workspaceId, agent);
     return callInView(context, request.workspaceId, view, request.params.id, args ?? {}, agent);
   });
+}
+
+/**
+ * What only the operator may grant, refused in a tool a workspace creates: reading the server's
+ * environment (`auth.token_env`, `auth.value_env`) and reaching private networks
+ * (`allow_private_network`). Also names `auth.secret` when an auth lacks it, which the schema would
+ * report as a missing variable.
+ */
+function refuseOperatorFields(body: Record<string, unknown>): void {
+  const auth = body.auth;
+  if (isPlainObject(auth)) {
+    for (const key of ['token_env', 'value_env']) {
+      if (!Object.hasOwn(auth, key)) continue;
+      const variable = auth[key];
+      const name = typeof variable === 'string' && SECRET_NAME_PATTERN.test(variable) ? variable : 'NAME';
+      throw validationError(
+        'auth',
+        `Environment variables are for operator config files, so 'auth.${key}' (${describeValue(variable)}) is refused; store a workspace secret with PUT /api/secrets/${name} and reference it as "secret": "${name}".`,
+      );
+    }
+    if (['bearer', 'header', 'query'].includes(auth.type as string) && !Object.hasOwn(auth, 'secret')) {
+      throw validationError(
+        'auth',
+        `'auth.secret' is required: the name of the workspace secret that holds the value (store one with PUT /api/secrets/NAME).`,
+      );
+    }
+  }
+  if (Object.hasOwn(body, 'allow_private_network')) {
+    throw validationError(
+      'allow_private_network',
+      `'allow_private_network' (${describeValue(body.allow_private_network)}) is for operator config files only; a tool created through the API reaches public addresses only, so leave the field out.`,
+    );
+  }
 }
 
 function restAnnotations(body: Record<string, unknown>): Record<string, unknown> {

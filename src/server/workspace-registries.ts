@@ -1,5 +1,5 @@
 import { createBuiltins } from '../builtins/index.js';
-import type { RestToolOptions } from '../config/rest-tool.js';
+import type { RestToolOptions, WorkspaceSecrets } from '../config/rest-tool.js';
 import { createRestTool } from '../config/rest-tool.js';
 import type { RestToolConfig } from '../config/rest-tool-config.js';
 import type { ToolSpec } from '../core/tool-spec.js';
@@ -18,20 +18,27 @@ export interface WorkspaceRegistriesOptions {
   sharedBuiltins?: readonly ToolSpec[];
   /** Passed to every workspace registry (approvals are always the workspace's, from the store). */
   registryOptions?: Omit<ToolRegistryOptions, 'approvals'>;
-  /** Passed to `createRestTool` for workspace REST tools (tests exempt a loopback fake). */
-  restTool?: RestToolOptions;
+  /**
+   * Passed to `createRestTool` for workspace REST tools (tests exempt a loopback fake). Their
+   * `workspaceSecrets` are always the workspace's own secrets in the store.
+   */
+  restTool?: Omit<RestToolOptions, 'workspaceSecrets'>;
 }
 
 interface WorkspaceEntry {
   registry: ToolRegistry;
+  /** The options of the workspace's REST tools: the shared ones with the workspace's secrets. */
+  restTool: RestToolOptions;
   /** What each registered workspace REST tool was built from, to rebuild it when the row changed. */
   restSignatures: Map<string, string>;
 }
 
 /**
  * One {@link ToolRegistry} per workspace: the built-ins with the workspace's virtual filesystem, the
- * shared built-ins (code execution, emails), the `--config` tools, and the workspace's REST tools (registered on first use and rebuilt when their row
- * changes), with the workspace's approvals in the store. Requests use views of it.
+ * shared built-ins (code execution, emails), the `--config` tools, and the workspace's REST tools
+ * (registered on first use and rebuilt when their row changes), with the workspace's approvals in the
+ * store. Requests use views of it. A workspace REST tool authenticates with the workspace's own secrets
+ * (`store.secrets`, read at each call) and never with the server's environment.
  *
  * @example
  * ```ts
@@ -62,7 +69,7 @@ export class WorkspaceRegistries {
       if (tool.workspaceId !== workspaceId || tool.handlerKey !== HTTP_HANDLER_KEY || tool.config === null) continue;
       const signature = `${tool.createdAt}\u0000${JSON.stringify(tool.config)}`;
       if (entry.restSignatures.get(tool.id) === signature) continue;
-      entry.registry.register(createRestTool(tool.config as unknown as RestToolConfig, this.#options.restTool), {
+      entry.registry.register(createRestTool(tool.config as unknown as RestToolConfig, entry.restTool), {
         allowOverride: true,
       });
       entry.restSignatures.set(tool.id, signature);
@@ -88,7 +95,11 @@ export class WorkspaceRegistries {
       registry.registerAll(createBuiltins({ files: { backend: store.files(workspaceId) } }));
       registry.registerAll(this.#options.sharedBuiltins ?? []);
       registry.registerAll(this.#options.extraTools ?? [], { allowOverride: true });
-      entry = { registry, restSignatures: new Map() };
+      const workspaceSecrets: WorkspaceSecrets = {
+        workspaceId,
+        reveal: (name) => store.secrets.reveal(workspaceId, name),
+      };
+      entry = { registry, restTool: { ...this.#options.restTool, workspaceSecrets }, restSignatures: new Map() };
       this.#entries.set(workspaceId, entry);
     }
     return entry;

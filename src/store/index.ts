@@ -24,6 +24,7 @@ export { MAX_DATABASE_FILE_BYTES } from './database-file-backend.js';
 export { createPostgresStore } from './postgres/create-postgres-store.js';
 export { CHANGE_CHANNEL } from './postgres/postgres-change-feed.js';
 export { SECRET_KEY_ENV, SECRET_KEY_FILE_SUFFIX } from './secret-key.js';
+export { requireSecretName } from './secret-queries.js';
 export { createSqliteStore } from './sqlite/create-sqlite-store.js';
 export { StoreConflictError } from './store-conflict-error.js';
 export type { StoreErrorCode } from './store-error.js';

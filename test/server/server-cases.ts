@@ -30,8 +30,6 @@ export function defineServerCases(harness: ServerStoreHarness): void {
     store = await harness.open();
     await store.migrate();
     await store.tools.upsertBuiltins(createBuiltins());
-    app = createServer({ store });
-    await app.ready();
     fake = createHttpServer((request, response) => {
       fakeHits += 1;
       let text = '';
@@ -45,6 +43,9 @@ export function defineServerCases(harness: ServerStoreHarness): void {
     });
     await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
     fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/search`;
+    // Workspace tools may not reach private addresses; the loopback fake is exempted by the operator.
+    app = createServer({ store, restTool: { guard: { allowHosts: [new URL(fakeUrl).host] } } });
+    await app.ready();
   }, 30_000);
 
   afterAll(async () => {
@@ -84,7 +85,6 @@ export function defineServerCases(harness: ServerStoreHarness): void {
       parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
       request: { body: { query: '{query}' } },
       response: { path: 'data.echoed' },
-      allow_private_network: true,
       ...extra,
     };
   }

@@ -14,6 +14,7 @@ import { defineListCommand } from './commands/list.js';
 import { defineMcpCommand } from './commands/mcp.js';
 import { definePromptCommand } from './commands/prompt.js';
 import { defineSearchCommand } from './commands/search.js';
+import { defineSecretCommand } from './commands/secret.js';
 import { defineServeCommand } from './commands/serve.js';
 import { defineTokenCommand } from './commands/token.js';
 import { defineValidateCommand } from './commands/validate.js';
@@ -79,6 +80,7 @@ export function createProgram(context: CliContext): Command {
   defineDbCommand(program, context);
   defineWorkspaceCommand(program, context);
   defineTokenCommand(program, context);
+  defineSecretCommand(program, context);
   return program;
 }
 

@@ -17,7 +17,7 @@ import { runStandalone } from '../schema/run-standalone.js';
 import type { ConfigDiagnostic } from './config-diagnostic.js';
 import { AGENT_KEYS, CONFIG_SCHEMA, MCP_SERVER_SCHEMA, REST_TOOL_SCHEMA } from './config-schema.js';
 import { expandEnv } from './expand-env.js';
-import { type RestToolConfig, restToolRequirements } from './rest-tool-config.js';
+import { type RestToolConfig, restToolRequirements, workspaceSecretReferences } from './rest-tool-config.js';
 import { findLiteralSecrets } from './secrets.js';
 
 /** An agent (a `nodes:` entry in the seed ADR's form) and the tools it may use. */
@@ -156,7 +156,21 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     return done(undefined);
   }
 
+  // `auth.secret` names a workspace secret, which a file has no workspace for; its value is never quoted.
+  const secretReferences = workspaceSecretReferences(raw.custom_tools);
+  for (const reference of secretReferences) {
+    error(
+      source,
+      reference.pointer,
+      `custom tool '${reference.tool}' names a workspace secret (auth.secret), but a configuration file has no workspace: workspace secrets are for tools created through the service API (POST /api/tools); here, read the value from the environment with auth.token_env (auth.value_env for header and query auth)`,
+    );
+  }
+  const withinSecretAuth = (pointer: string) =>
+    secretReferences.some(
+      (reference) => pointer === reference.authPointer || pointer.startsWith(`${reference.authPointer}/`),
+    );
   for (const finding of findLiteralSecrets(raw)) {
+    if (withinSecretAuth(finding.pointer)) continue;
     error(
       source,
       finding.pointer,
@@ -179,8 +193,8 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     written.get(pointer) ?? String(expandedValue);
   const issues = runStandalone(validateToolshedConfig, value);
   for (const issue of issues ?? []) {
-    // A value left empty by a missing variable was reported already.
-    if (unexpanded.has(issue.pointer)) continue;
+    // A value left empty by a missing variable was reported already, and so was an auth with a secret.
+    if (unexpanded.has(issue.pointer) || withinSecretAuth(issue.pointer)) continue;
     const field = issue.path;
     const asWritten = written.get(issue.pointer);
     const message =

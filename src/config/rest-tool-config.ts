@@ -101,3 +101,35 @@ export function authDescription(auth: RestToolAuth): string {
     }
   }
 }
+
+/** A `custom_tools` entry of a configuration file whose auth names a workspace secret. */
+export interface WorkspaceSecretReference {
+  /** JSON Pointer of the `secret` key (`/custom_tools/0/auth/secret`). */
+  pointer: string;
+  /** JSON Pointer of the entry's `auth`, whose other findings it replaces. */
+  authPointer: string;
+  /** The entry's id as written (`?` when it has none). */
+  tool: string;
+}
+
+/**
+ * The `custom_tools` entries of a configuration (as parsed, before anything else) whose `auth` has a
+ * `secret`: a configuration file has no workspace, so such an entry is refused.
+ *
+ * @example
+ * ```ts
+ * workspaceSecretReferences([{ id: 'crm', auth: { type: 'bearer', secret: 'CRM_TOKEN' } }]);
+ * // [{ pointer: '/custom_tools/0/auth/secret', authPointer: '/custom_tools/0/auth', tool: 'crm' }]
+ * ```
+ */
+export function workspaceSecretReferences(customTools: unknown): WorkspaceSecretReference[] {
+  if (!Array.isArray(customTools)) return [];
+  return customTools.flatMap((entry: unknown, index) => {
+    if (typeof entry !== 'object' || entry === null) return [];
+    const auth = (entry as Record<string, unknown>).auth;
+    if (typeof auth !== 'object' || auth === null || !Object.hasOwn(auth, 'secret')) return [];
+    const id = (entry as Record<string, unknown>).id;
+    const authPointer = `/custom_tools/${index}/auth`;
+    return [{ pointer: `${authPointer}/secret`, authPointer, tool: typeof id === 'string' ? id : '?' }];
+  });
+}

@@ -179,7 +179,10 @@ export class SecretKeyring {
         linkSync(temporary, path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        return this.#load(path) ?? key;
+        // Another process made it first: its key is the one. (Never return ours: it was not kept.)
+        const theirs = this.#load(path);
+        if (theirs === undefined) throw new Error('it disappeared while it was being created');
+        return theirs;
       }
       syncFolder(dirname(path));
       return key;

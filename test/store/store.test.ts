@@ -150,6 +150,22 @@ describe('the key of workspace secrets on SQLite', () => {
     );
   });
 
+  it('uses the key file another process made after this store opened, instead of making its own', async () => {
+    const file = join(folder, 'shared.db');
+    const theirs = Buffer.alloc(32, 21);
+    await withStore(file, async (store) => {
+      await store.workspaces.create({ id: 'acme', name: 'Acme' });
+      writeFileSync(`${file}-secret.key`, `${theirs.toString('hex')}\n`, { mode: 0o600 });
+      await store.secrets.set('acme', 'TOKEN', 'shared');
+    });
+    expect(readFileSync(`${file}-secret.key`, 'utf8')).toBe(`${theirs.toString('hex')}\n`);
+    await withStore(
+      file,
+      async (store) => expect(await store.secrets.reveal('acme', 'TOKEN')).toBe('shared'),
+      theirs.toString('base64'),
+    );
+  });
+
   it('refuses a key file that other users may read, naming the fix', async () => {
     const file = join(folder, 'exposed.db');
     await withStore(file, async (store) => {

@@ -2,6 +2,11 @@
  * How a REST tool authenticates: a bearer token, a header or a query parameter, whose value comes
  * either from the server's environment (`token_env` / `value_env`: operator config files only) or from
  * a workspace secret (`secret`: tools created through the service API only).
+ *
+ * @example
+ * ```ts
+ * const auth: RestToolAuth = { type: 'header', name: 'X-Api-Key', secret: 'COMPANY_API_KEY' };
+ * ```
  */
 export type RestToolAuth =
   | { type: 'bearer'; token_env: string }
@@ -102,7 +107,14 @@ export function authDescription(auth: RestToolAuth): string {
   }
 }
 
-/** A `custom_tools` entry of a configuration file whose auth names a workspace secret. */
+/**
+ * A `custom_tools` entry of a configuration file whose auth names a workspace secret.
+ *
+ * @example
+ * ```ts
+ * const [reference]: WorkspaceSecretReference[] = workspaceSecretReferences(raw.custom_tools);
+ * ```
+ */
 export interface WorkspaceSecretReference {
   /** JSON Pointer of the `secret` key (`/custom_tools/0/auth/secret`). */
   pointer: string;

@@ -1,7 +1,14 @@
 import { isPlainObject } from '../core/json-schema.js';
 import { ToolResult } from '../core/tool-result.js';
 
-/** What a secret is replaced with. */
+/**
+ * What a secret is replaced with.
+ *
+ * @example
+ * ```ts
+ * new SecretRedactor('s3cret', { bearer: false }).text('s3cret') === REDACTED; // true
+ * ```
+ */
 export const REDACTED = '[redacted]';
 
 /**

@@ -4,7 +4,14 @@ import { requireSecretName, type SecretRecord, StoreError } from '../store/index
 import { ApiError, notFound, validationError } from './api-error.js';
 import type { ServerContext } from './server-context.js';
 
-/** A workspace secret as the API shows it: its name and dates, never its value. */
+/**
+ * A workspace secret as the API shows it: its name and dates, never its value.
+ *
+ * @example
+ * ```ts
+ * const view: SecretView = { name: 'CRM_TOKEN', created_at: '2025-12-10T10:00:00.000Z', updated_at: '2025-12-10T10:00:00.000Z' };
+ * ```
+ */
 export interface SecretView {
   name: string;
   created_at: string;

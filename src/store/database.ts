@@ -110,6 +110,11 @@ export interface ApprovalsTable {
 /**
  * `secrets`: each workspace's named secrets for its REST tools. `value_encrypted` is AES-256-GCM
  * ciphertext (see `secret-cipher.ts`); the plaintext is never stored.
+ *
+ * @example
+ * ```ts
+ * const names = await store.db.selectFrom('secrets').select('name').where('workspace_id', '=', 'acme').execute();
+ * ```
  */
 export interface SecretsTable {
   workspace_id: string;

@@ -7,7 +7,15 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const HEADER_BYTES = 1 + KEY_ID_BYTES + IV_BYTES + TAG_BYTES;
 
-/** What {@link openSecret} found: the value, or why there is none. */
+/**
+ * What {@link openSecret} found: the value, or why there is none.
+ *
+ * @example
+ * ```ts
+ * const opened: OpenedSecret = openSecret(key, sealed, context);
+ * if (!opened.ok && opened.reason === 'other-key') console.log('stored with another key');
+ * ```
+ */
 export type OpenedSecret =
   | { ok: true; value: string }
   /** The value was sealed with another key (its fingerprint differs). */

@@ -3,10 +3,24 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, statSync, unlin
 import { basename, dirname } from 'node:path';
 import { StoreError } from './store-error.js';
 
-/** The environment variable that holds the key of workspace secrets: 32 bytes as base64 or hex. */
+/**
+ * The environment variable that holds the key of workspace secrets: 32 bytes as base64 or hex.
+ *
+ * @example
+ * ```ts
+ * const key = process.env[SECRET_KEY_ENV]; // TOOLSHED_SECRET_KEY
+ * ```
+ */
 export const SECRET_KEY_ENV = 'TOOLSHED_SECRET_KEY';
 
-/** The suffix of the key file beside a SQLite database: `toolshed.db` keeps its key in `toolshed.db-secret.key`. */
+/**
+ * The suffix of the key file beside a SQLite database: `toolshed.db` keeps its key in `toolshed.db-secret.key`.
+ *
+ * @example
+ * ```ts
+ * const keyFile = `${databaseFile}${SECRET_KEY_FILE_SUFFIX}`;
+ * ```
+ */
 export const SECRET_KEY_FILE_SUFFIX = '-secret.key';
 
 const KEY_BYTES = 32;
@@ -50,7 +64,14 @@ export function secretKeyId(key: Buffer): Buffer {
   return createHmac('sha256', key).update('toolshed secret key id').digest().subarray(0, 8);
 }
 
-/** Where a store's secret key comes from. */
+/**
+ * Where a store's secret key comes from.
+ *
+ * @example
+ * ```ts
+ * const source: SecretKeySource = { kind: 'file', path: './toolshed.db-secret.key' };
+ * ```
+ */
 export type SecretKeySource =
   /** `TOOLSHED_SECRET_KEY` or the `secretKey` option, already parsed. */
   | { kind: 'given'; key: Buffer }

@@ -140,7 +140,14 @@ export interface ApprovalRecord {
   decidedAt: string | null;
 }
 
-/** A workspace secret as the store shows it: its name and dates, never its value. */
+/**
+ * A workspace secret as the store shows it: its name and dates, never its value.
+ *
+ * @example
+ * ```ts
+ * const [first]: SecretRecord[] = await store.secrets.list('acme'); // { name, createdAt, updatedAt }
+ * ```
+ */
 export interface SecretRecord {
   /** Like an environment variable name: `^[A-Za-z_][A-Za-z0-9_]{0,127}$`. */
   name: string;
@@ -150,7 +157,14 @@ export interface SecretRecord {
   updatedAt: string;
 }
 
-/** What `secrets.set` did: the secret's record, and whether it is new. */
+/**
+ * What `secrets.set` did: the secret's record, and whether it is new.
+ *
+ * @example
+ * ```ts
+ * const { created }: SetSecretResult = await store.secrets.set('acme', 'TOKEN', 'tok_live_123');
+ * ```
+ */
 export interface SetSecretResult extends SecretRecord {
   /** True when the workspace had no secret of that name before. */
   created: boolean;

@@ -19,7 +19,14 @@ export const STORE_LIMITS = Object.freeze({
   secretValueBytes: 8 * 1024,
 });
 
-/** Names of workspace secrets: like environment variable names, 1-128 characters. */
+/**
+ * Names of workspace secrets: like environment variable names, 1-128 characters.
+ *
+ * @example
+ * ```ts
+ * SECRET_NAME_PATTERN.test('COMPANY_API_TOKEN'); // true
+ * ```
+ */
 export const SECRET_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /** Ids of workspaces, agents, tokens and approvals: 1-64 letters, digits, `_`, `.`, `-`, not starting with a sign. */

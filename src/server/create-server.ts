@@ -12,8 +12,8 @@ import {
 import { registerActivityRoutes } from './activity-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
-import { authenticate } from './authenticate.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
+import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';
 import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
@@ -53,13 +53,6 @@ export interface ServerOptions {
   webCatalog?: string | false;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The workspace an authenticated `/api` request acts for. */
-    workspaceId: string;
-  }
-}
-
 /**
  * The toolshed REST API (SPEC §9.2) on Fastify: tools, agents and their attachments, provider exports,
  * prompt docs, the call log and approvals, plus `GET /health` and `GET /metrics` (Prometheus).
@@ -68,6 +61,9 @@ declare module 'fastify' {
  * belong to that workspace: no, a malformed, unknown or revoked token is 401 `UNAUTHORIZED`, a token of
  * another workspace 403 `FORBIDDEN`. Another workspace's resources answer 404 like missing ones.
  * Errors are `{"error": {"code", "message", "details"?}}`; bodies over `bodyLimit` are 413.
+ * Authentication follows the route a request matched, never its URL text: every route declares its
+ * `config.auth` (`registerRouteAuth`), and `/health`, `/metrics` and the web catalog are the only public
+ * ones.
  * The instance is not listening: call `listen` or use `inject`. Closing it does not close the store.
  *
  * @example
@@ -94,14 +90,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics: new ServerMetrics(),
     env: options.registryOptions?.env ?? process.env,
   };
-  app.decorateRequest('workspaceId', '');
+  // First, so every route registered below declares its auth and no other hook runs before it.
+  registerRouteAuth(app, store);
   if (shared !== undefined) app.addHook('onClose', () => shared.close());
-
-  app.addHook('onRequest', async (request) => {
-    if (request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?')) {
-      request.workspaceId = (await authenticate(store, request, { requireWorkspaceHeader: true })).workspaceId;
-    }
-  });
 
   app.setErrorHandler((error, _request, reply) => {
     const apiError = toApiError(error);
@@ -115,15 +106,19 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return reply.code(404).send(body);
   });
 
-  app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/health', { config: { auth: 'none' } }, async () => ({ status: 'ok' }));
+  app.get('/metrics', { config: { auth: 'none' } }, async (_request, reply) => {
     reply.type(context.metrics.contentType);
     return context.metrics.render();
   });
-  registerToolRoutes(app, context);
-  registerAgentRoutes(app, context);
-  registerActivityRoutes(app, context);
-  registerSecretRoutes(app, context);
+  void app.register(async (api) => {
+    // The REST API: each route here acts for one workspace (token and X-Workspace-Id) unless it says otherwise.
+    setDefaultRouteAuth(api, 'workspace');
+    registerToolRoutes(api, context);
+    registerAgentRoutes(api, context);
+    registerActivityRoutes(api, context);
+    registerSecretRoutes(api, context);
+  });
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });
   return app;

@@ -10,7 +10,6 @@ import { nodeListener } from '../mcp/node-http-bridge.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
 import { ApiError } from './api-error.js';
-import { authenticate } from './authenticate.js';
 import { McpViews } from './mcp-views.js';
 import { recordCall, type ServerContext } from './server-context.js';
 
@@ -50,9 +49,9 @@ interface McpTarget {
 
 /**
  * MCP over Streamable HTTP from the store (SPEC §7.1, §9.2): `/mcp` serves the workspace's default
- * view, `/mcp/agents/:agentId` one agent's view with its attachment config as `ctx.config`. Every
- * request needs `Authorization: Bearer <token>`; the token picks the workspace (an `X-Workspace-Id`
- * header, when sent, must name the same one). A session answers only the token that opened it, on its
+ * view, `/mcp/agents/:agentId` one agent's view with its attachment config as `ctx.config`. Both routes
+ * declare `auth: 'token'` (`registerRouteAuth`): every request needs `Authorization: Bearer <token>`,
+ * and the token picks the workspace (an `X-Workspace-Id` header, when sent, must name the same one). A session answers only the token that opened it, on its
  * path. Attaching or detaching a tool sends `notifications/tools/list_changed` to that agent's sessions,
  * also when another server process on the same PostgreSQL made the change. Every call is logged in
  * `tool_calls` and counted in the metrics.
@@ -105,7 +104,8 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
   );
 
   const serve = async (request: FastifyRequest, reply: FastifyReply, agentId: string | undefined) => {
-    const identity = await authenticate(context.store, request, { requireWorkspaceHeader: false });
+    // Authenticated by the route's `auth: 'token'` before the handler runs.
+    const identity = request.tokenIdentity;
     let configAgent = false;
     if (agentId !== undefined && !(await hasAgent(context, identity.workspaceId, agentId))) {
       if (configAgents === undefined || !configAgents.ids.includes(agentId)) {
@@ -128,10 +128,18 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     const methods = ['GET', 'POST', 'DELETE'] as const;
-    scope.route({ method: [...methods], url: '/mcp', handler: (request, reply) => serve(request, reply, undefined) });
+    // The token alone picks the workspace: MCP clients often cannot add an X-Workspace-Id header.
+    const config = { auth: 'token' } as const;
+    scope.route({
+      method: [...methods],
+      url: '/mcp',
+      config,
+      handler: (request, reply) => serve(request, reply, undefined),
+    });
     scope.route<{ Params: { agentId: string } }>({
       method: [...methods],
       url: '/mcp/agents/:agentId',
+      config,
       handler: (request, reply) => serve(request, reply, request.params.agentId),
     });
   });

@@ -94,10 +94,11 @@ describe('the web catalog', () => {
   });
 
   it('never answers the page under /api, /mcp, /health or /metrics', async () => {
+    // No route: the JSON 404, with or without a token (authentication belongs to the routes).
     const api = await get('/api/nothing', HTML_ACCEPT);
-    expect(api.statusCode).toBe(401);
-    expect(api.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
-    for (const url of ['/mcp/anything', '/mcp', '/health/x', '/metrics/x']) {
+    expect(api.statusCode).toBe(404);
+    expect(api.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'No route GET /api/nothing.' } });
+    for (const url of ['/mcp/anything', '/mcp', '/health/x', '/metrics/x', '//api/tools', '/API/tools', '/api;/x']) {
       const response = await get(url, HTML_ACCEPT);
       expect(response.statusCode, url).toBe(404);
       expect(response.body, url).not.toContain('<!doctype html>');

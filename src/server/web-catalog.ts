@@ -97,8 +97,9 @@ export function registerWebCatalog(app: FastifyInstance, options: WebCatalogOpti
     if (path.startsWith('/assets/') || !wantsPage(request)) return reply.callNotFound();
     return answerPage(reply);
   };
-  app.get('/', handler);
-  app.get('/*', handler);
+  // Public: the catalog's files hold no workspace data (the page reads the API with the user's token).
+  app.get('/', { config: { auth: 'none' } }, handler);
+  app.get('/*', { config: { auth: 'none' } }, handler);
 }
 
 function readBuiltFiles(dir: string): Map<string, StaticFile> {
@@ -129,7 +130,8 @@ function sendFile(reply: FastifyReply, file: StaticFile, page: boolean): Fastify
 
 /** The decoded path of a request URL, or `undefined` for one that cannot name a catalog file. */
 function requestPath(url: string): string | undefined {
-  const raw = url.split('?')[0] ?? '';
+  // An absolute-form target (`GET http://host/tools/x`, as proxies send) names the same path.
+  const raw = (url.split('?')[0] ?? '').replace(/^https?:\/\/[^/]*/i, '') || '/';
   let path: string;
   try {
     path = decodeURIComponent(raw);
@@ -141,8 +143,13 @@ function requestPath(url: string): string | undefined {
   return path;
 }
 
+/**
+ * Whether the path is one of the API's or one that spells it differently (`//api/x`, `/API/x`,
+ * `/api;/x`, `/api%2Fx` once decoded): those never answer the page.
+ */
 function isReserved(path: string): boolean {
-  return RESERVED_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  const first = (path.split('/').find((segment) => segment !== '') ?? '').toLowerCase().split(';')[0] ?? '';
+  return RESERVED_PREFIXES.some((prefix) => first === prefix.slice(1));
 }
 
 function wantsPage(request: FastifyRequest): boolean {

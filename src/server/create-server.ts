@@ -78,16 +78,18 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const { store } = options;
   const app = Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, logger: options.logger ?? false });
   const shared = options.builtins === false ? undefined : createServiceBuiltins(store, options.builtins);
+  const registries = new WorkspaceRegistries({
+    store,
+    ...(shared === undefined ? {} : { sharedBuiltins: shared.tools }),
+    ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
+    ...(options.registryOptions === undefined ? {} : { registryOptions: options.registryOptions }),
+    ...(options.restTool === undefined ? {} : { restTool: options.restTool }),
+  });
   const context: ServerContext = {
     store,
-    registries: new WorkspaceRegistries({
-      store,
-      ...(shared === undefined ? {} : { sharedBuiltins: shared.tools }),
-      ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
-      ...(options.registryOptions === undefined ? {} : { registryOptions: options.registryOptions }),
-      ...(options.restTool === undefined ? {} : { restTool: options.restTool }),
-    }),
-    metrics: new ServerMetrics(),
+    registries,
+    // /metrics is public: only the server's own tools are named, a workspace's are counted together.
+    metrics: new ServerMetrics({ namedTool: (tool) => registries.serverToolNames.has(tool) }),
     env: options.registryOptions?.env ?? process.env,
   };
   // First, so every route registered below declares its auth and no other hook runs before it.
@@ -107,6 +109,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   app.get('/health', { config: { auth: 'none' } }, async () => ({ status: 'ok' }));
+  // Public, as Prometheus scrapers expect; it names no workspace's tools (see ServerMetrics).
   app.get('/metrics', { config: { auth: 'none' } }, async (_request, reply) => {
     reply.type(context.metrics.contentType);
     return context.metrics.render();

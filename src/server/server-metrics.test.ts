@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolResult } from '../core/tool-result.js';
-import { ServerMetrics } from './server-metrics.js';
+import { ServerMetrics, WORKSPACE_TOOL_LABEL } from './server-metrics.js';
 
 describe('ServerMetrics', () => {
   it('counts every call by tool and status, errors by code, and each latency', async () => {
@@ -22,5 +22,23 @@ describe('ServerMetrics', () => {
     expect(text).toContain('toolshed_tool_call_duration_seconds_count{tool="calculator"} 3');
     expect(text).toContain('toolshed_tool_call_duration_seconds_bucket{le="0.005",tool="calculator"} 2');
     expect(text).toContain('toolshed_tool_call_duration_seconds_bucket{le="1",tool="calculator"} 3');
+  });
+
+  it('counts the tools namedTool does not name together, under tool="(workspace)"', async () => {
+    const metrics = new ServerMetrics({ namedTool: (tool) => tool === 'calculator' });
+    const ok = { ...ToolResult.success(1), metadata: { tool: 'x', durationMs: 2 } };
+    const failed = { ...ToolResult.error('EXECUTION_FAILED', 'down'), metadata: { tool: 'x', durationMs: 2 } };
+    metrics.observe('calculator', ok);
+    metrics.observe('acme_crm_lookup', ok);
+    metrics.observe('globex_billing', ok);
+    metrics.observe('globex_billing', failed);
+    const text = await metrics.render();
+    expect(WORKSPACE_TOOL_LABEL).toBe('(workspace)');
+    expect(text).toContain('toolshed_tool_calls_total{tool="calculator",status="success"} 1');
+    expect(text).toContain('toolshed_tool_calls_total{tool="(workspace)",status="success"} 2');
+    expect(text).toContain('toolshed_tool_calls_total{tool="(workspace)",status="error"} 1');
+    expect(text).toContain('toolshed_tool_call_errors_total{tool="(workspace)",code="EXECUTION_FAILED"} 1');
+    expect(text).toContain('toolshed_tool_call_duration_seconds_count{tool="(workspace)"} 3');
+    expect(text).not.toMatch(/acme|globex/);
   });
 });

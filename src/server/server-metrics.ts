@@ -2,18 +2,45 @@ import { Counter, Histogram, Registry } from 'prom-client';
 import type { ToolResult } from '../core/tool-result.js';
 
 /**
- * The Prometheus metrics of a server: calls, errors and latency per tool, in a registry of its own
- * (so two servers in one process do not clash).
+ * The `tool` label of the calls of every tool that {@link ServerMetricsOptions.namedTool} does not
+ * name; parenthesized so that it is never a tool's name.
+ */
+export const WORKSPACE_TOOL_LABEL = '(workspace)';
+
+/**
+ * Options of {@link ServerMetrics}.
  *
  * @example
  * ```ts
- * const metrics = new ServerMetrics();
- * metrics.observe('read_file', result);
+ * const options: ServerMetricsOptions = { namedTool: (tool) => ['calculator', 'read_file'].includes(tool) };
+ * ```
+ */
+export interface ServerMetricsOptions {
+  /**
+   * Whether a tool's calls are labelled with its name: true for the tools the server defines for
+   * everyone (built-ins, `--config` tools). The others — tools a workspace created — are counted
+   * together under `tool="(workspace)"` ({@link WORKSPACE_TOOL_LABEL}), so the metrics, which are
+   * public, never show a workspace's tool ids (and their label sets stay few). Default: every name.
+   */
+  namedTool?: (tool: string) => boolean;
+}
+
+/**
+ * The Prometheus metrics of a server: calls, errors and latency per tool, in a registry of its own
+ * (so two servers in one process do not clash). Tools that `namedTool` does not name share the label
+ * `(workspace)`.
+ *
+ * @example
+ * ```ts
+ * const metrics = new ServerMetrics({ namedTool: (tool) => tool === 'read_file' });
+ * metrics.observe('read_file', result); // tool="read_file"
+ * metrics.observe('acme_crm_lookup', result); // tool="(workspace)"
  * const text = await metrics.render();
  * ```
  */
 export class ServerMetrics {
   readonly registry = new Registry();
+  readonly #namedTool: (tool: string) => boolean;
   readonly #calls = new Counter({
     name: 'toolshed_tool_calls_total',
     help: 'Tool calls by tool and result status.',
@@ -35,12 +62,17 @@ export class ServerMetrics {
   });
 
   // Each label set's child metric, kept: prom-client hashes a label object on every `inc(labels)`,
-  // a child increments directly. Bounded by the tools a workspace has times the statuses.
+  // a child increments directly. Bounded by the named tools times the statuses.
   readonly #callsBy = new Map<string, { inc(): void }>();
   readonly #latencyBy = new Map<string, { observe(value: number): void }>();
 
-  /** Count one call of `tool` (a name the workspace has, never arbitrary client text). */
-  observe(tool: string, result: ToolResult): void {
+  constructor(options: ServerMetricsOptions = {}) {
+    this.#namedTool = options.namedTool ?? (() => true);
+  }
+
+  /** Count one call of `name` (a name the workspace has, never arbitrary client text). */
+  observe(name: string, result: ToolResult): void {
+    const tool = this.#namedTool(name) ? name : WORKSPACE_TOOL_LABEL;
     const key = `${tool}\u0000${result.status}`;
     let calls = this.#callsBy.get(key);
     if (calls === undefined) {

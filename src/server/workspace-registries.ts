@@ -1,8 +1,9 @@
-import { createBuiltins } from '../builtins/index.js';
+import { BUILTIN_NAMES, createBuiltins } from '../builtins/index.js';
 import type { RestToolOptions, WorkspaceSecrets } from '../config/rest-tool.js';
 import { createRestTool } from '../config/rest-tool.js';
 import type { RestToolConfig } from '../config/rest-tool-config.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
 import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
 import type { ToolRecord, ToolshedStore } from '../store/index.js';
 
@@ -51,6 +52,7 @@ export class WorkspaceRegistries {
   readonly #options: WorkspaceRegistriesOptions;
   readonly #entries = new Map<string, WorkspaceEntry>();
   #extraToolNames: readonly string[] | undefined;
+  #serverToolNames: ReadonlySet<string> | undefined;
 
   constructor(options: WorkspaceRegistriesOptions) {
     this.#options = options;
@@ -60,6 +62,20 @@ export class WorkspaceRegistries {
   get extraToolNames(): readonly string[] {
     this.#extraToolNames ??= Object.freeze((this.#options.extraTools ?? []).map((tool) => tool.name));
     return this.#extraToolNames;
+  }
+
+  /**
+   * The names of the tools this server defines for every workspace: the built-ins, the shared
+   * built-ins, the `--config` tools and `read_tool_output`. Any other name is a workspace's own tool.
+   */
+  get serverToolNames(): ReadonlySet<string> {
+    this.#serverToolNames ??= new Set([
+      ...BUILTIN_NAMES,
+      ...(this.#options.sharedBuiltins ?? []).map((tool) => tool.name),
+      ...this.extraToolNames,
+      READ_TOOL_OUTPUT,
+    ]);
+    return this.#serverToolNames;
   }
 
   /** The workspace's registry, with the REST tools among `tools` registered and current. */

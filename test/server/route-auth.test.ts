@@ -245,4 +245,40 @@ describe('authentication by the matched route', () => {
     expect((await rawRequest(port, 'GET', '/%61pi/tools', headers)).status).toBe(200);
     expect((await rawRequest(port, 'GET', '/API/tools', headers)).status).toBe(404);
   });
+
+  it('keeps /metrics free of workspace tool ids: they are counted as tool="(workspace)"', async () => {
+    const id = 'acme_private_crm_lookup';
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/tools',
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: {
+        id,
+        type: 'rest_api',
+        description: 'Look a customer up in the CRM.',
+        endpoint: `http://${fakeHost}/crm`,
+        method: 'GET',
+        parameters: { type: 'object', properties: {} },
+      },
+    });
+    expect(created.statusCode).toBe(201);
+    const call = (tool: string, args: Record<string, unknown>) =>
+      app.inject({
+        method: 'POST',
+        url: `/api/tools/${tool}/call`,
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: { arguments: args },
+      });
+    expect((await call(id, {})).json()).toMatchObject({ status: 'success' });
+    expect((await call('calculator', { expression: '1 +' })).json()).toMatchObject({ status: 'error' });
+
+    const metrics = await rawRequest(port, 'GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).not.toContain(id);
+    expect(metrics.body).not.toContain('crm');
+    expect(metrics.body).toContain('toolshed_tool_calls_total{tool="(workspace)",status="success"} 1');
+    expect(metrics.body).toContain('toolshed_tool_calls_total{tool="calculator",status="error"} 1');
+    expect(metrics.body).toContain('toolshed_tool_call_errors_total{tool="calculator",code="INVALID_ARGUMENTS"} 1');
+    expect(metrics.body).toContain('toolshed_tool_call_duration_seconds_count{tool="(workspace)"} 1');
+  });
 });

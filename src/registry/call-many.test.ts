@@ -218,7 +218,11 @@ describe('callMany', () => {
 describe('callMany with entries that are not calls', () => {
   const messages = (results: ToolResult[]) =>
     results.map((result) =>
-      result.status === 'error' ? `${result.error.code}: ${result.error.message}` : result.data,
+      result.status === 'success'
+        ? result.data
+        : result.status === 'error'
+          ? `${result.error.code}: ${result.error.message}`
+          : result.status,
     );
 
   it('answers each entry that is not a call with INVALID_ARGUMENTS at its index and runs the others', async () => {

@@ -6,6 +6,7 @@ import { locateJsonError } from './json-error.js';
 import type { JsonObjectSchema } from './json-schema.js';
 import { isPlainObject } from './json-schema.js';
 import type { OutputStore } from './output-store.js';
+import { summarizeValue } from './summarize-value.js';
 import { type ResultMetadata, stringifyData, type ToolFailure, ToolResult } from './tool-result.js';
 import type { RequiredEnvVar, ToolSpec } from './tool-spec.js';
 import type { CompiledValidator, ValidationIssue } from './validation-issue.js';
@@ -129,6 +130,43 @@ export function parseArguments(
   return { args: value, owned };
 }
 
+/**
+ * How deep arguments may nest (the arguments object itself is the first level); deeper ones are
+ * `INVALID_ARGUMENTS` before validation. Deeper data is no tool's input, and everything after this
+ * step that walks it recursively — validation, the canonical copy of an approval, a hook, serialising
+ * a result that quotes it — would overflow the stack.
+ *
+ * @example
+ * ```ts
+ * await registry.call('echo', { a: { b: [1] } }); // 3 levels: runs
+ * ```
+ */
+export const MAX_ARGUMENT_DEPTH = 200;
+
+function tooDeepFailure(toolName: string): ToolFailure {
+  return ToolResult.error(
+    'INVALID_ARGUMENTS',
+    `Arguments for '${toolName}' are nested more than ${MAX_ARGUMENT_DEPTH} levels deep.`,
+    {
+      hint: `Send arguments with at most ${MAX_ARGUMENT_DEPTH} levels of nested objects and lists.`,
+      details: { maxDepth: MAX_ARGUMENT_DEPTH },
+    },
+  );
+}
+
+/** Whether lists and plain objects in `value` nest more than `limit` levels, checked without recursion. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    const children = Array.isArray(node) ? node : isPlainObject(node) ? Object.values(node) : undefined;
+    if (children === undefined) continue;
+    if (depth > limit) return true;
+    for (const child of children) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function describeArgs(value: unknown): string {
   if (Array.isArray(value)) return `a list of ${value.length} item${value.length === 1 ? '' : 's'}`;
   if (typeof value === 'string') return `a string ${describeValue(value)}`;
@@ -245,6 +283,8 @@ function runPipeline(
     args = parsed.args;
     owned = parsed.owned;
   }
+  if (nestedDeeperThan(args, MAX_ARGUMENT_DEPTH))
+    return Promise.resolve(finish(tooDeepFailure(name), metadata, started));
 
   if (!owned && tool.copyArgs !== 'none') {
     args = tool.copyArgs === 'shallow' ? { ...args } : (structuredCloneSafe(args) as Record<string, unknown>);
@@ -561,7 +601,7 @@ function finishOutput(
             .join('; ')}.`,
           {
             hint: 'This is a fault in the tool, not in your arguments; try another approach.',
-            details: issues,
+            details: issueDetails(issues),
           },
         ),
         metadata,
@@ -635,8 +675,19 @@ export function invalidArguments(spec: ToolSpec, issues: readonly ValidationIssu
   const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
   return ToolResult.error('INVALID_ARGUMENTS', `Invalid arguments for '${spec.name}': ${shown.join('; ')}${more}.`, {
     hint: expectedArguments(spec.inputSchema),
-    details: issues,
+    details: issueDetails(issues),
   });
+}
+
+/**
+ * Validation issues as an error's `details`: each offending value summarised (see
+ * {@link summarizeValue}), never copied whole, so that a huge value, or an output nested thousands of
+ * levels deep, still gives a small result that can be serialised.
+ */
+function issueDetails(issues: readonly ValidationIssue[]): ValidationIssue[] {
+  return issues.map((issue) =>
+    Object.hasOwn(issue, 'received') ? { ...issue, received: summarizeValue(issue.received) } : issue,
+  );
 }
 
 function standardIssues(

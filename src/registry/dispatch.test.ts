@@ -239,6 +239,40 @@ describe('argument parsing', () => {
     const args = Object.assign(Object.create(null) as Record<string, unknown>, { text: 'bare' });
     expect(expectSuccess(await registry.call('echo', args)).data).toEqual({ text: 'bare' });
   });
+
+  const anything = defineTool({
+    name: 'anything',
+    description: 'Take any value.',
+    inputSchema: { type: 'object', properties: { value: {} } },
+    handler: () => 'ran',
+  });
+  const nestedArrays = (depth: number) => {
+    let value: unknown = 1;
+    for (let level = 0; level < depth; level++) value = [value];
+    return value;
+  };
+
+  it('takes arguments nested 200 levels deep, the arguments object being the first', async () => {
+    const registry = new ToolRegistry();
+    registry.register(anything);
+    expect(expectSuccess(await registry.call('anything', { value: nestedArrays(199) })).data).toBe('ran');
+  });
+
+  it.each([
+    ['an object', { value: nestedArrays(200) }],
+    ['JSON text', `{"value": ${'['.repeat(20_000)}1${']'.repeat(20_000)}}`],
+    ['an object 100 000 levels deep', { value: nestedArrays(100_000) }],
+  ])('refuses arguments nested more than 200 levels deep, given as %s', async (_label, args) => {
+    const registry = new ToolRegistry();
+    registry.register(anything);
+    expect(expectFailure(await registry.call('anything', args)).error).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      message: "Arguments for 'anything' are nested more than 200 levels deep.",
+      retryable: false,
+      hint: 'Send arguments with at most 200 levels of nested objects and lists.',
+      details: { maxDepth: 200 },
+    });
+  });
 });
 
 describe('extra arguments', () => {
@@ -456,6 +490,25 @@ describe('validation', () => {
       `Invalid arguments for 'many': 'a' must be a number, got string "x"; 'b' must be a string, got number 1; 'c' must be a boolean, got string "yes" (and 1 more).`,
     );
     expect(five.error.details).toHaveLength(4);
+  });
+
+  it('puts a summary of the value received in details, never the whole value', async () => {
+    const result = await invalid({
+      city: { name: 'x'.repeat(1_000), parts: Array.from({ length: 100_000 }, () => 1) },
+    });
+    expect(result.error.details).toEqual([
+      {
+        path: 'city',
+        pointer: '/city',
+        keyword: 'type',
+        expected: 'a string',
+        received: {
+          name: `${'x'.repeat(200)}... [1000 characters]`,
+          parts: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, '[and 99990 more items]'],
+        },
+        message: "'city' must be a string, got an object",
+      },
+    ]);
   });
 
   it('locates an issue deep in the arguments as a.b[2].c', async () => {

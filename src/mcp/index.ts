@@ -17,6 +17,7 @@ export type {
   McpEndpointResolver,
   McpHttpHandler,
   McpHttpHandlerOptions,
+  McpSessionQuota,
 } from './mcp-http-handler.js';
 export { createMcpHttpHandler } from './mcp-http-handler.js';
 export type { McpCallContext, McpServerOptions } from './mcp-server.js';

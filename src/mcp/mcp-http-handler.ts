@@ -42,6 +42,31 @@ export type McpEndpointResolver = (
 ) => ToolRegistry | McpEndpoint | undefined | Promise<ToolRegistry | McpEndpoint | undefined>;
 
 /**
+ * A limit on the sessions one caller may hold at once, as {@link McpHttpHandlerOptions.sessionQuotas}
+ * returns them for a request: every session opened by a request with the same `key` counts against it.
+ *
+ * @example
+ * ```ts
+ * const quota: McpSessionQuota = {
+ *   key: `token:${tokenId}`,
+ *   limit: 100,
+ *   holder: 'this API token',
+ *   hint: 'end one with DELETE /mcp and its Mcp-Session-Id header',
+ * };
+ * ```
+ */
+export interface McpSessionQuota {
+  /** Who the sessions count against: a token or workspace id (any text; keys are compared exactly). */
+  key: string;
+  /** Most sessions open at once under `key`. */
+  limit: number;
+  /** Who holds the sessions, as the 429 message names it: `'this API token'`. */
+  holder: string;
+  /** How the caller makes room, ending the 429 message (default: end a session with DELETE). */
+  hint?: string;
+}
+
+/**
  * Settings of {@link createMcpHttpHandler}: the server's, the host policy, and the HTTP limits.
  *
  * @example
@@ -51,13 +76,16 @@ export type McpEndpointResolver = (
  *   maxBodyBytes: 1024 * 1024,
  *   sessionIdleMs: 10 * 60_000,
  *   sessionScope: (request) => request.headers.get('x-workspace-id') ?? undefined,
+ *   sessionQuotas: (request) => [
+ *     { key: request.headers.get('x-workspace-id') ?? '', limit: 50, holder: 'this workspace' },
+ *   ],
  * };
  * ```
  */
 export interface McpHttpHandlerOptions extends McpServerOptions, HostPolicy {
   /** Largest accepted POST body in bytes (default 4 MiB); larger ones get 413. */
   maxBodyBytes?: number;
-  /** Most sessions open at once (default 1 000); an `initialize` beyond it gets 503. */
+  /** Most sessions open at once, all callers together (default 1 000); an `initialize` beyond it gets 503. */
   maxSessions?: number;
   /**
    * A session with no request and no open stream for this long is closed (default 30 minutes);
@@ -70,6 +98,16 @@ export interface McpHttpHandlerOptions extends McpServerOptions, HostPolicy {
    * with another caller's credentials. Sessions are always bound to their path as well.
    */
   sessionScope?: (request: Request) => string | undefined;
+  /**
+   * The quotas a new session counts against, narrowest first (the caller's token, then its workspace):
+   * called on each `initialize`. When one is full, its least recently used idle session (no request
+   * under way, no open stream) is closed to make room, preferring the caller's own (those that share
+   * the first quota's key); that session's next request gets the usual 404 and its client starts
+   * over. When every session under the full quota is busy, the `initialize` gets 429 with a JSON-RPC
+   * error naming the holder, the limit and `hint`. Quotas are checked before `maxSessions`, so with
+   * quotas well below it one caller cannot fill the server.
+   */
+  sessionQuotas?: (request: Request) => readonly McpSessionQuota[];
 }
 
 /**
@@ -91,6 +129,8 @@ export interface McpHttpHandler {
   fetch(request: Request): Promise<Response>;
   /** How many sessions are open. */
   readonly sessionCount: number;
+  /** How many sessions are open under a quota key (see {@link McpHttpHandlerOptions.sessionQuotas}). */
+  sessionCountOf(key: string): number;
   /** Close every session and stop the idle sweep. */
   close(): Promise<void>;
 }
@@ -102,7 +142,10 @@ interface Session {
   /** The path (and `sessionScope`) the session was opened with; it answers there only. */
   scope: string;
   lastSeen: number;
+  /** Requests under way and streams open; a session with none is idle. */
   openStreams: number;
+  /** The quota keys the session counts against. */
+  quotaKeys: readonly string[];
 }
 
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -116,6 +159,8 @@ const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
  * - `Host` and `Origin` are checked first (DNS-rebinding protection): a non-local host gets 403 unless
  *   listed in `allowedHosts`.
  * - A body that is not JSON gets a JSON-RPC parse error (-32700) with 400; one over `maxBodyBytes`, 413.
+ * - An `initialize` beyond a caller's `sessionQuotas` closes that caller's least recently used idle
+ *   session, or gets 429 when none is idle; one beyond `maxSessions` gets 503.
  * - Pass a registry to serve it on every path the handler is mounted at, or a resolver to pick a
  *   registry per request path (per-agent endpoints); a session answers only on the path it was opened on.
  *
@@ -136,6 +181,11 @@ export function createMcpHttpHandler(
   options: McpHttpHandlerOptions = {},
 ): McpHttpHandler {
   const sessions = new Map<string, Session>();
+  /** The open sessions under each quota key. */
+  const byQuotaKey = new Map<string, Set<Session>>();
+  /** `initialize` requests admitted but not yet a session, in total and per quota key. */
+  let pendingTotal = 0;
+  const pendingByKey = new Map<string, number>();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxSessions = options.maxSessions ?? 1000;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -155,8 +205,63 @@ export function createMcpHttpHandler(
   sweep.unref();
 
   function closeSession(session: Session): void {
-    sessions.delete(session.id);
+    forget(session);
     session.server.close().catch(report);
+  }
+
+  function remember(session: Session): void {
+    sessions.set(session.id, session);
+    for (const key of session.quotaKeys) {
+      let open = byQuotaKey.get(key);
+      if (open === undefined) {
+        open = new Set();
+        byQuotaKey.set(key, open);
+      }
+      open.add(session);
+    }
+  }
+
+  function forget(session: Session): void {
+    if (sessions.get(session.id) === session) sessions.delete(session.id);
+    for (const key of session.quotaKeys) {
+      const open = byQuotaKey.get(key);
+      open?.delete(session);
+      if (open?.size === 0) byQuotaKey.delete(key);
+    }
+  }
+
+  function heldUnder(key: string): number {
+    return (byQuotaKey.get(key)?.size ?? 0) + (pendingByKey.get(key) ?? 0);
+  }
+
+  /**
+   * Close idle sessions until every quota has room for one more, least recently used first and the
+   * caller's own (those under the first, narrowest quota) before others; the first quota that stays
+   * full, or `undefined`.
+   */
+  function makeRoom(quotas: readonly McpSessionQuota[]): McpSessionQuota | undefined {
+    const own = quotas[0]?.key;
+    for (const quota of quotas) {
+      while (heldUnder(quota.key) >= quota.limit) {
+        let victim: Session | undefined;
+        for (const session of byQuotaKey.get(quota.key) ?? []) {
+          if (session.openStreams > 0) continue;
+          if (victim === undefined || isBetterVictim(session, victim, own)) victim = session;
+        }
+        if (victim === undefined) return quota;
+        closeSession(victim);
+      }
+    }
+    return undefined;
+  }
+
+  function reserve(keys: readonly string[], delta: 1 | -1): void {
+    pendingTotal += delta;
+    for (const key of keys) {
+      const count = (pendingByKey.get(key) ?? 0) + delta;
+      if (count === 0) pendingByKey.delete(key);
+      else pendingByKey.set(key, count);
+    }
   }
 
   async function handle(request: Request): Promise<Response> {
@@ -209,20 +314,43 @@ export function createMcpHttpHandler(
         'Bad Request: Mcp-Session-Id header is required (send initialize first to get one).',
       );
     }
-    if (sessions.size >= maxSessions) {
+    const quotas = options.sessionQuotas?.(request) ?? [];
+    const full = makeRoom(quotas);
+    if (full !== undefined) {
+      return jsonRpcError(
+        429,
+        -32000,
+        `Too Many Requests: ${full.holder} has ${full.limit} MCP session${full.limit === 1 ? '' : 's'} open, its limit, and none is idle; ${full.hint ?? 'end one with DELETE and its Mcp-Session-Id header'}.`,
+      );
+    }
+    if (sessions.size + pendingTotal >= maxSessions) {
       return jsonRpcError(503, -32000, `Service Unavailable: ${maxSessions} MCP sessions are open; try again later.`, {
         'retry-after': '60',
       });
     }
-    let endpoint: ToolRegistry | McpEndpoint | undefined;
+    // Held until the session exists (or failed), so concurrent initializes cannot overshoot a limit.
+    const quotaKeys = quotas.map((quota) => quota.key);
+    reserve(quotaKeys, 1);
+    let held = true;
+    const release = () => {
+      if (held) reserve(quotaKeys, -1);
+      held = false;
+    };
     try {
-      endpoint = await resolve(request);
-    } catch (error) {
-      report(error);
-      return jsonRpcError(500, -32603, 'Internal error: could not resolve the tools to serve.');
+      let endpoint: ToolRegistry | McpEndpoint | undefined;
+      try {
+        endpoint = await resolve(request);
+      } catch (error) {
+        report(error);
+        return jsonRpcError(500, -32603, 'Internal error: could not resolve the tools to serve.');
+      }
+      if (endpoint === undefined) {
+        return jsonRpcError(404, -32000, `Not Found: there is no MCP endpoint at '${path}'.`);
+      }
+      return await openSession(endpoint, scope, quotaKeys, release, request, message);
+    } finally {
+      release();
     }
-    if (endpoint === undefined) return jsonRpcError(404, -32000, `Not Found: there is no MCP endpoint at '${path}'.`);
-    return openSession(endpoint, scope, request, message);
   }
 
   function findSession(sessionId: string, scope: string): Session | undefined {
@@ -233,6 +361,8 @@ export function createMcpHttpHandler(
   async function openSession(
     endpoint: ToolRegistry | McpEndpoint,
     scope: string,
+    quotaKeys: readonly string[],
+    release: () => void,
     request: Request,
     message: unknown,
   ): Promise<Response> {
@@ -243,34 +373,51 @@ export function createMcpHttpHandler(
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        session = { id, transport, server, scope, lastSeen: Date.now(), openStreams: 0 };
-        sessions.set(id, session);
+        // Busy until its initialize is answered, so no other initialize closes it in the meantime.
+        session = { id, transport, server, scope, lastSeen: Date.now(), openStreams: 1, quotaKeys };
+        remember(session);
+        release();
       },
       onsessionclosed: (id) => {
-        sessions.delete(id);
+        const closed = sessions.get(id);
+        if (closed !== undefined) forget(closed);
       },
     });
     const previousOnClose = server.onclose;
     server.onclose = () => {
-      if (session !== undefined) sessions.delete(session.id);
+      if (session !== undefined) forget(session);
       previousOnClose?.();
     };
     await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: message });
+    let response: Response;
+    try {
+      response = await transport.handleRequest(request, { parsedBody: message });
+    } catch (error) {
+      // Not kept half-open (busy, so never swept).
+      if (session !== undefined) closeSession(session);
+      else await server.close().catch(report);
+      throw error;
+    }
     if (session === undefined) {
       // The initialize was refused (a batch, a bad request): nothing to keep.
       await server.close().catch(report);
       return response;
     }
-    return trackStream(session, response);
+    const tracked = trackStream(session, response);
+    // Answered: from here its stream, if it has one, is what keeps it busy.
+    session.openStreams--;
+    return tracked;
   }
 
   async function serve(session: Session, request: Request, message: unknown): Promise<Response> {
     session.lastSeen = Date.now();
-    const response = await session.transport.handleRequest(
-      request,
-      message === undefined ? {} : { parsedBody: message },
-    );
+    session.openStreams++;
+    let response: Response;
+    try {
+      response = await session.transport.handleRequest(request, message === undefined ? {} : { parsedBody: message });
+    } finally {
+      session.openStreams--;
+    }
     return trackStream(session, response);
   }
 
@@ -287,10 +434,12 @@ export function createMcpHttpHandler(
 
   const handler = Object.assign(nodeHandler, {
     fetch: fetchHandler,
+    sessionCountOf: (key: string) => byQuotaKey.get(key)?.size ?? 0,
     async close() {
       clearInterval(sweep);
       const open = [...sessions.values()];
       sessions.clear();
+      byQuotaKey.clear();
       await Promise.all(open.map((session) => session.server.close().catch(report)));
     },
   });
@@ -299,6 +448,15 @@ export function createMcpHttpHandler(
     get: () => sessions.size,
     enumerable: true,
   }) as McpHttpHandler;
+}
+
+/** Idle sessions are closed least recently used first, the caller's own (under `own`) before others. */
+function isBetterVictim(candidate: Session, current: Session, own: string | undefined): boolean {
+  if (own !== undefined) {
+    const candidateOwn = candidate.quotaKeys.includes(own);
+    if (candidateOwn !== current.quotaKeys.includes(own)) return candidateOwn;
+  }
+  return candidate.lastSeen < current.lastSeen;
 }
 
 /** Count a streamed response as open until it ends, so an idle sweep never cuts a live stream. */

@@ -8,5 +8,10 @@ export { ApiError } from './api-error.js';
 export type { ServerOptions } from './create-server.js';
 export { createServer, DEFAULT_BODY_LIMIT } from './create-server.js';
 export type { ConfigAgents, ServerMcpOptions } from './mcp-routes.js';
+export {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_TOKEN,
+  DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
+} from './mcp-session-limits.js';
 export type { ServiceBuiltins, ServiceBuiltinsOptions } from './service-builtins.js';
 export { createServiceBuiltins } from './service-builtins.js';

@@ -10,6 +10,11 @@ import { nodeListener } from '../mcp/node-http-bridge.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
 import { ApiError } from './api-error.js';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_TOKEN,
+  DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
+} from './mcp-session-limits.js';
 import { McpViews } from './mcp-views.js';
 import { recordCall, type ServerContext } from './server-context.js';
 
@@ -29,15 +34,34 @@ export interface ConfigAgents {
 
 /**
  * Settings of the service's MCP endpoints: those of the Streamable HTTP handler (allowed hosts, body
- * limit, session limits) and the `--config` agents.
+ * limit, session limits), the session quotas of each token and workspace, and the `--config` agents.
  *
  * @example
  * ```ts
- * const mcp: ServerMcpOptions = { allowedHosts: ['tools.example.com'], sessionIdleMs: 10 * 60_000 };
+ * const mcp: ServerMcpOptions = {
+ *   allowedHosts: ['tools.example.com'],
+ *   sessionIdleMs: 10 * 60_000,
+ *   maxSessionsPerToken: 20,
+ *   maxSessionsPerWorkspace: 50,
+ * };
  * ```
  */
-export interface ServerMcpOptions extends Omit<McpHttpHandlerOptions, 'sessionScope' | 'context' | 'onCallResult'> {
+export interface ServerMcpOptions
+  extends Omit<McpHttpHandlerOptions, 'sessionScope' | 'sessionQuotas' | 'context' | 'onCallResult'> {
   configAgents?: ConfigAgents;
+  /**
+   * Most MCP sessions one API token may hold open (default 100). At the limit, the token's least
+   * recently used idle session is closed to make room for its next `initialize`; when all of them
+   * have an open stream, the `initialize` gets 429.
+   */
+  maxSessionsPerToken?: number;
+  /**
+   * Most MCP sessions one workspace may hold open, all its tokens together (default 200, a fifth of
+   * `maxSessions`), so one workspace never holds more than that share of the server's sessions. At the
+   * limit, the least recently used idle session of the workspace is closed (the caller's own first),
+   * else 429. At most `maxSessions`.
+   */
+  maxSessionsPerWorkspace?: number;
 }
 
 interface McpTarget {
@@ -62,7 +86,19 @@ interface McpTarget {
  * ```
  */
 export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, options: ServerMcpOptions = {}): void {
-  const { configAgents, ...handlerOptions } = options;
+  const { configAgents, maxSessionsPerToken, maxSessionsPerWorkspace, ...handlerOptions } = options;
+  const perToken = sessionLimit('maxSessionsPerToken', maxSessionsPerToken, DEFAULT_MAX_SESSIONS_PER_TOKEN);
+  const perWorkspace = sessionLimit(
+    'maxSessionsPerWorkspace',
+    maxSessionsPerWorkspace,
+    DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
+  );
+  const maxSessions = sessionLimit('maxSessions', handlerOptions.maxSessions, DEFAULT_MAX_SESSIONS);
+  if (perWorkspace > maxSessions) {
+    throw new TypeError(
+      `maxSessionsPerWorkspace (${perWorkspace}) is above maxSessions (${maxSessions}); lower it or raise maxSessions.`,
+    );
+  }
   const report = options.onError ?? ((error: unknown) => app.log.error(error));
   const views = new McpViews(context, report);
   const targets = new WeakMap<Request, McpTarget>();
@@ -95,10 +131,31 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
     },
     {
       ...handlerOptions,
+      maxSessions,
       onError: report,
       sessionScope: (request) => {
         const identity = targets.get(request)?.identity;
         return identity === undefined ? undefined : `${identity.workspaceId}\n${identity.tokenId}`;
+      },
+      sessionQuotas: (request) => {
+        const identity = targets.get(request)?.identity;
+        if (identity === undefined) return [];
+        const close =
+          'end one with DELETE on the path it was opened on (/mcp or /mcp/agents/:agentId) and its Mcp-Session-Id header';
+        return [
+          {
+            key: `token\n${identity.tokenId}`,
+            limit: perToken,
+            holder: 'this API token',
+            hint: `${close}, or have the operator raise maxSessionsPerToken (toolshed serve --mcp-max-sessions-per-token)`,
+          },
+          {
+            key: `workspace\n${identity.workspaceId}`,
+            limit: perWorkspace,
+            holder: 'this workspace',
+            hint: `${close}, or have the operator raise maxSessionsPerWorkspace (toolshed serve --mcp-max-sessions-per-workspace)`,
+          },
+        ];
       },
     },
   );
@@ -147,6 +204,14 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
     views.close();
     await handler.close();
   });
+}
+
+function sessionLimit(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`${name} must be a whole number of at least 1, got ${String(value)}.`);
+  }
+  return value;
 }
 
 async function hasAgent(context: ServerContext, workspaceId: string, agentId: string): Promise<boolean> {

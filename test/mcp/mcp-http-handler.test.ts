@@ -120,6 +120,40 @@ async function openSession(port: number, path = '/mcp', headers: Record<string, 
   return String(sessionId);
 }
 
+/** A standalone SSE stream (GET) of a session, held open until `close`. */
+function openStream(
+  port: number,
+  sessionId: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; close(): void }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'GET',
+        path: '/mcp',
+        headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, ...headers },
+      },
+      (response) => {
+        response.on('error', () => {});
+        resolve({ status: response.statusCode ?? 0, close: () => request.destroy() });
+      },
+    );
+    request.on('error', (error) => {
+      if (!request.destroyed) reject(error);
+    });
+    request.end();
+  });
+}
+
+const toolsList = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+
+/** One sessionQuotas entry per caller, named by its `x-caller` header. */
+const perCaller =
+  (limit: number): McpHttpHandlerOptions['sessionQuotas'] =>
+  (request) => [{ key: request.headers.get('x-caller') ?? '', limit, holder: 'this caller' }];
+
 describe('MCP Streamable HTTP handler', () => {
   it('serves list, call, progress and sampling to the SDK client over HTTP sessions', async () => {
     const { url, handler } = await start();
@@ -364,5 +398,100 @@ describe('MCP Streamable HTTP handler', () => {
     expect(await response.text()).toContain('"protocolVersion":"2025-11-25"');
     await handler.close();
     expect(handler.sessionCount).toBe(0);
+  });
+
+  it("closes a caller's least recently used idle session at its quota, and no one else's", async () => {
+    const { port, handler } = await start(createConformanceRegistry(), { sessionQuotas: perCaller(2) });
+    const a = { 'x-caller': 'a' };
+    const first = await openSession(port, '/mcp', a);
+    const second = await openSession(port, '/mcp', a);
+    const other = await openSession(port, '/mcp', { 'x-caller': 'b' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Using the first makes the second the least recently used.
+    expect((await raw(port, { headers: { ...a, 'mcp-session-id': first }, body: toolsList })).status).toBe(200);
+    const third = await openSession(port, '/mcp', a);
+    expect(handler.sessionCountOf('a')).toBe(2);
+    const evicted = await raw(port, { headers: { ...a, 'mcp-session-id': second }, body: toolsList });
+    expect(evicted.status).toBe(404);
+    expect(JSON.parse(evicted.body)).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32001,
+        message: 'Session not found: it was closed or never existed; send initialize to start a new one.',
+      },
+      id: null,
+    });
+    for (const [headers, id] of [
+      [a, first],
+      [a, third],
+      [{ 'x-caller': 'b' }, other],
+    ] as const) {
+      expect((await raw(port, { headers: { ...headers, 'mcp-session-id': id }, body: toolsList })).status).toBe(200);
+    }
+    expect(handler.sessionCount).toBe(3);
+  });
+
+  it('answers 429 when every session under the quota has an open stream, until one ends', async () => {
+    const { port, handler } = await start(createConformanceRegistry(), { sessionQuotas: perCaller(2) });
+    const a = { 'x-caller': 'a' };
+    const streams: Array<{ status: number; close(): void }> = [];
+    const ids = [await openSession(port, '/mcp', a), await openSession(port, '/mcp', a)];
+    for (const id of ids) {
+      const stream = await openStream(port, id, a);
+      expect(stream.status).toBe(200);
+      streams.push(stream);
+    }
+    cleanups.push(async () => {
+      for (const stream of streams) stream.close();
+    });
+    const refused = await raw(port, { headers: a, body: initialize() });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toBe(
+      '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Too Many Requests: this caller has 2 MCP sessions open, its limit, and none is idle; end one with DELETE and its Mcp-Session-Id header."},"id":null}',
+    );
+    expect(handler.sessionCountOf('a')).toBe(2);
+    // Another caller is not affected.
+    expect((await raw(port, { headers: { 'x-caller': 'b' }, body: initialize() })).status).toBe(200);
+    // A stream that ends makes its session idle, so it can give way.
+    streams[0]?.close();
+    await expect
+      .poll(async () => (await raw(port, { headers: a, body: initialize() })).status, { timeout: 3000 })
+      .toBe(200);
+    expect((await raw(port, { headers: { ...a, 'mcp-session-id': ids[0] as string }, body: toolsList })).status).toBe(
+      404,
+    );
+    expect((await raw(port, { headers: { ...a, 'mcp-session-id': ids[1] as string }, body: toolsList })).status).toBe(
+      200,
+    );
+  });
+
+  it('counts initializes under way against the quota, so concurrent ones cannot overshoot it', async () => {
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const registry = createConformanceRegistry();
+    const { port, handler } = await start(
+      async () => {
+        await gate;
+        return registry;
+      },
+      { sessionQuotas: perCaller(3) },
+    );
+    const a = { 'x-caller': 'a' };
+    const early: number[] = [];
+    const answers = Array.from({ length: 6 }, () =>
+      raw(port, { headers: a, body: initialize() }).then((response) => {
+        early.push(response.status);
+        return response;
+      }),
+    );
+    // Three wait at the gate holding the quota; the other three are refused at once.
+    await expect.poll(() => early.length, { timeout: 3000 }).toBe(3);
+    expect(early).toEqual([429, 429, 429]);
+    open();
+    const statuses = (await Promise.all(answers)).map((response) => response.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
+    expect(handler.sessionCountOf('a')).toBe(3);
   });
 });

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runServe } from '../../src/cli/commands/serve.js';
+import { runCli } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/output.js';
 
 it('serves the REST API from the store and prints the default token once', async () => {
@@ -40,3 +41,103 @@ it('serves the REST API from the store and prints the default token once', async
     rmSync(folder, { recursive: true, force: true });
   }
 }, 30_000);
+
+/** An in-process CLI io that collects stderr. */
+function memoryIo(folder: string): { io: CliIo; stderr: () => string } {
+  let stderr = '';
+  const output = (write: (text: string) => void) => ({
+    write: (text: string) => {
+      write(text);
+      return true;
+    },
+    flush: async () => {},
+  });
+  const io = {
+    stdout: output(() => {}),
+    stderr: output((text) => {
+      stderr += text;
+    }),
+    stdin: (async function* () {})(),
+    env: { TOOLSHED_DATABASE_URL: join(folder, 'service.db') },
+    cwd: folder,
+  } as unknown as CliIo;
+  return { io, stderr: () => stderr };
+}
+
+describe('toolshed serve: MCP session limits', () => {
+  it.each([
+    ['--mcp-max-sessions-per-token', '0'],
+    ['--mcp-max-sessions-per-workspace', '-3'],
+    ['--mcp-max-sessions', 'lots'],
+    ['--mcp-max-sessions-per-token', '1.5'],
+  ])('refuses %s %j as a usage error (exit 2)', async (flag, value) => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    try {
+      const { io, stderr } = memoryIo(folder);
+      expect(await runCli(['serve', '--port', '0', flag, value], io)).toBe(2);
+      expect(stderr()).toBe(
+        `error: option '${flag} <n>' argument '${value}' is invalid. Use a whole number of at least 1.\nRun 'toolshed serve --help' for usage.\n`,
+      );
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a workspace limit above the total before opening the database (exit 2)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    try {
+      const { io, stderr } = memoryIo(folder);
+      const args = ['serve', '--port', '0', '--mcp-max-sessions', '50', '--mcp-max-sessions-per-workspace', '80'];
+      expect(await runCli(args, io)).toBe(2);
+      expect(stderr()).toBe(
+        'error: --mcp-max-sessions-per-workspace (80) is above --mcp-max-sessions (50); lower it or raise --mcp-max-sessions.\n',
+      );
+      expect(existsSync(join(folder, 'service.db'))).toBe(false);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('hands --mcp-max-sessions-per-token to the MCP endpoint: a second session closes the idle first', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    const { io, stderr } = memoryIo(folder);
+    try {
+      const running = runCli(['serve', '--port', '0', '--tools', folder, '--mcp-max-sessions-per-token', '1'], io);
+      for (let attempt = 0; attempt < 100 && !stderr().includes('REST API at'); attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
+      const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
+      const headers = {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      };
+      const initialize = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      const open = async () => {
+        const response = await fetch(`${base}/mcp`, { method: 'POST', headers, body: initialize });
+        expect(response.status).toBe(200);
+        await response.text();
+        return response.headers.get('mcp-session-id') ?? '';
+      };
+      const first = await open();
+      await open();
+      const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      const evicted = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, 'mcp-session-id': first },
+        body: list,
+      });
+      expect(evicted.status).toBe(404);
+      process.emit('SIGINT');
+      expect(await running).toBe(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

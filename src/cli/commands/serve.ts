@@ -1,6 +1,12 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_TOKEN,
+  DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
+} from '../../server/mcp-session-limits.js';
 import type { ToolshedStore } from '../../store/index.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
+import { CliError } from '../cli-error.js';
 import { loadTools, resolveToolSetup } from '../load-registry.js';
 import { visible } from '../output.js';
 import { openServiceStore } from '../serve/open-service-store.js';
@@ -16,6 +22,12 @@ export const DEFAULT_PORT = 4319;
 export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
   host: string;
   port: number;
+  /** Most MCP sessions open at once, all workspaces together (default 1 000). */
+  mcpMaxSessions?: number;
+  /** Most MCP sessions one workspace may hold open (default 200). */
+  mcpMaxSessionsPerWorkspace?: number;
+  /** Most MCP sessions one API token may hold open (default 100). */
+  mcpMaxSessionsPerToken?: number;
 }
 
 /**
@@ -27,6 +39,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  *
  * A port in use (or any address that cannot be bound) is one line on stderr and exit 1; a `--port`
  * that is not a whole number from 0 to 65535 is a usage error (exit 2). Port 0 picks a free port.
+ * `--mcp-max-sessions-per-token`, `--mcp-max-sessions-per-workspace` and `--mcp-max-sessions` set the
+ * MCP session quotas (whole numbers of at least 1, the workspace's at most the total; else exit 2).
  *
  * @example
  * ```ts
@@ -39,7 +53,25 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
     .command('serve')
     .description('Run the service: REST API at /api, MCP at /mcp and /mcp/agents/:id, GET /health and /metrics.')
     .option('--host <host>', 'the address to listen on; 0.0.0.0 for every interface', DEFAULT_HOST)
-    .option('--port <port>', 'the port to listen on, 0 to 65535 (0 picks a free one)', parsePort, DEFAULT_PORT);
+    .option('--port <port>', 'the port to listen on, 0 to 65535 (0 picks a free one)', parsePort, DEFAULT_PORT)
+    .option(
+      '--mcp-max-sessions-per-token <n>',
+      'most MCP sessions one API token may hold open; at the limit its least recently used idle one is closed, and with none idle initialize gets 429',
+      parseSessionLimit,
+      DEFAULT_MAX_SESSIONS_PER_TOKEN,
+    )
+    .option(
+      '--mcp-max-sessions-per-workspace <n>',
+      'most MCP sessions one workspace may hold open, all its tokens together (at most --mcp-max-sessions)',
+      parseSessionLimit,
+      DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
+    )
+    .option(
+      '--mcp-max-sessions <n>',
+      'most MCP sessions open at once, all workspaces together; beyond it initialize gets 503',
+      parseSessionLimit,
+      DEFAULT_MAX_SESSIONS,
+    );
   return addToolsOptions(command, { json: false })
     .addHelpText(
       'after',
@@ -48,11 +80,12 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
         'Routes: /api (REST), /mcp and /mcp/agents/:id (MCP, Streamable HTTP), GET /health, GET /metrics; every',
         '/api and /mcp request needs "Authorization: Bearer <token>". The database is TOOLSHED_DATABASE_URL.',
         'Stops on SIGINT or SIGTERM (exit 0). Exit codes: 1 the address cannot be bound or the tools fail to',
-        'load; 2 usage error (a bad --port).',
+        'load; 2 usage error (a bad --port or session limit).',
         '',
         'Examples:',
         '  toolshed serve --config examples/toolshed.yaml',
         '  toolshed serve --port 8080 --agent assistant',
+        '  toolshed serve --mcp-max-sessions-per-token 20 --mcp-max-sessions-per-workspace 50',
       ].join('\n'),
     )
     .action(async (options: ServeCommandOptions) => {
@@ -62,6 +95,14 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
 
 /** The `serve` action: serves until SIGINT or SIGTERM; returns the exit code. */
 export async function runServe(options: ServeCommandOptions, { io }: CliContext): Promise<0> {
+  const maxSessions = options.mcpMaxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxSessionsPerWorkspace = options.mcpMaxSessionsPerWorkspace ?? DEFAULT_MAX_SESSIONS_PER_WORKSPACE;
+  if (maxSessionsPerWorkspace > maxSessions) {
+    throw new CliError(
+      `error: --mcp-max-sessions-per-workspace (${maxSessionsPerWorkspace}) is above --mcp-max-sessions (${maxSessions}); lower it or raise --mcp-max-sessions.`,
+      2,
+    );
+  }
   const tools = await loadTools(await resolveToolSetup(options, io.cwd), io);
   const stores: ToolshedStore[] = [];
   try {
@@ -86,6 +127,9 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       extraTools: tools.registry.tools(),
       mcp: {
         onError: report,
+        maxSessions,
+        maxSessionsPerWorkspace,
+        maxSessionsPerToken: options.mcpMaxSessionsPerToken ?? DEFAULT_MAX_SESSIONS_PER_TOKEN,
         ...(config === undefined
           ? {}
           : { configAgents: { ids: config.agents.map((agent) => agent.id), agent: (id) => config.agent(id) } }),
@@ -156,6 +200,12 @@ function waitForStopSignal(): { promise: Promise<NodeJS.Signals>; dispose(): voi
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return { promise, dispose };
+}
+
+function parseSessionLimit(value: string): number {
+  const limit = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(limit >= 1)) throw new InvalidArgumentError('Use a whole number of at least 1.');
+  return limit;
 }
 
 function parsePort(value: string): number {

@@ -15,9 +15,18 @@ import type { ChildLaunchOptions, SandboxRuntime } from './sandbox-runtime.js';
 export interface SandboxPoolOptions {
   /** The language runtime: `createPythonRuntime()` or `createJavascriptRuntime()`. */
   runtime: SandboxRuntime;
-  /** Sandbox processes kept warm (default 2). Each runs one call at a time. */
+  /**
+   * Calls run at once, and fresh sandbox processes kept warm for the next ones (default 2): at most
+   * `2 × size` processes live at once (running, ready and starting).
+   */
   size?: number;
-  /** Replace a sandbox after this many runs (default 100); 1 gives every call a fresh process. */
+  /**
+   * Calls one process may run before it is replaced. Above 1, a process runs further calls only of
+   * the tenant it first ran for (`run(code, { tenant })`), never another tenant's. Default 1 for
+   * Python (every call gets a fresh process, and nothing a call leaves behind reaches another); 100
+   * for JavaScript, whose child gives every run a fresh QuickJS runtime (see
+   * {@link SandboxRuntime.freshInterpreterPerRun}).
+   */
   maxRunsPerSandbox?: number;
   /** Time limit of a run in milliseconds (default 5 000). A call may ask for less, never more. */
   timeoutMs?: number;
@@ -27,6 +36,11 @@ export interface SandboxPoolOptions {
   maxOutputChars?: number;
   /** Calls that may wait for a free sandbox before new ones are turned away (default 1 000). */
   maxQueueLength?: number;
+  /**
+   * Calls of one tenant that may wait at once (default 100, at most `maxQueueLength`): one tenant's
+   * flood gets `busy` while others still queue. Waiting calls are served round-robin across tenants.
+   */
+  maxQueueLengthPerTenant?: number;
   /**
    * Run sandboxes without a network namespace (default false). Without it the pool refuses to start
    * on a host where no network namespace can be created, and says how to enable one.
@@ -52,6 +66,8 @@ export interface SandboxPoolStats {
   starting: number;
   /** Calls waiting for a sandbox. */
   queued: number;
+  /** Tenants with calls waiting. */
+  queuedTenants: number;
   /** Calls answered since the pool started. */
   runs: number;
   /** Sandboxes replaced: after a crash, a timeout, a memory kill, a cancellation or `maxRunsPerSandbox` runs. */
@@ -59,6 +75,7 @@ export interface SandboxPoolStats {
 }
 
 interface Job {
+  tenant: string;
   code: string;
   timeoutMs: number;
   signal: AbortSignal | undefined;
@@ -68,6 +85,8 @@ interface Job {
 }
 
 const CONSECUTIVE_START_FAILURES = 3;
+/** The tenant of calls that name none. */
+const NO_TENANT = '';
 
 /**
  * A pool of sandbox processes for one language: what `execute_python` and `execute_javascript` run
@@ -79,10 +98,17 @@ const CONSECUTIVE_START_FAILURES = 3;
  * the host. `start()` checks the isolation, lets the runtime prepare (the Python memory snapshot) and
  * warms `size` sandboxes; `run()` starts the pool on first use when `start()` was not called.
  *
- * Calls queue for a free sandbox. A sandbox is replaced after a crash, a timeout (SIGKILL at the
- * deadline: code that catches every exception is stopped too), a memory kill, a cancellation, a
- * runtime that asks for it (Python after a MemoryError) or `maxRunsPerSandbox` runs; the replacement
- * starts in the background and the next call succeeds.
+ * By default every call runs in a fresh process that ran nothing before and is killed once it
+ * answers (`maxRunsPerSandbox: 1`): nothing a call schedules, patches or leaves in memory outlives it.
+ * `size` fresh processes wait ready, and a replacement starts as soon as one is taken, so a call finds
+ * a warm process while calls arrive slower than processes start (a Python process takes ~0.3 s of CPU
+ * to restore its snapshot). With `maxRunsPerSandbox` above 1, a process is reused only for calls of
+ * the same `tenant`.
+ *
+ * Calls queue for a free sandbox, round-robin across tenants. A sandbox is also replaced after a
+ * crash, a timeout (SIGKILL at the deadline: code that catches every exception is stopped too), a
+ * memory kill, a cancellation or a runtime that asks for it (Python after a MemoryError); the
+ * replacement starts in the background and the next call succeeds.
  *
  * @example
  * ```ts
@@ -103,6 +129,7 @@ export class SandboxPool implements Sandbox {
   readonly memoryLimitBytes: number;
   readonly maxOutputChars: number;
   readonly maxQueueLength: number;
+  readonly maxQueueLengthPerTenant: number;
   readonly allowNetwork: boolean;
   private readonly isolation: SandboxIsolation;
   private readonly startTimeoutMs: number;
@@ -112,7 +139,11 @@ export class SandboxPool implements Sandbox {
   private closed = false;
   private readonly processes = new Set<SandboxProcess>();
   private readonly idle: SandboxProcess[] = [];
-  private readonly queue: Job[] = [];
+  /** Waiting calls per tenant; the Map's order is the round-robin order. */
+  private readonly queues = new Map<string, Job[]>();
+  private queued = 0;
+  /** Calls running now: at most `size`. */
+  private running = 0;
   private pendingStarts = 0;
   private startFailures = 0;
   private runCount = 0;
@@ -122,11 +153,18 @@ export class SandboxPool implements Sandbox {
     this.runtime = options.runtime;
     this.language = options.runtime.language;
     this.size = positiveInteger('size', options.size ?? 2);
-    this.maxRunsPerSandbox = positiveInteger('maxRunsPerSandbox', options.maxRunsPerSandbox ?? 100);
+    this.maxRunsPerSandbox = positiveInteger(
+      'maxRunsPerSandbox',
+      options.maxRunsPerSandbox ?? (options.runtime.freshInterpreterPerRun === true ? 100 : 1),
+    );
     this.timeoutMs = positiveInteger('timeoutMs', options.timeoutMs ?? 5_000);
     this.memoryLimitBytes = positiveInteger('memoryLimitBytes', options.memoryLimitBytes ?? 50 * 2 ** 20);
     this.maxOutputChars = positiveInteger('maxOutputChars', options.maxOutputChars ?? 20_000);
     this.maxQueueLength = positiveInteger('maxQueueLength', options.maxQueueLength ?? 1_000);
+    this.maxQueueLengthPerTenant = Math.min(
+      this.maxQueueLength,
+      positiveInteger('maxQueueLengthPerTenant', options.maxQueueLengthPerTenant ?? 100),
+    );
     this.startTimeoutMs = positiveInteger('startTimeoutMs', options.startTimeoutMs ?? 60_000);
     this.rssSlackBytes = positiveInteger('rssSlackBytes', options.rssSlackBytes ?? 128 * 2 ** 20);
     this.allowNetwork = options.allowNetwork === true;
@@ -153,6 +191,7 @@ export class SandboxPool implements Sandbox {
   async run(code: string, options: SandboxRunOptions = {}): Promise<SandboxRunResult> {
     const startedAt = performance.now();
     const timeoutMs = Math.min(options.timeoutMs ?? this.timeoutMs, this.timeoutMs);
+    const tenant = typeof options.tenant === 'string' ? options.tenant : NO_TENANT;
     if (typeof code !== 'string') return this.failure(startedAt, 'exception', 'The code must be a string.');
     if (options.signal?.aborted)
       return this.failure(startedAt, 'cancelled', `The ${this.runtime.displayName} run was cancelled.`);
@@ -166,25 +205,34 @@ export class SandboxPool implements Sandbox {
       return this.failure(startedAt, 'unavailable', `The ${this.runtime.displayName} sandbox pool was closed.`);
     if (options.signal?.aborted)
       return this.failure(startedAt, 'cancelled', `The ${this.runtime.displayName} run was cancelled.`);
-    if (this.queue.length >= this.maxQueueLength) {
+    if (this.queued >= this.maxQueueLength) {
       return this.failure(
         startedAt,
         'busy',
-        `The ${this.runtime.displayName} sandbox pool is busy: ${this.queue.length} calls are already waiting; try again shortly.`,
+        `The ${this.runtime.displayName} sandbox pool is busy: ${this.queued} calls are already waiting; try again shortly.`,
+      );
+    }
+    const waiting = this.queues.get(tenant)?.length ?? 0;
+    if (waiting >= this.maxQueueLengthPerTenant) {
+      return this.failure(
+        startedAt,
+        'busy',
+        `The ${this.runtime.displayName} sandbox pool is busy: ${waiting} calls of this caller are already waiting; try again shortly.`,
       );
     }
     return new Promise<SandboxRunResult>((resolve) => {
-      const job: Job = { code, timeoutMs, signal: options.signal, startedAt, resolve };
+      const job: Job = { tenant, code, timeoutMs, signal: options.signal, startedAt, resolve };
       if (options.signal !== undefined) {
         job.onAbort = () => {
-          const index = this.queue.indexOf(job);
-          if (index === -1) return;
-          this.queue.splice(index, 1);
+          if (!this.unqueue(job)) return;
           resolve(this.failure(startedAt, 'cancelled', `The ${this.runtime.displayName} run was cancelled.`));
         };
         options.signal.addEventListener('abort', job.onAbort, { once: true });
       }
-      this.queue.push(job);
+      const jobs = this.queues.get(tenant);
+      if (jobs === undefined) this.queues.set(tenant, [job]);
+      else jobs.push(job);
+      this.queued += 1;
       this.dispatch();
     });
   }
@@ -198,7 +246,8 @@ export class SandboxPool implements Sandbox {
       idle: this.idle.length,
       busy,
       starting: this.pendingStarts,
-      queued: this.queue.length,
+      queued: this.queued,
+      queuedTenants: this.queues.size,
       runs: this.runCount,
       recycled: this.recycledCount,
     };
@@ -213,7 +262,7 @@ export class SandboxPool implements Sandbox {
   async close(): Promise<void> {
     this.closed = true;
     const message = `The ${this.runtime.displayName} sandbox pool was closed.`;
-    for (const job of this.queue.splice(0)) job.resolve(this.failure(job.startedAt, 'unavailable', message));
+    for (const job of this.takeQueue()) job.resolve(this.failure(job.startedAt, 'unavailable', message));
     const exits: Promise<void>[] = [];
     for (const sandbox of this.processes) {
       sandbox.kill('closed');
@@ -328,19 +377,69 @@ export class SandboxPool implements Sandbox {
       // The host cannot start sandboxes right now: answer the waiting calls instead of retrying forever.
       this.startFailures = 0;
       this.starting = undefined;
-      for (const job of this.queue.splice(0)) job.resolve(this.failure(job.startedAt, 'unavailable', error.message));
+      for (const job of this.takeQueue()) job.resolve(this.failure(job.startedAt, 'unavailable', error.message));
       return;
     }
     if (this.starting === undefined) return;
-    setTimeout(() => {
-      if (!this.closed && this.liveCount() < this.size) this.spawnSandbox().catch(() => {});
-    }, 100 * this.startFailures).unref();
+    setTimeout(() => this.dispatch(), 100 * this.startFailures).unref();
   }
 
+  /** Processes alive or starting. */
   private liveCount(): number {
     let count = 0;
     for (const sandbox of this.processes) if (sandbox.state !== 'dead') count += 1;
-    return count + this.pendingStarts;
+    return count;
+  }
+
+  /** Ready processes that ran nothing yet, plus those starting: what the next calls of any tenant can take. */
+  private freshCount(): number {
+    let count = this.pendingStarts;
+    for (const sandbox of this.idle) if (sandbox.tenant === undefined && sandbox.state === 'idle') count += 1;
+    return count;
+  }
+
+  private unqueue(job: Job): boolean {
+    const jobs = this.queues.get(job.tenant);
+    const index = jobs?.indexOf(job) ?? -1;
+    if (jobs === undefined || index === -1) return false;
+    jobs.splice(index, 1);
+    if (jobs.length === 0) this.queues.delete(job.tenant);
+    this.queued -= 1;
+    return true;
+  }
+
+  private takeQueue(): Job[] {
+    const jobs = [...this.queues.values()].flat();
+    this.queues.clear();
+    this.queued = 0;
+    return jobs;
+  }
+
+  /** A ready process for `tenant`: one that already ran its calls (when reuse is on), else a fresh one. */
+  private takeIdle(tenant: string): SandboxProcess | undefined {
+    let fresh = -1;
+    for (let index = 0; index < this.idle.length; index++) {
+      const sandbox = this.idle[index]!;
+      if (sandbox.state !== 'idle') continue;
+      if (sandbox.tenant === tenant) return this.idle.splice(index, 1)[0];
+      if (sandbox.tenant === undefined && fresh === -1) fresh = index;
+    }
+    return fresh === -1 ? undefined : this.idle.splice(fresh, 1)[0];
+  }
+
+  /** Kill the ready process that ran another tenant's calls and has waited longest; false if none. */
+  private evictIdle(): boolean {
+    let oldest: SandboxProcess | undefined;
+    for (const sandbox of this.idle) {
+      if (sandbox.tenant !== undefined && (oldest === undefined || sandbox.idleSince < oldest.idleSince))
+        oldest = sandbox;
+    }
+    if (oldest === undefined) return false;
+    this.idle.splice(this.idle.indexOf(oldest), 1);
+    this.recycledCount += 1;
+    oldest.kill('closed');
+    this.processes.delete(oldest);
+    return true;
   }
 
   private forget(sandbox: SandboxProcess): void {
@@ -350,22 +449,46 @@ export class SandboxPool implements Sandbox {
   }
 
   private dispatch(): void {
-    while (this.queue.length > 0 && this.idle.length > 0) {
-      const sandbox = this.idle.shift()!;
-      if (sandbox.state !== 'idle') continue;
-      const job = this.queue.shift()!;
-      void this.execute(sandbox, job);
+    // Round-robin: the first tenant in the Map that can be served is, then moves to the back.
+    let served = true;
+    while (served && this.queued > 0 && this.running < this.size) {
+      served = false;
+      for (const [tenant, jobs] of this.queues) {
+        const sandbox = this.takeIdle(tenant);
+        if (sandbox === undefined) continue;
+        const job = jobs.shift()!;
+        this.queues.delete(tenant);
+        if (jobs.length > 0) this.queues.set(tenant, jobs);
+        this.queued -= 1;
+        void this.execute(sandbox, job);
+        served = true;
+        break;
+      }
     }
-    // Keep the pool at size: replace sandboxes that died while idle.
-    if (!this.closed && this.starting !== undefined && this.plan !== undefined) {
-      const missing = this.size - this.liveCount();
-      for (let index = 0; index < missing; index++) this.spawnSandbox().catch(() => {});
+    this.replenish();
+  }
+
+  /**
+   * Keep `size` fresh processes ready or starting, within `2 × size` live processes, so a process taken
+   * for a call is replaced at once. When calls wait that nothing ready or starting can serve, the
+   * ready process of another tenant that has waited longest gives way to a fresh one.
+   */
+  private replenish(): void {
+    if (this.closed || this.starting === undefined || this.plan === undefined) return;
+    const limit = 2 * this.size;
+    let missing = this.size - this.freshCount();
+    while (missing > 0 && this.liveCount() < limit) {
+      this.spawnSandbox().catch(() => {});
+      missing -= 1;
     }
+    if (this.queued > 0 && this.freshCount() === 0 && this.evictIdle()) this.spawnSandbox().catch(() => {});
   }
 
   private async execute(sandbox: SandboxProcess, job: Job): Promise<void> {
     if (job.onAbort !== undefined) job.signal?.removeEventListener('abort', job.onAbort);
+    this.running += 1;
     const outcome = await sandbox.run(job.code, job.timeoutMs, job.timeoutMs + this.runtime.killGraceMs, job.signal);
+    this.running -= 1;
     this.runCount += 1;
     const retire = outcome.retire || sandbox.runs >= this.maxRunsPerSandbox;
     if (retire) {
@@ -373,6 +496,8 @@ export class SandboxPool implements Sandbox {
       sandbox.kill('closed');
       this.processes.delete(sandbox);
     } else if (!this.closed) {
+      sandbox.tenant = job.tenant;
+      sandbox.idleSince = performance.now();
       this.idle.push(sandbox);
     }
     // A run cut short by close() was not the code's fault.

@@ -76,6 +76,10 @@ export class SandboxProcess {
   readonly options: SandboxProcessOptions;
   /** Runs answered by this process. */
   runs = 0;
+  /** The tenant whose calls this process has run; undefined while it has run none. */
+  tenant: string | undefined;
+  /** `performance.now()` when it last became idle, to evict the longest-idle first. */
+  idleSince = 0;
   state: 'new' | 'starting' | 'idle' | 'busy' | 'dead' = 'new';
   ready: ReadyInfo | undefined;
   private child: ChildProcess | undefined;

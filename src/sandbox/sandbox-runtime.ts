@@ -45,6 +45,13 @@ export interface SandboxRuntime {
    * stop code by itself (Pyodide), a little more when it answers its own deadline (QuickJS).
    */
   readonly killGraceMs: number;
+  /**
+   * True when the child gives every run an interpreter of its own (QuickJS: a new runtime and context
+   * per run, with no host object in reach), so a process may serve several runs of one tenant
+   * without one run seeing another's state: the pool's `maxRunsPerSandbox` then defaults to 100.
+   * False or absent (Pyodide, whose interpreter lives as long as its process): it defaults to 1.
+   */
+  readonly freshInterpreterPerRun?: boolean;
   /** Files and folders the child may read (Node's permission model), besides its own folder. */
   readPaths(): readonly string[];
   /** The configuration each sandbox child receives in its `init` message (JSON). */

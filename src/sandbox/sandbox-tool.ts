@@ -23,7 +23,10 @@ export interface SandboxToolOptions {
   memoryLimitBytes?: number;
   /** Characters of stdout, of stderr and of the result kept (default 20 000), cut head + tail with a marker. */
   maxOutputChars?: number;
-  /** Replace a sandbox after this many runs (default 100; 1 = a fresh process for every call). */
+  /**
+   * Calls one sandbox process may run, all of one tenant, before it is replaced (default: 1 for
+   * Python, a fresh process for every call; 100 for JavaScript, a fresh QuickJS runtime every call).
+   */
   maxRunsPerSandbox?: number;
   /** Run without a network namespace when the host cannot make one (default false: refuse to start). */
   allowNetwork?: boolean;

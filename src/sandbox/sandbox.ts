@@ -67,6 +67,12 @@ export interface SandboxRunOptions {
   timeoutMs?: number;
   /** Cancels the run; a running sandbox is killed and replaced. */
   signal?: AbortSignal;
+  /**
+   * Who the call runs for (a workspace, a user). A process that ran one tenant's code never runs
+   * another's; calls without a tenant count as one tenant. Waiting calls are served round-robin
+   * across tenants.
+   */
+  tenant?: string;
 }
 
 /**

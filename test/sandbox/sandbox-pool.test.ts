@@ -56,14 +56,14 @@ describe('SandboxPool', () => {
   });
 
   it('replaces a sandbox that asks for it', async () => {
-    const sandboxes = pool();
+    const sandboxes = pool({ maxRunsPerSandbox: 10 });
     expectOutcome(await sandboxes.run('recycle'), { ok: true, result: 'asked to be replaced' });
     expectOutcome(await sandboxes.run('echo again'), { ok: true, result: 'again' });
     expect(sandboxes.stats().recycled).toBe(1);
   });
 
   it('reports a crashed sandbox and answers the next call from a fresh one', async () => {
-    const sandboxes = pool();
+    const sandboxes = pool({ maxRunsPerSandbox: 10 });
     expectOutcome(await sandboxes.run('crash'), {
       ok: false,
       reason: 'crashed',
@@ -257,6 +257,67 @@ describe('SandboxPool', () => {
     await Promise.all([sandboxes.run('crash'), sandboxes.run('crash')]);
     await untilAllIdle(sandboxes);
     expect(sandboxes.stats()).toMatchObject({ idle: 2, recycled: 2 });
+  });
+});
+
+describe('SandboxPool isolation between calls', () => {
+  it('runs every call in a fresh process by default, and keeps `size` fresh ones ready', async () => {
+    const sandboxes = pool({ size: 2 });
+    for (let index = 0; index < 4; index++) {
+      expectOutcome(await sandboxes.run(`plant call${index}`), { ok: true, result: [`call${index}`] });
+    }
+    await untilAllIdle(sandboxes);
+    expect(sandboxes.stats()).toMatchObject({ idle: 2, busy: 0, runs: 4, recycled: 4 });
+  });
+
+  it('starts the replacement of a taken process while the call runs', async () => {
+    const sandboxes = pool({ size: 1 });
+    await sandboxes.start();
+    const running = sandboxes.run('sleep 400');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sandboxes.stats()).toMatchObject({ busy: 1, starting: 1 });
+    expectOutcome(await running, { ok: true });
+  });
+
+  it('reuses a process only for calls of the tenant it ran for', async () => {
+    const sandboxes = pool({ size: 1, maxRunsPerSandbox: 10 });
+    expectOutcome(await sandboxes.run('plant a1', { tenant: 'a' }), { ok: true, result: ['a1'] });
+    expectOutcome(await sandboxes.run('plant a2', { tenant: 'a' }), { ok: true, result: ['a1', 'a2'] });
+    expectOutcome(await sandboxes.run('plant b1', { tenant: 'b' }), { ok: true, result: ['b1'] });
+    expectOutcome(await sandboxes.run('plant a3', { tenant: 'a' }), { ok: true, result: ['a1', 'a2', 'a3'] });
+    expectOutcome(await sandboxes.run('plant none'), { ok: true, result: ['none'] });
+  });
+
+  it("gives way to a waiting tenant by replacing another tenant's idle process", async () => {
+    // Room for two processes: a's and b's idle ones fill it, so c's call must evict one.
+    const sandboxes = pool({ size: 1, maxRunsPerSandbox: 10 });
+    expectOutcome(await sandboxes.run('plant a1', { tenant: 'a' }), { ok: true });
+    await untilAllIdle(sandboxes);
+    expectOutcome(await sandboxes.run('plant b1', { tenant: 'b' }), { ok: true });
+    await untilAllIdle(sandboxes);
+    expectOutcome(await sandboxes.run('plant c1', { tenant: 'c' }), { ok: true, result: ['c1'] });
+    expect(sandboxes.stats().recycled).toBeGreaterThanOrEqual(1);
+  });
+
+  it("serves waiting tenants in turn, so one tenant's flood does not starve another", async () => {
+    const sandboxes = pool({ size: 1, maxQueueLengthPerTenant: 3 });
+    await sandboxes.start();
+    const order: string[] = [];
+    const track = (label: string, tenant: string) =>
+      sandboxes.run(`echo ${label}`, { tenant }).then((outcome) => {
+        order.push(label);
+        return outcome;
+      });
+    const flood = ['a1', 'a2', 'a3', 'a4', 'a5'].map((label) => track(label, 'a'));
+    const other = track('b1', 'b');
+    const outcomes = await Promise.all([...flood, other]);
+    // a1 ran at once; a2..a4 filled a's share of the queue, a5 was turned away, b1 ran right after a2.
+    expectOutcome(outcomes[4]!, {
+      ok: false,
+      reason: 'busy',
+      message: 'The Fixture sandbox pool is busy: 3 calls of this caller are already waiting; try again shortly.',
+    });
+    expect(order.filter((label) => label !== 'a5')).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
   });
 });
 

@@ -42,6 +42,7 @@ export function createJavascriptRuntime(options: JavascriptRuntimeOptions = {}):
     dataLimitBytes: 384 * 2 ** 20,
     // QuickJS answers its own deadline through the interrupt handler; SIGKILL is the backup.
     killGraceMs: 150,
+    freshInterpreterPerRun: true,
     readPaths: () => [coreDir, variantDir, ffiTypesDir],
     childConfig: () => ({ ...config }),
   };

@@ -24,7 +24,8 @@ const TIMEOUT_MS = 1_500;
 const POOL_TIMEOUT_MS = 5_000;
 const HOST_FILE = join(tmpdir(), `toolshed-sandbox-escape-${process.pid}.txt`);
 const BYPASS = REAL_IMPORT;
-const PYODIDE_JS = `${BYPASS}p = imp('sys').modules['pyodide_js']\nffi = imp('sys').modules['pyodide.ffi']\n`;
+/** The host folder Pyodide is loaded from: no string the code can read names it. */
+const PYODIDE_DIR = 'node_modules/pyodide';
 
 interface Attempt {
   name: string;
@@ -138,22 +139,59 @@ const ATTEMPTS: Attempt[] = [
     expect: { ok: true, result: ['dev', 'home', 'lib', 'proc', 'tmp'] },
   },
   {
-    name: 'mount the host root with NODEFS and read /etc/passwd',
+    name: "reach Pyodide's JavaScript API through sys.modules",
+    code: () => `${BYPASS}imp('sys').modules['pyodide_js'].FS`,
+    expect: {
+      ok: false,
+      reason: 'exception',
+      errorType: 'KeyError',
+      message: "Python raised KeyError: 'pyodide_js' (line 2).",
+    },
+  },
+  {
+    name: "import Pyodide's JavaScript API with the real import",
+    code: () => `${BYPASS}imp('pyodide_js')._api.scheduleCallback`,
+    expect: {
+      ok: false,
+      reason: 'exception',
+      errorType: 'ModuleNotFoundError',
+      message: "Python raised ModuleNotFoundError: No module named 'pyodide_js' (line 2).",
+    },
+  },
+  {
+    name: 'find a JavaScript object anywhere through the garbage collector',
     code: () =>
-      `${PYODIDE_JS}opts = ffi.to_js({'root': '/'}, dict_converter=p.constructor.fromEntries)\np.FS.mkdir('/host')\np.FS.mount(p.FS.filesystems.NODEFS, opts, '/host')\nopen('/host/etc/passwd').read()`,
-    expect: { ok: false, reason: 'exception', errorType: 'JsException' },
+      `${BYPASS}gc = imp('gc')\njs_proxy = imp('pyodide.ffi', fromlist=['JsProxy']).JsProxy\nsorted({type(holder).__name__ for holder in gc.get_objects() for value in gc.get_referents(holder) if isinstance(value, js_proxy)})`,
+    expect: { ok: true, result: [] },
+  },
+  {
+    name: "find the loaders of Pyodide's JavaScript modules (the way to NODEFS stream_ops and the run channel)",
+    code: () =>
+      `${BYPASS}gc = imp('gc')\n[type(holder).__name__ for holder in gc.get_objects() if type(holder).__name__ == 'JsLoader' or (type(holder).__name__ == 'ModuleSpec' and holder.name.partition('.')[0] in ('js', 'pyodide_js'))]`,
+    expect: { ok: true, result: [] },
+  },
+  {
+    name: "the host's Pyodide folder (the API's indexURL, sys.path, module files, the environment)",
+    code: () =>
+      `${BYPASS}sys = imp('sys')\nhits = [path for path in sys.path if '${PYODIDE_DIR}' in path]\nfor name, module in list(sys.modules.items()):\n    hits += [name + '.' + key for key, value in list(vars(module).items()) if isinstance(value, str) and '${PYODIDE_DIR}' in value]\nhits += [key for key, value in imp('os').environ.items() if '${PYODIDE_DIR}' in value]\nhits`,
+    expect: { ok: true, result: [] },
+  },
+  {
+    name: 'the Function constructor through a JavaScript object made by to_js',
+    code: () =>
+      `${BYPASS}ffi = imp('pyodide.ffi', fromlist=['to_js'])\nffi.to_js([1]).constructor.constructor('return process')()`,
+    expect: {
+      ok: false,
+      reason: 'exception',
+      errorType: 'JsException',
+      message: /EvalError: Code generation from strings disallowed/,
+    },
   },
   {
     name: 'write a file outside with the real open() (lands in the virtual file system)',
     code: () =>
       `${BYPASS}f = __import__('json').dumps.__globals__['__builtins__']['open']('${HOST_FILE}', 'w')\nf.write('pwned')\nf.close()\n'written'`,
     expect: { ok: true, result: 'written' },
-  },
-  {
-    name: 'mount the host /tmp with NODEFS and write a file',
-    code: () =>
-      `${PYODIDE_JS}opts = ffi.to_js({'root': '${tmpdir()}'}, dict_converter=p.constructor.fromEntries)\np.FS.mkdir('/hosttmp')\np.FS.mount(p.FS.filesystems.NODEFS, opts, '/hosttmp')\nw = __import__('json').dumps.__globals__['__builtins__']['open']\nw('/hosttmp/${HOST_FILE.split('/').pop()}', 'w').write('pwned')`,
-    expect: { ok: false, reason: 'exception', errorType: 'JsException' },
   },
   {
     name: 'open a socket to a loopback server on the host',
@@ -179,7 +217,12 @@ const ATTEMPTS: Attempt[] = [
   {
     name: 'reach process through the js module',
     code: () => `${BYPASS}imp('js').process`,
-    expect: { ok: false, reason: 'exception', errorType: 'AttributeError' },
+    expect: {
+      ok: false,
+      reason: 'exception',
+      errorType: 'ModuleNotFoundError',
+      message: "Python raised ModuleNotFoundError: No module named 'js' (line 2).",
+    },
   },
   {
     name: 'run JavaScript with pyodide.code.run_js',
@@ -187,18 +230,8 @@ const ATTEMPTS: Attempt[] = [
     expect: {
       ok: false,
       reason: 'exception',
-      errorType: 'ImportError',
-      message: /cannot import name 'eval' from 'js'/,
-    },
-  },
-  {
-    name: 'the Function constructor through a JsProxy',
-    code: () => `${PYODIDE_JS}p.constructor.constructor('return process')()`,
-    expect: {
-      ok: false,
-      reason: 'exception',
-      errorType: 'JsException',
-      message: /EvalError: Code generation from strings disallowed/,
+      errorType: 'ModuleNotFoundError',
+      message: "Python raised ModuleNotFoundError: No module named 'js' (line 2).",
     },
   },
   {

@@ -172,6 +172,57 @@ def _encode(value, limit):
         return {'resultText': shown[:limit] + f'... [{len(shown) - limit} characters truncated]', 'truncated': True}
     return {'resultText': shown}
 
+def _toolshed_seal():
+    # Cut every path from Python to the host's JavaScript that Pyodide leaves open: the modules js and
+    # pyodide_js (whose FS, _module and _api reach file descriptors, NODEFS and the event loop), and
+    # every JsProxy that a module, a class, an import hook or what they hold keeps. A walk over every
+    # object would cost ~170 ms a process; test/sandbox/python-escapes.test.ts makes that walk and
+    # fails if anything is left.
+    jsproxy = _sys.modules['pyodide.ffi'].JsProxy  # the base class of every kind of JavaScript value
+    module_type = type(_sys)
+    seen = set()
+    removed = [_sys.modules.pop(name) for name in list(_sys.modules)
+               if name == 'js' or name.partition('.')[0] == 'pyodide_js']
+    def scrub(holder, depth):
+        if id(holder) in seen:
+            return
+        seen.add(id(holder))
+        if type(holder) is dict:
+            for key, value in list(holder.items()):
+                if isinstance(value, jsproxy):
+                    del holder[key]
+                elif depth < 3:
+                    scrub(value, depth + 1)
+        elif type(holder) is list:
+            holder[:] = [value for value in holder if not isinstance(value, jsproxy)]
+        elif isinstance(holder, type) or (depth < 3 and not isinstance(holder, (module_type, str, int, float, tuple, frozenset))
+                                          and hasattr(holder, '__dict__')):
+            names = list(vars(holder)) if type(getattr(holder, '__dict__', None)) in (dict, type(type.__dict__)) else []
+            for cls in type(holder).__mro__:
+                slots = cls.__dict__.get('__slots__', ())
+                names.extend((slots,) if isinstance(slots, str) else slots)
+            for name in names:
+                try:
+                    value = getattr(holder, name)
+                except Exception:
+                    continue
+                if isinstance(value, jsproxy):
+                    try:
+                        delattr(holder, name)
+                    except (AttributeError, TypeError):
+                        pass
+                elif depth < 3 and not isinstance(holder, type):
+                    scrub(value, depth + 1)
+    for module in removed:
+        # Their loaders keep the JavaScript object, and stay reachable through the gc module.
+        for loader in (getattr(module, '__loader__', None), getattr(getattr(module, '__spec__', None), 'loader', None)):
+            if loader is not None:
+                scrub(loader, 1)
+    for module in list(_sys.modules.values()):
+        scrub(getattr(module, '__dict__', {}), 0)
+    for finder in _sys.meta_path:
+        scrub(finder, 1)
+
 def _toolshed_run(code, max_result_chars):
     _sys.stdout, _sys.stderr = _STDOUT, _STDERR
     namespace = {'__name__': '__main__', '__doc__': None, '__builtins__': dict(_BUILTINS)}
@@ -245,9 +296,15 @@ serveSandbox(async (config) => {
   let err;
   pyodide.setStdout({ isatty: false, write: (bytes) => out?.write(bytes) ?? bytes.length });
   pyodide.setStderr({ isatty: false, write: (bytes) => err?.write(bytes) ?? bytes.length });
+  const memory = pyodide._module.memory;
+  pyodide.globals.get('_toolshed_seal')();
+  // The API object behind `pyodide_js` loses everything (FS, _module, _api with its host paths and
+  // scheduler), in case Python finds a way back to it; the runner above is all this host needs.
+  for (const key of Reflect.ownKeys(pyodide)) delete pyodide[key];
+  Object.freeze(pyodide);
 
   return {
-    memory: pyodide._module.memory,
+    memory,
     run(code, { stdout, stderr, maxResultChars }) {
       out = byteWriter(stdout);
       err = byteWriter(stderr);

@@ -246,6 +246,10 @@ def _toolshed_run(code, max_result_chars):
         namespace.clear()
         payload = _failure(error, code)
     finally:
+        # A profile or trace function the code installed would run inside the host's conversion of
+        # the answer.
+        _sys.setprofile(None)
+        _sys.settrace(None)
         namespace.clear()
         for stream in (_STDOUT, _STDERR):
             try:

@@ -237,6 +237,23 @@ export class SandboxPool implements Sandbox {
     });
   }
 
+  /**
+   * This pool as seen by one tenant: every run is made with `{ tenant }`, whatever the caller passes.
+   * Closing the view does nothing; the pool's owner closes the pool.
+   *
+   * @example
+   * ```ts
+   * const tool = createExecutePythonTool({ sandbox: pool.forTenant(workspaceId) });
+   * ```
+   */
+  forTenant(tenant: string): Sandbox {
+    return {
+      language: this.language,
+      run: (code, options = {}) => this.run(code, { ...options, tenant }),
+      close: async () => {},
+    };
+  }
+
   /** Counts of sandboxes and calls right now. */
   stats(): SandboxPoolStats {
     let busy = 0;

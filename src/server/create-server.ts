@@ -17,7 +17,7 @@ import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';
 import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
-import { createServiceBuiltins, type ServiceBuiltinsOptions } from './service-builtins.js';
+import { createServiceBuiltins, type ServiceBuiltins, type ServiceBuiltinsOptions } from './service-builtins.js';
 import { registerToolRoutes } from './tool-routes.js';
 import { registerWebCatalog } from './web-catalog.js';
 import { WorkspaceRegistries } from './workspace-registries.js';
@@ -78,10 +78,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const { store } = options;
   const app = Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, logger: options.logger ?? false });
   const shared = options.builtins === false ? undefined : createServiceBuiltins(store, options.builtins);
+  const extraTools = options.extraTools?.filter((tool) => !replacedByService(tool, shared));
   const registries = new WorkspaceRegistries({
     store,
-    ...(shared === undefined ? {} : { sharedBuiltins: shared.tools }),
-    ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
+    ...(shared === undefined
+      ? {}
+      : { sharedBuiltins: shared.tools, sharedBuiltinsFor: (workspaceId) => shared.forWorkspace(workspaceId) }),
+    ...(extraTools === undefined ? {} : { extraTools }),
     ...(options.registryOptions === undefined ? {} : { registryOptions: options.registryOptions }),
     ...(options.restTool === undefined ? {} : { restTool: options.restTool }),
   });
@@ -125,6 +128,19 @@ export function createServer(options: ServerOptions): FastifyInstance {
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });
   return app;
+}
+
+/**
+ * A `--config` code-execution built-in (`execute_python` named under `builtins:`) runs on one pool for
+ * every caller; the service's own tool of that name runs each workspace's code in processes of its
+ * own, so it takes the config tool's place.
+ */
+function replacedByService(tool: ToolSpec, shared: ServiceBuiltins | undefined): boolean {
+  return (
+    shared !== undefined &&
+    (tool.tags ?? []).includes('sandbox') &&
+    shared.tools.some((builtin) => builtin.name === tool.name)
+  );
 }
 
 const STORE_FIELD_NAMES: Readonly<Record<string, string>> = {

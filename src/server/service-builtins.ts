@@ -5,6 +5,7 @@ import { createExecuteJavascriptTool } from '../sandbox/javascript/execute-javas
 import { createJavascriptRuntime } from '../sandbox/javascript/javascript-runtime.js';
 import { createExecutePythonTool } from '../sandbox/python/execute-python-tool.js';
 import { createPythonRuntime } from '../sandbox/python/python-runtime.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
 import type { SandboxToolOptions } from '../sandbox/sandbox-tool.js';
 import type { ToolshedStore } from '../store/index.js';
@@ -12,14 +13,22 @@ import type { ToolshedStore } from '../store/index.js';
 /** Options of {@link createServiceBuiltins}. */
 export interface ServiceBuiltinsOptions {
   /** Limits of the `execute_python` / `execute_javascript` pools, or `false` to leave both tools out. */
-  sandbox?: Pick<SandboxToolOptions, 'size' | 'timeoutMs' | 'memoryLimitBytes' | 'allowNetwork'> | false;
+  sandbox?:
+    | Pick<SandboxToolOptions, 'size' | 'timeoutMs' | 'memoryLimitBytes' | 'allowNetwork' | 'maxRunsPerSandbox'>
+    | false;
   /** `false` leaves `email_search` / `email_get` out. */
   emails?: boolean;
 }
 
 /** The built-ins the service shares between workspaces, and how to stop them. */
 export interface ServiceBuiltins {
+  /** The tools as the store lists them (their code runs as no workspace in particular). */
   readonly tools: readonly ToolSpec[];
+  /**
+   * The same tools for one workspace's registry: its code runs as that workspace, so a sandbox
+   * process never serves two workspaces.
+   */
+  forWorkspace(workspaceId: string): readonly ToolSpec[];
   /** Stop the sandbox pools (started on their first call; closing unstarted pools costs nothing). */
   close(): Promise<void>;
 }
@@ -37,23 +46,30 @@ export interface ServiceBuiltins {
  * ```
  */
 export function createServiceBuiltins(store: ToolshedStore, options: ServiceBuiltinsOptions = {}): ServiceBuiltins {
-  const tools: ToolSpec[] = [];
   const pools: SandboxPool[] = [];
+  let codeTools: (python: Sandbox, javascript: Sandbox) => ToolSpec[] = () => [];
   if (options.sandbox !== false) {
     const limits = options.sandbox ?? {};
-    const python = new SandboxPool({ runtime: createPythonRuntime(), ...limits });
-    const javascript = new SandboxPool({ runtime: createJavascriptRuntime(), ...limits });
-    pools.push(python, javascript);
-    tools.push(
+    pools.push(
+      new SandboxPool({ runtime: createPythonRuntime(), ...limits }),
+      new SandboxPool({ runtime: createJavascriptRuntime(), ...limits }),
+    );
+    codeTools = (python, javascript) => [
       createExecutePythonTool({ ...limits, sandbox: python }) as ToolSpec,
       createExecuteJavascriptTool({ ...limits, sandbox: javascript }) as ToolSpec,
-    );
+    ];
   }
-  if (options.emails !== false) {
-    tools.push(...(createEmailTools({ emails: new EmailStore(store.db, store.dialect) }) as ToolSpec[]));
-  }
+  const [python, javascript] = pools;
+  const emailTools =
+    options.emails === false
+      ? []
+      : (createEmailTools({ emails: new EmailStore(store.db, store.dialect) }) as ToolSpec[]);
   return {
-    tools,
+    tools: [...(python && javascript ? codeTools(python, javascript) : []), ...emailTools],
+    forWorkspace(workspaceId) {
+      if (python === undefined || javascript === undefined) return emailTools;
+      return [...codeTools(python.forTenant(workspaceId), javascript.forTenant(workspaceId)), ...emailTools];
+    },
     async close() {
       await Promise.all(pools.map((pool) => pool.close()));
     },

@@ -17,6 +17,11 @@ export interface WorkspaceRegistriesOptions {
   extraTools?: readonly ToolSpec[];
   /** Built-ins shared by every workspace (code execution, emails), added after the per-workspace ones. */
   sharedBuiltins?: readonly ToolSpec[];
+  /**
+   * The shared built-ins as one workspace's registry gets them, in place of `sharedBuiltins` (the
+   * service binds the code-execution tools to the workspace, so no sandbox process serves two).
+   */
+  sharedBuiltinsFor?: (workspaceId: string) => readonly ToolSpec[];
   /** Passed to every workspace registry (approvals are always the workspace's, from the store). */
   registryOptions?: Omit<ToolRegistryOptions, 'approvals'>;
   /**
@@ -109,7 +114,7 @@ export class WorkspaceRegistries {
       const { store } = this.#options;
       const registry = new ToolRegistry({ ...this.#options.registryOptions, approvals: store.approvals(workspaceId) });
       registry.registerAll(createBuiltins({ files: { backend: store.files(workspaceId) } }));
-      registry.registerAll(this.#options.sharedBuiltins ?? []);
+      registry.registerAll(this.#options.sharedBuiltinsFor?.(workspaceId) ?? this.#options.sharedBuiltins ?? []);
       registry.registerAll(this.#options.extraTools ?? [], { allowOverride: true });
       const workspaceSecrets: WorkspaceSecrets = {
         workspaceId,

@@ -4,9 +4,10 @@ import { ToolRegistry } from '../../src/registry/tool-registry.js';
 import { createExecuteJavascriptTool } from '../../src/sandbox/javascript/execute-javascript-tool.js';
 import { createJavascriptRuntime } from '../../src/sandbox/javascript/javascript-runtime.js';
 import { createExecutePythonTool } from '../../src/sandbox/python/execute-python-tool.js';
+import { createPythonRuntime } from '../../src/sandbox/python/python-runtime.js';
 import type { SandboxIsolation } from '../../src/sandbox/sandbox-isolation.js';
 import { SandboxPool } from '../../src/sandbox/sandbox-pool.js';
-import { watchEventLoop } from './support.js';
+import { untilAllIdle, watchEventLoop } from './support.js';
 
 // execute_python and execute_javascript through a registry, with their default limits (5 s, 50 MB).
 
@@ -15,7 +16,8 @@ const ALLOWED = ['datetime', 'json', 'math', 're', 'statistics', 'typing'];
 describe('execute_python and execute_javascript', () => {
   const registry = new ToolRegistry();
   const javascriptPool = new SandboxPool({ runtime: createJavascriptRuntime(), size: 2 });
-  const python = createExecutePythonTool({ allowedModules: ALLOWED, size: 2 });
+  const pythonPool = new SandboxPool({ runtime: createPythonRuntime({ allowedModules: ALLOWED }), size: 2 });
+  const python = createExecutePythonTool({ allowedModules: ALLOWED, sandbox: pythonPool });
   const javascript = createExecuteJavascriptTool({ sandbox: javascriptPool });
   registry.register(python);
   registry.register(javascript);
@@ -25,7 +27,7 @@ describe('execute_python and execute_javascript', () => {
     await Promise.all([registry.call('execute_python', { code: '1' }), javascriptPool.start()]);
   });
 
-  afterAll(() => javascriptPool.close());
+  afterAll(() => Promise.all([javascriptPool.close(), pythonPool.close()]));
 
   it('are built-in code tools with a CLI keyword, read-only hints and guidance', () => {
     expect(python).toMatchObject({
@@ -106,6 +108,8 @@ describe('execute_python and execute_javascript', () => {
   });
 
   it('answer the default 5 s time limit within 5.25 s while the host keeps serving', async () => {
+    // Each Python call takes a fresh process: let the replacements of earlier calls get ready first.
+    await Promise.all([untilAllIdle(pythonPool), untilAllIdle(javascriptPool)]);
     const loop = watchEventLoop();
     const started = performance.now();
     const timed = async (name: string, code: string) => {

@@ -64,6 +64,69 @@ function memoryIo(folder: string): { io: CliIo; stderr: () => string } {
   return { io, stderr: () => stderr };
 }
 
+describe('toolshed serve: sandbox processes', () => {
+  it.each(['0', '-1', 'many', '2.5'])(
+    'refuses --sandbox-runs-per-process %j as a usage error (exit 2)',
+    async (value) => {
+      const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+      try {
+        const { io, stderr } = memoryIo(folder);
+        expect(await runCli(['serve', '--port', '0', '--sandbox-runs-per-process', value], io)).toBe(2);
+        expect(stderr()).toBe(
+          `error: option '--sandbox-runs-per-process <n>' argument '${value}' is invalid. Use a whole number of at least 1.\nRun 'toolshed serve --help' for usage.\n`,
+        );
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it.each([
+    [[], [null, null]],
+    [
+      ['--sandbox-runs-per-process', '5'],
+      [null, 'left by the first call'],
+    ],
+  ])(
+    'with %j, a Python call sees what an earlier call of its workspace left: %j',
+    async (flags, expected) => {
+      const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+      const { io, stderr } = memoryIo(folder);
+      try {
+        const running = runCli(['serve', '--port', '0', '--tools', folder, ...flags], io);
+        for (let attempt = 0; attempt < 100 && !stderr().includes('REST API at'); attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
+        const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
+        const code =
+          "imp = __import__('json').dumps.__globals__['__builtins__']['__import__']\nj = imp('sys')\nseen = getattr(j, 'left', None)\nj.left = 'left by the first call'\nseen";
+        const seen: unknown[] = [];
+        for (let call = 0; call < 2; call += 1) {
+          const response = await fetch(`${base}/api/tools/execute_python/call`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${token}`,
+              'x-workspace-id': 'default',
+              'content-type': 'application/json',
+            },
+            body: JSON.stringify({ arguments: { code } }),
+          });
+          const body = (await response.json()) as { status: string; data?: { result?: unknown } };
+          expect(body.status, JSON.stringify(body)).toBe('success');
+          seen.push(body.data?.result ?? null);
+        }
+        expect(seen).toEqual(expected);
+        process.emit('SIGINT');
+        expect(await running).toBe(0);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+});
+
 describe('toolshed serve: MCP session limits', () => {
   it.each([
     ['--mcp-max-sessions-per-token', '0'],

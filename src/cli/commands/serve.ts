@@ -28,6 +28,11 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
   mcpMaxSessionsPerWorkspace?: number;
   /** Most MCP sessions one API token may hold open (default 100). */
   mcpMaxSessionsPerToken?: number;
+  /**
+   * Calls one sandbox process may run, all of one workspace (default: 1 for Python, a fresh process
+   * per call; 100 for JavaScript, a fresh QuickJS runtime per call).
+   */
+  sandboxRunsPerProcess?: number;
 }
 
 /**
@@ -41,6 +46,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  * that is not a whole number from 0 to 65535 is a usage error (exit 2). Port 0 picks a free port.
  * `--mcp-max-sessions-per-token`, `--mcp-max-sessions-per-workspace` and `--mcp-max-sessions` set the
  * MCP session quotas (whole numbers of at least 1, the workspace's at most the total; else exit 2).
+ * `--sandbox-runs-per-process` lets a sandbox process of `execute_python` / `execute_javascript` serve
+ * that many calls of one workspace (by default every Python call gets a fresh process).
  *
  * @example
  * ```ts
@@ -71,6 +78,11 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       'most MCP sessions open at once, all workspaces together; beyond it initialize gets 503',
       parseSessionLimit,
       DEFAULT_MAX_SESSIONS,
+    )
+    .option(
+      '--sandbox-runs-per-process <n>',
+      "calls one execute_python / execute_javascript process may run, all of one workspace; above 1 a workspace's calls can see what its earlier calls left (default: 1 for Python, a fresh process per call; 100 for JavaScript, a fresh QuickJS runtime per call)",
+      parseSessionLimit,
     );
   return addToolsOptions(command, { json: false })
     .addHelpText(
@@ -80,7 +92,7 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
         'Routes: /api (REST), /mcp and /mcp/agents/:id (MCP, Streamable HTTP), GET /health, GET /metrics; every',
         '/api and /mcp request needs "Authorization: Bearer <token>". The database is TOOLSHED_DATABASE_URL.',
         'Stops on SIGINT or SIGTERM (exit 0). Exit codes: 1 the address cannot be bound or the tools fail to',
-        'load; 2 usage error (a bad --port or session limit).',
+        'load; 2 usage error (a bad --port, session limit or --sandbox-runs-per-process).',
         '',
         'Examples:',
         '  toolshed serve --config examples/toolshed.yaml',
@@ -122,9 +134,11 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     });
     stores.push(store);
     await bootstrapDefaultWorkspace(store, io);
+    const runs = options.sandboxRunsPerProcess;
     const api = createApiServer({
       store,
       extraTools: tools.registry.tools(),
+      ...(runs === undefined ? {} : { builtins: { sandbox: { maxRunsPerSandbox: runs } } }),
       mcp: {
         onError: report,
         maxSessions,

@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CliError } from './cli-error.js';
 import { visible } from './output.js';
+import { readLimitedStdin } from './read-limited-stdin.js';
 
 /**
  * The most `--args` text the CLI accepts, in bytes (the same bound as a YAML definition file). Larger
@@ -58,17 +59,9 @@ async function readArgumentsFile(path: string, cwd: string): Promise<ArgumentsIn
 }
 
 async function readStdin(stdin: AsyncIterable<Uint8Array | string>): Promise<ArgumentsInput> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of stdin) {
-    const buffer =
-      typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    bytes += buffer.byteLength;
-    // Stop reading at the limit: a runaway producer must not fill memory.
-    if (bytes > MAX_ARGUMENT_BYTES) return { kind: 'too-large', bytes: undefined, source: 'stdin' };
-    chunks.push(buffer);
-  }
-  return { kind: 'text', text: stripByteOrderMark(Buffer.concat(chunks).toString('utf8')) };
+  const text = await readLimitedStdin(stdin, MAX_ARGUMENT_BYTES);
+  if (text === undefined) return { kind: 'too-large', bytes: undefined, source: 'stdin' };
+  return { kind: 'text', text: stripByteOrderMark(text) };
 }
 
 function stripByteOrderMark(text: string): string {

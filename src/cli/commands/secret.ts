@@ -5,6 +5,7 @@ import { SECRET_NAME_PATTERN, STORE_LIMITS } from '../../store/store-validation.
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { visible } from '../output.js';
+import { readLimitedStdin } from '../read-limited-stdin.js';
 import { parseResourceId, withServiceStore } from '../with-service-store.js';
 
 /** Options of `toolshed secret set`. */
@@ -152,22 +153,13 @@ async function requireWorkspace(store: ToolshedStore, workspace: string): Promis
 
 /** Read the value from stdin, stopping past the limit, without one trailing line ending (what `echo` adds). */
 async function readValue(stdin: AsyncIterable<Uint8Array | string>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of stdin) {
-    const buffer =
-      typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    bytes += buffer.byteLength;
-    // The limit plus room for a line ending; the store words the refusal.
-    if (bytes > STORE_LIMITS.secretValueBytes + 2) {
-      throw new CliError(
-        `error: the value on stdin is more than ${STORE_LIMITS.secretValueBytes} bytes, the limit of a secret.`,
-        2,
-      );
-    }
-    chunks.push(buffer);
+  // The limit plus room for a line ending; the store words the refusal of a value just over it.
+  const text = await readLimitedStdin(stdin, STORE_LIMITS.secretValueBytes + 2);
+  if (text === undefined) {
+    throw new CliError(
+      `error: the value on stdin is more than ${STORE_LIMITS.secretValueBytes} bytes, the limit of a secret.`,
+      2,
+    );
   }
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
+  return text.replace(/\r?\n$/, '');
 }

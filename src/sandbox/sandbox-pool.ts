@@ -453,10 +453,15 @@ export class SandboxPool implements Sandbox {
     }
     if (oldest === undefined) return false;
     this.idle.splice(this.idle.indexOf(oldest), 1);
-    this.recycledCount += 1;
-    oldest.kill('closed');
-    this.processes.delete(oldest);
+    this.recycle(oldest);
     return true;
+  }
+
+  /** Kill a process that is done serving and count it as replaced. */
+  private recycle(sandbox: SandboxProcess): void {
+    this.recycledCount += 1;
+    sandbox.kill('closed');
+    this.processes.delete(sandbox);
   }
 
   private forget(sandbox: SandboxProcess): void {
@@ -509,9 +514,7 @@ export class SandboxPool implements Sandbox {
     this.runCount += 1;
     const retire = outcome.retire || sandbox.runs >= this.maxRunsPerSandbox;
     if (retire) {
-      this.recycledCount += 1;
-      sandbox.kill('closed');
-      this.processes.delete(sandbox);
+      this.recycle(sandbox);
     } else if (!this.closed) {
       sandbox.tenant = job.tenant;
       sandbox.idleSince = performance.now();

@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, sql } from 'kysely';
 import type { StoreDialectName } from '../store-records.js';
 import { TOOL_CALL_STATUSES } from '../store-records.js';
+import { timestampColumn } from './timestamp-column.js';
 
 const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'used'] as const;
 
@@ -22,8 +23,7 @@ const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'used'] as const;
  */
 export function initialSchema(dialect: StoreDialectName): Migration {
   const postgres = dialect === 'postgres';
-  const timestamp = postgres ? 'timestamptz' : 'text';
-  const now = postgres ? sql`now()` : sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+  const { type: timestamp, now } = timestampColumn(dialect);
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema

@@ -1,5 +1,6 @@
-import { type Kysely, type Migration, sql } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import type { StoreDialectName } from '../store-records.js';
+import { timestampColumn } from './timestamp-column.js';
 
 /**
  * `secrets(workspace_id, name, value_encrypted, created_at, updated_at)`: each workspace's named
@@ -14,8 +15,7 @@ import type { StoreDialectName } from '../store-records.js';
  */
 export function secretsSchema(dialect: StoreDialectName): Migration {
   const postgres = dialect === 'postgres';
-  const timestamp = postgres ? 'timestamptz' : 'text';
-  const now = postgres ? sql`now()` : sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+  const { type: timestamp, now } = timestampColumn(dialect);
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema

@@ -175,53 +175,54 @@ def _encode(value, limit):
 def _toolshed_seal():
     # Cut every path from Python to the host's JavaScript that Pyodide leaves open: the modules js and
     # pyodide_js (whose FS, _module and _api reach file descriptors, NODEFS and the event loop), and
-    # every JsProxy that a module, a class, an import hook or what they hold keeps. A walk over every
-    # object would cost ~170 ms a process; test/sandbox/python-escapes.test.ts makes that walk and
-    # fails if anything is left.
-    jsproxy = _sys.modules['pyodide.ffi'].JsProxy  # the base class of every kind of JavaScript value
+    # every JsProxy that a module, an import hook or a loader keeps. Only those places are looked at:
+    # a walk over every object would cost ~170 ms a process. test/sandbox/python-escapes.test.ts makes
+    # that walk and fails if anything is left.
+    # The C type every kind of JavaScript value derives from. pyodide.ffi.JsProxy is a stand-in whose
+    # isinstance check runs Python code, which made this walk take several times as long.
+    jsproxy = type(_sys.modules['pyodide_js']).__mro__[-2]
     module_type = type(_sys)
     seen = set()
     removed = [_sys.modules.pop(name) for name in list(_sys.modules)
                if name == 'js' or name.partition('.')[0] == 'pyodide_js']
     def scrub(holder, depth):
-        if id(holder) in seen:
+        if depth < 0 or id(holder) in seen:
             return
         seen.add(id(holder))
-        if type(holder) is dict:
-            for key, value in list(holder.items()):
-                if isinstance(value, jsproxy):
-                    del holder[key]
-                elif depth < 3:
-                    scrub(value, depth + 1)
-        elif type(holder) is list:
+        if type(holder) is list:
             holder[:] = [value for value in holder if not isinstance(value, jsproxy)]
-        elif isinstance(holder, type) or (depth < 3 and not isinstance(holder, (module_type, str, int, float, tuple, frozenset))
-                                          and hasattr(holder, '__dict__')):
-            names = list(vars(holder)) if type(getattr(holder, '__dict__', None)) in (dict, type(type.__dict__)) else []
+            return
+        if type(holder) is dict:
+            namespace = holder
+        elif isinstance(holder, (module_type, str, bytes, int, float, tuple, frozenset)):
+            return
+        else:
+            namespace = getattr(holder, '__dict__', None)
             for cls in type(holder).__mro__:
                 slots = cls.__dict__.get('__slots__', ())
-                names.extend((slots,) if isinstance(slots, str) else slots)
-            for name in names:
-                try:
-                    value = getattr(holder, name)
-                except Exception:
-                    continue
-                if isinstance(value, jsproxy):
-                    try:
+                for name in (slots,) if isinstance(slots, str) else slots:
+                    if isinstance(getattr(holder, name, None), jsproxy):
                         delattr(holder, name)
-                    except (AttributeError, TypeError):
-                        pass
-                elif depth < 3 and not isinstance(holder, type):
-                    scrub(value, depth + 1)
+            if namespace is None:
+                return
+        for key, value in list(namespace.items()):
+            if not isinstance(value, jsproxy):
+                scrub(value, depth - 1)
+            elif type(namespace) is dict:
+                del namespace[key]
+            else:
+                delattr(holder, key)
+    # depth: how many levels below the object to look. The import hook keeps its JavaScript modules
+    # one dict down, and the loaders of the removed modules (reachable through the gc module) keep
+    # theirs as an attribute; modules keep theirs in their own namespace.
+    for finder in _sys.meta_path:
+        scrub(finder, 2)
     for module in removed:
-        # Their loaders keep the JavaScript object, and stay reachable through the gc module.
         for loader in (getattr(module, '__loader__', None), getattr(getattr(module, '__spec__', None), 'loader', None)):
             if loader is not None:
                 scrub(loader, 1)
     for module in list(_sys.modules.values()):
         scrub(getattr(module, '__dict__', {}), 0)
-    for finder in _sys.meta_path:
-        scrub(finder, 1)
 
 def _toolshed_run(code, max_result_chars):
     _sys.stdout, _sys.stderr = _STDOUT, _STDERR

@@ -11,6 +11,6 @@ export type { Expansion, ExpansionProblem } from './expand-env.js';
 export { expandEnv } from './expand-env.js';
 export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './load-config.js';
 export { validateConfig } from './load-config.js';
-export type { RestToolConfig } from './rest-tool-config.js';
+export type { RestToolConfig } from '../builtins/web/rest-tool-config.js';
 export type { SecretFinding } from './secrets.js';
 export { findLiteralSecrets } from './secrets.js';

@@ -17,7 +17,7 @@ import { runStandalone } from '../schema/run-standalone.js';
 import type { ConfigDiagnostic } from './config-diagnostic.js';
 import { AGENT_KEYS, CONFIG_SCHEMA, MCP_SERVER_SCHEMA, REST_TOOL_SCHEMA } from './config-schema.js';
 import { expandEnv } from './expand-env.js';
-import { type RestToolConfig, restToolRequirements, workspaceSecretReferences } from './rest-tool-config.js';
+import { type RestToolConfig, restToolRequirements, workspaceSecretReferences } from '../builtins/web/rest-tool-config.js';
 import { findLiteralSecrets } from './secrets.js';
 
 /** An agent (a `nodes:` entry in the seed ADR's form) and the tools it may use. */

@@ -69,7 +69,7 @@ const count = defineTool({
 });
 
 describe('MCP server over the SDK client', () => {
-  it("lists the MCP exporter's entries: titles, 2020-12 schemas, object output schemas and every MCP hint", async () => {
+  it("lists the MCP exporter's entries: titles, raw 2020-12 schemas, object output schemas and every MCP hint", async () => {
     const registry = createConformanceRegistry();
     registry.registerAll([add, count]);
     const { client, server } = await connect(registry);
@@ -99,8 +99,8 @@ describe('MCP server over the SDK client', () => {
     expect(listing.tools).toEqual(registry.toMcpTools().tools);
 
     const rich = listing.tools.find((tool) => tool.name === 'json_schema_2020_12_tool');
-    // 2020-12 is MCP's default dialect: the root $schema is left out, $defs and $ref stay.
     expect(rich?.inputSchema).toEqual({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
       properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
@@ -135,7 +135,7 @@ describe('MCP server over the SDK client', () => {
     expect(counted).toEqual({ content: [{ type: 'text', text: '3' }] });
   });
 
-  it('keeps a 2020-12 output schema with its $defs, and SDK clients validate results against it', async () => {
+  it('keeps a raw 2020-12 output schema as is, and SDK clients validate results against it', async () => {
     const registry = new ToolRegistry();
     registry.register(
       defineTool({
@@ -154,6 +154,7 @@ describe('MCP server over the SDK client', () => {
     const { client } = await connect(registry);
     const listing = await client.listTools();
     expect(listing.tools[0]?.outputSchema).toEqual({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       $defs: { point: { type: 'object', properties: { lat: { type: 'number' } }, required: ['lat'] } },
       properties: { where: { $ref: '#/$defs/point' } },

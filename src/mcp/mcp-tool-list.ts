@@ -35,9 +35,9 @@ const listings = new WeakMap<ToolRegistry, { version: number; listing: McpToolLi
  *
  * The entries are the MCP exporter's (`toMcpTools`): the same names, schemas and fully resolved
  * annotations as `registry.toMcpTools()` and the `format=mcp` export routes. Cached per registry and
- * rebuilt only when the registry's tool set changes, so serving `tools/list` costs a map lookup. A
- * lazily registered tool whose factory throws, and a tool the exporter leaves out, are reported in
- * `skipped` rather than failing the whole list.
+ * rebuilt only when the registry's tool set changes, so serving `tools/list` costs a map lookup; each
+ * spec's entry is built once and kept with the spec. A lazily registered tool whose factory throws,
+ * and a tool the exporter leaves out, are reported in `skipped` rather than failing the whole list.
  *
  * @example
  * ```ts
@@ -48,26 +48,45 @@ const listings = new WeakMap<ToolRegistry, { version: number; listing: McpToolLi
 export function listMcpTools(registry: ToolRegistry): McpToolListing {
   const cached = listings.get(registry);
   if (cached !== undefined && cached.version === registry.version) return cached.listing;
-  const specs: ToolSpec[] = [];
+  const tools: McpToolEntry[] = [];
+  const structured = new Set<string>();
   const skipped: McpToolListing['skipped'] = [];
   for (const name of registry.list()) {
+    let entry: McpToolEntry | Error;
     try {
-      specs.push(registry.get(name));
+      entry = entryOf(registry.get(name));
     } catch (error) {
       skipped.push({ name, error });
+      continue;
     }
-  }
-  const { tools, warnings } = toMcpTools(specs);
-  for (const warning of warnings) {
-    if (warning.kind === 'dropped' || warning.kind === 'unsupported') {
-      skipped.push({ name: warning.tool, error: new Error(warning.message) });
+    if (entry instanceof Error) {
+      skipped.push({ name, error: entry });
+      continue;
     }
+    if (entry.outputSchema !== undefined) structured.add(name);
+    tools.push(entry);
   }
-  // Registered names are valid wire names, so each entry keeps its tool's name.
-  const structured = new Set(tools.filter((tool) => tool.outputSchema !== undefined).map((tool) => tool.name));
   const listing: McpToolListing = { tools, toolsHash: toolsHash(tools), structured, skipped };
   listings.set(registry, { version: registry.version, listing });
   return listing;
+}
+
+/** Entries by spec: a spec is frozen, so its entry is built once however many listings hold it. */
+const entries = new WeakMap<ToolSpec, McpToolEntry | Error>();
+
+/**
+ * A spec's MCP entry, or why the exporter leaves it out. Exported one by one, a registered tool gets
+ * the entry it gets in a whole list: its name is canonical, so it is its own wire name and unique.
+ */
+function entryOf(spec: ToolSpec): McpToolEntry | Error {
+  let entry = entries.get(spec);
+  if (entry === undefined) {
+    const { tools, warnings } = toMcpTools([spec]);
+    const reason = warnings.find((warning) => warning.kind === 'dropped' || warning.kind === 'unsupported');
+    entry = tools[0] ?? new Error(reason?.message ?? `The MCP exporter left '${spec.name}' out.`);
+    entries.set(spec, entry);
+  }
+  return entry;
 }
 
 /**

@@ -44,6 +44,11 @@ export interface ImportEdge {
 /**
  * Every import in one file's text: static imports and re-exports, `import()` calls with a literal
  * argument, and `import('x')` types. Comments and strings that merely mention a path are not imports.
+ *
+ * @example
+ * ```ts
+ * importsOf('a.ts', "import type { B } from './b.js';"); // [{ specifier: './b.js', typeOnly: true }]
+ * ```
  */
 export function importsOf(fileName: string, text: string): Array<{ specifier: string; typeOnly: boolean }> {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, scriptKind(fileName));
@@ -160,7 +165,13 @@ function describeLayer(index: number): string {
 /**
  * The imports that break the layering, one sentence each naming the file, the import and the rule.
  * Imports of packages are checked only in {@link NODE_FREE_FOLDERS}; imports inside one top folder
- * only against {@link INTERNAL_FOLDERS} (that is, never).
+ * are always allowed.
+ *
+ * @example
+ * ```ts
+ * layerViolations([{ from: 'core/a.ts', specifier: '../registry/b.js', to: 'registry/b.ts', typeOnly: false }]);
+ * // ["src/core/a.ts imports '../registry/b.js': registry/ (layer 6 of 9: registry/) is above core/ ..."]
+ * ```
  */
 export function layerViolations(edges: readonly ImportEdge[]): string[] {
   const violations: string[] = [];
@@ -224,6 +235,11 @@ function isNodeBuiltin(specifier: string): boolean {
  * The import cycles among files, over the imports that remain at run time (type-only imports are
  * erased and cannot make a module load before another). Each cycle is listed once, as its files in
  * import order, starting from the alphabetically first.
+ *
+ * @example
+ * ```ts
+ * importCycles(readImportGraph('src')); // [] when there is none
+ * ```
  */
 export function importCycles(edges: readonly ImportEdge[]): string[][] {
   const next = new Map<string, string[]>();

@@ -2,6 +2,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseEnv } from 'node:util';
+import {
+  type RestToolConfig,
+  restToolRequirements,
+  workspaceSecretReferences,
+} from '../builtins/web/rest-tool-config.js';
 import { isToolSpec } from '../core/define-tool.js';
 import { closestNames } from '../core/did-you-mean.js';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
@@ -17,7 +22,6 @@ import { runStandalone } from '../schema/run-standalone.js';
 import type { ConfigDiagnostic } from './config-diagnostic.js';
 import { AGENT_KEYS, CONFIG_SCHEMA, MCP_SERVER_SCHEMA, REST_TOOL_SCHEMA } from './config-schema.js';
 import { expandEnv } from './expand-env.js';
-import { type RestToolConfig, restToolRequirements, workspaceSecretReferences } from './rest-tool-config.js';
 import { findLiteralSecrets } from './secrets.js';
 
 /** An agent (a `nodes:` entry in the seed ADR's form) and the tools it may use. */

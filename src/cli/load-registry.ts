@@ -200,6 +200,9 @@ export async function loadTools(setup: ToolSetup, io: CliIo, calls: ToolsCalled 
       if (diagnostic.tool !== undefined && calls !== 'all' && !calls.includes(diagnostic.tool)) continue;
       io.stderr.write(`${visible(formatDiagnostic(diagnostic))}\n`);
     }
+    for (const failure of config.mcpFailures) {
+      io.stderr.write(`warning: going on without MCP server '${failure.name}': ${visible(failure.message)}\n`);
+    }
     await loadRegistry(setup.sources, config.registry);
     let agent: AgentConfig | undefined;
     let registry = config.registry;

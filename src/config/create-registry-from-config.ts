@@ -15,6 +15,10 @@ export interface LoadedConfig {
   agents: AgentConfig[];
   /** The tools of one agent, with its per-tool config as `ctx.config`; throws for an unknown id. */
   agent(id: string): ToolRegistry;
+  /** The `mcp_servers` connections that came up (each reconnects by itself if its server is lost). */
+  mcpServers: McpServerConnection[];
+  /** The `mcp_servers` that did not come up, each with the error naming it (and the tail of its stderr). */
+  mcpFailures: Array<{ name: string; message: string }>;
   /** Disconnect MCP servers. */
   close(): Promise<void>;
 }
@@ -61,19 +65,20 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
   registry.registerAll(specs);
 
   const connections: McpServerConnection[] = [];
+  const mcpFailures: LoadedConfig['mcpFailures'] = [];
   if (options.connectMcp !== false && config.mcpServers.length > 0) {
     // The MCP client loads only for configurations that use it.
     const { importMcpServer } = await import('../mcp/import-mcp-server.js');
-    try {
-      for (const server of config.mcpServers) {
-        connections.push(
-          await importMcpServer(registry, { ...server, cwd: server.cwd ?? config.baseDir }, { env: check.env }),
-        );
-      }
-    } catch (error) {
-      await Promise.allSettled(connections.map((connection) => connection.close()));
-      throw error;
-    }
+    // All at once, and one that does not come up never keeps the others from serving.
+    const settled = await Promise.allSettled(
+      config.mcpServers.map((server) =>
+        importMcpServer(registry, { ...server, cwd: server.cwd ?? config.baseDir }, { env: check.env }),
+      ),
+    );
+    settled.forEach((outcome, index) => {
+      if (outcome.status === 'fulfilled') connections.push(outcome.value);
+      else mcpFailures.push({ name: config.mcpServers[index]!.name, message: (outcome.reason as Error).message });
+    });
   }
 
   const views = new Map<string, ToolRegistry>();
@@ -82,6 +87,8 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
     registry,
     diagnostics: check.diagnostics,
     agents: config.agents,
+    mcpServers: connections,
+    mcpFailures,
     agent(id: string) {
       const known = views.get(id);
       if (known !== undefined) return known;

@@ -23,7 +23,10 @@ export interface McpServerConfig {
   url?: string;
   /** HTTP headers whose values come from environment variables: `{ Authorization: 'GITHUB_TOKEN' }`. */
   headersEnv?: Record<string, string>;
-  /** Timeout of each imported tool's calls in milliseconds (default: the registry's). */
+  /**
+   * Timeout in milliseconds of the server's `initialize` handshake and of each imported tool's calls
+   * (calls default to the registry's timeout, the handshake to 30 s).
+   */
   timeoutMs?: number;
 }
 
@@ -32,6 +35,10 @@ export interface McpServerConnection {
   readonly name: string;
   /** Canonical names of the imported tools, sorted. */
   readonly tools: readonly string[];
+  /** `up` while connected; `down` while the server is gone and a reconnection is pending. */
+  readonly state: 'up' | 'down' | 'closed';
+  /** Why the server is down (with the tail of its stderr), while it is. */
+  readonly lastError: string | undefined;
   /** Re-read the server's tool list and update the registry (also done on `list_changed`). */
   refresh(): Promise<void>;
   /** Unregister the tools and disconnect. */
@@ -42,17 +49,36 @@ export interface McpServerConnection {
 export interface ImportMcpServerOptions {
   /** Environment for `headersEnv` (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Where a spawned server's stderr goes (default `'ignore'`). */
+  /**
+   * Where a spawned server's stderr goes besides the tail toolshed keeps for its error messages
+   * (default `'ignore'`: only kept).
+   */
   stderr?: 'inherit' | 'ignore';
-  /** A transport to use instead of the one the config describes (tests, custom transports). */
+  /** A transport to use instead of the one the config describes (tests, custom transports; no reconnection). */
   transport?: Transport;
+  /**
+   * Reconnect after the server crashes or drops the connection (default true for servers the config
+   * describes): waits `initialDelayMs` (default 250), doubling after each failed attempt up to
+   * `maxDelayMs` (default 30 000). `false` leaves a lost server down.
+   */
+  reconnect?: boolean | { initialDelayMs?: number; maxDelayMs?: number };
+  /** Told when the server goes down (with why) and when it is back. */
+  onStateChange?: (state: 'up' | 'down', message: string) => void;
 }
+
+/** Default bound of the `initialize` handshake when the entry sets no timeout. */
+const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
 
 /**
  * Connect to an MCP server and register its tools in `registry` as `NAME__tool`, with the same
  * dispatch guarantees as local tools: arguments validated against the server's schema, timeouts that
  * cancel the remote request, errors (including a server that dies mid-call) returned as results. The
  * tools stay in sync when the server sends `notifications/tools/list_changed`.
+ *
+ * The entry's timeout bounds the `initialize` handshake; a server that does not come up is killed
+ * and the error names it and quotes the tail of its stderr. A server lost later is reconnected with
+ * backoff; meanwhile its tools stay registered, marked `metadata.mcpUnavailable` (left out of MCP
+ * tool lists), and answer `EXECUTION_FAILED` with `retryable: true`.
  *
  * @example
  * ```ts
@@ -69,29 +95,20 @@ export async function importMcpServer(
   config: McpServerConfig,
   options: ImportMcpServerOptions = {},
 ): Promise<McpServerConnection> {
-  const transport = options.transport ?? createTransport(config, options);
-  const client = new Client({ name: 'toolshed', version: '0.1.0' }, { capabilities: {} });
-  let connected = false;
-  let closedReason: string | undefined;
-  client.onclose = () => {
-    connected = false;
-    closedReason ??= `MCP server '${config.name}' closed the connection`;
-  };
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    throw new Error(`Could not connect to MCP server '${config.name}': ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  connected = true;
+  let client: Client;
+  let state: 'up' | 'down' | 'closed' = 'down';
+  let lastError: string | undefined;
   let names: string[] = [];
+  let tools: Tool[] = [];
+  let retry: NodeJS.Timeout | undefined;
+  const reconnect = options.transport === undefined ? (options.reconnect ?? true) : false;
+  const backoff = typeof reconnect === 'object' ? reconnect : {};
+  const initialDelay = backoff.initialDelayMs ?? 250;
+  const maxDelay = backoff.maxDelayMs ?? 30_000;
 
   const callRemote = async (toolName: string, args: Record<string, unknown>, context: ToolContext) => {
-    if (!connected)
-      throw new McpServerUnavailableError(
-        `${closedReason ?? `MCP server '${config.name}' is not connected`}; '${context.tool}' cannot run.`,
-      );
+    if (state !== 'up')
+      return unavailable(config.name, context.tool, lastError, reconnect !== false && state === 'down');
     let result: CallToolResult;
     try {
       result = (await client.callTool({ name: toolName, arguments: args }, undefined, {
@@ -101,16 +118,18 @@ export async function importMcpServer(
         onprogress: (progress) => context.progress(progress.progress, progress.total, progress.message),
       })) as CallToolResult;
     } catch (error) {
-      if (!connected)
-        throw new McpServerUnavailableError(
-          `${closedReason ?? `MCP server '${config.name}' disconnected`} during the call to '${context.tool}'.`,
+      if (state !== 'up')
+        return ToolResult.error(
+          'EXECUTION_FAILED',
+          `${lastError ?? `MCP server '${config.name}' disconnected`} during the call to '${context.tool}'.`,
+          { retryable: reconnect !== false, details: { mcpServer: config.name, unavailable: true } },
         );
       throw error;
     }
     return toToolResult(config.name, result);
   };
 
-  const toSpec = (tool: Tool): ToolSpec => {
+  const toSpec = (tool: Tool, down: boolean): ToolSpec => {
     const schema = { ...(tool.inputSchema as JsonSchema) };
     delete schema.$schema;
     const annotations = tool.annotations ?? {};
@@ -133,23 +152,17 @@ export async function importMcpServer(
         ...(annotations.idempotentHint === undefined ? {} : { idempotent: annotations.idempotentHint }),
         ...(annotations.openWorldHint === undefined ? {} : { openWorld: annotations.openWorldHint }),
       },
-      metadata: { mcpServer: config.name, mcpTool: tool.name },
+      metadata: { mcpServer: config.name, mcpTool: tool.name, ...(down ? { mcpUnavailable: true } : {}) },
       handler: (args, context) => callRemote(tool.name, args, context),
     });
   };
 
-  const refresh = async () => {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined && tools.length < 10_000);
+  /** Register `tools` (as available or not), dropping the names no longer listed. */
+  const publish = (down: boolean) => {
     const specs: ToolSpec[] = [];
     const taken = new Set<string>();
     for (const tool of tools) {
-      const spec = toSpec(tool);
+      const spec = toSpec(tool, down);
       if (taken.has(spec.name)) continue; // two remote names that map to one canonical name: first wins
       taken.add(spec.name);
       specs.push(spec);
@@ -162,70 +175,257 @@ export async function importMcpServer(
     names = specs.map((spec) => spec.name).sort();
   };
 
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  const refresh = async () => {
+    const listed: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      listed.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && listed.length < 10_000);
+    tools = listed;
+    publish(state !== 'up');
+  };
+
+  const lost = (message: string) => {
+    if (state !== 'up') return;
+    state = 'down';
+    lastError = message;
+    publish(true);
+    options.onStateChange?.('down', message);
+    if (reconnect !== false) schedule(initialDelay);
+  };
+
+  const schedule = (delay: number) => {
+    retry = setTimeout(() => {
+      retry = undefined;
+      void start(options.transport).then(
+        () => options.onStateChange?.('up', `MCP server '${config.name}' is back`),
+        (error: Error) => {
+          if (state === 'closed') return;
+          lastError = error.message;
+          schedule(Math.min(delay * 2, maxDelay));
+        },
+      );
+    }, delay);
+    retry.unref();
+  };
+
+  /** Connect (spawning the server if need be), list its tools and mark it up; kill it on failure. */
+  const start = async (given: Transport | undefined) => {
+    const upstream = given === undefined ? startUpstream(config, options) : { transport: given, tail: () => '' };
+    const next = new Client({ name: 'toolshed', version: '0.1.0' }, { capabilities: {} });
+    const failure = async (what: string, error: unknown) => {
+      // A server that did not come up gets no grace period: it is killed, then the transport closed.
+      upstream.kill?.();
+      await upstream.transport.close().catch(() => undefined);
+      const tail = upstream.tail();
+      return new Error(
+        `${what} MCP server '${config.name}': ${(error as Error).message}${tail === '' ? '' : `\n--- stderr of '${config.name}' (last lines) ---\n${tail}`}`,
+        { cause: error },
+      );
+    };
     try {
-      await refresh();
-    } catch {
-      // A failed refresh keeps the previous tool list; the next notification tries again.
+      await next.connect(upstream.transport, { timeout: config.timeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS });
+    } catch (error) {
+      throw await failure('Could not connect to', error);
     }
-  });
-  try {
-    await refresh();
-  } catch (error) {
-    await client.close().catch(() => undefined);
-    throw new Error(`Could not list the tools of MCP server '${config.name}': ${(error as Error).message}`, {
-      cause: error,
+    next.onclose = () => {
+      if (client !== next) return;
+      const tail = upstream.tail();
+      lost(
+        `MCP server '${config.name}' closed the connection${tail === '' ? '' : ` (stderr: ${tail.split('\n').at(-1)})`}`,
+      );
+    };
+    next.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      try {
+        await refresh();
+      } catch {
+        // A failed refresh keeps the previous tool list; the next notification tries again.
+      }
     });
-  }
+    const previous = client as Client | undefined;
+    client = next;
+    try {
+      state = 'up';
+      await refresh();
+    } catch (error) {
+      state = 'down';
+      client = previous as Client;
+      throw await failure('Could not list the tools of', error);
+    }
+    lastError = undefined;
+  };
+
+  await start(options.transport);
 
   return {
     name: config.name,
     get tools() {
       return names;
     },
+    get state() {
+      return state;
+    },
+    get lastError() {
+      return lastError;
+    },
     refresh,
     async close() {
+      if (retry !== undefined) clearTimeout(retry);
+      const wasUp = state === 'up';
+      state = 'closed';
+      lastError = `MCP server '${config.name}' was closed`;
       for (const name of names) registry.unregister(name);
       names = [];
-      closedReason = `MCP server '${config.name}' was closed`;
-      await client.close();
+      if (wasUp) await client.close();
     },
   };
 }
 
-/** Thrown inside an imported tool when its MCP server is gone (becomes `EXECUTION_FAILED`). */
-export class McpServerUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'McpServerUnavailableError';
-  }
+/** The answer of a tool whose server is down: retryable while the server is being reconnected. */
+function unavailable(server: string, tool: string, why: string | undefined, reconnecting: boolean): ToolResult {
+  const message = `${why ?? `MCP server '${server}' is not connected`}; '${tool}' cannot run`;
+  return ToolResult.error(
+    'EXECUTION_FAILED',
+    reconnecting ? `${message} until it is back (reconnecting).` : `${message}.`,
+    {
+      retryable: reconnecting,
+      details: { mcpServer: server, unavailable: true },
+    },
+  );
 }
 
-function createTransport(config: McpServerConfig, options: ImportMcpServerOptions): Transport {
+interface Upstream {
+  transport: Transport;
+  /** The last lines of the server's stderr (stdio only). */
+  tail(): string;
+  /** SIGKILL the spawned process if it is still alive. */
+  kill?: () => void;
+}
+
+function startUpstream(config: McpServerConfig, options: ImportMcpServerOptions): Upstream {
   if (config.command !== undefined) {
-    return new StdioClientTransport({
+    const transport = new StdioClientTransport({
       command: config.command,
       args: config.args ?? [],
       env: { ...getDefaultEnvironment(), ...(config.env ?? {}) },
       ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-      stderr: options.stderr ?? 'ignore',
+      stderr: 'pipe',
     });
+    const tail = new StderrTail();
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      tail.push(chunk);
+      if (options.stderr === 'inherit') process.stderr.write(chunk);
+    });
+    const start = transport.start.bind(transport);
+    let pid: number | undefined;
+    // Every child is tracked from spawn to exit, so toolshed never leaves one behind.
+    transport.start = async () => {
+      await start();
+      pid = transport.pid ?? undefined;
+      if (pid !== undefined) trackChild(pid);
+    };
+    // Set before the client connects, which chains its own handler after this one.
+    transport.onclose = () => {
+      if (pid !== undefined) untrackChild(pid);
+    };
+    return {
+      transport,
+      tail: () => tail.text(),
+      kill: () => {
+        if (pid === undefined) return;
+        killChild(pid);
+        untrackChild(pid);
+      },
+    };
   }
   if (config.url !== undefined) {
-    const env = options.env ?? process.env;
-    const headers: Record<string, string> = {};
-    for (const [header, variable] of Object.entries(config.headersEnv ?? {})) {
-      const value = env[variable];
-      if (value === undefined || value === '') {
-        throw new Error(
-          `MCP server '${config.name}' needs the environment variable ${variable} for its ${header} header, which is not set.`,
-        );
-      }
-      headers[header] = value;
-    }
-    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
+    const headers = upstreamHeaders(config, options.env ?? process.env);
+    return {
+      transport: new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } }),
+      tail: () => '',
+    };
   }
   throw new Error(`MCP server '${config.name}' needs either a command (stdio) or a url (Streamable HTTP).`);
+}
+
+/** The HTTP headers of an upstream entry, read from the environment; a missing variable is an error. */
+export function upstreamHeaders(
+  config: McpServerConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [header, variable] of Object.entries(config.headersEnv ?? {})) {
+    const value = env[variable];
+    if (value === undefined || value === '') {
+      throw new Error(
+        `MCP server '${config.name}' needs the environment variable ${variable} for its ${header} header, which is not set.`,
+      );
+    }
+    headers[header] = value;
+  }
+  return headers;
+}
+
+/** The last 10 lines (at most 2 KB) of a stream. */
+class StderrTail {
+  private buffer = '';
+  push(chunk: Buffer): void {
+    this.buffer = (this.buffer + chunk.toString('utf8')).slice(-8192);
+  }
+  text(): string {
+    const lines = this.buffer.trimEnd().split(/\r?\n/).slice(-10).join('\n');
+    return lines.length > 2048 ? lines.slice(-2048) : lines;
+  }
+}
+
+const children = new Set<number>();
+
+function killChild(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+function killAllChildren(): void {
+  for (const pid of children) killChild(pid);
+  children.clear();
+}
+
+/**
+ * On SIGINT/SIGTERM with no other handler (toolshed still starting), kill the children, then die of
+ * the signal as Node would have; with other handlers, they close the connections themselves.
+ */
+function onSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  killAllChildren();
+  releaseProcessHooks();
+  process.kill(process.pid, signal);
+}
+
+function holdProcessHooks(): void {
+  process.on('exit', killAllChildren);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+function releaseProcessHooks(): void {
+  process.off('exit', killAllChildren);
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+}
+
+function trackChild(pid: number): void {
+  if (children.size === 0) holdProcessHooks();
+  children.add(pid);
+}
+
+function untrackChild(pid: number): void {
+  if (!children.delete(pid)) return;
+  if (children.size === 0) releaseProcessHooks();
 }
 
 function toToolResult(server: string, result: CallToolResult): ToolResult {

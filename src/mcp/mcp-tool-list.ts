@@ -54,7 +54,10 @@ export function listMcpTools(registry: ToolRegistry): McpToolListing {
   for (const name of registry.list()) {
     let entry: McpToolEntry | Error;
     try {
-      entry = entryOf(registry.get(name));
+      const spec = registry.get(name);
+      // A tool imported from an MCP server that is down until it reconnects.
+      if (spec.metadata.mcpUnavailable === true) continue;
+      entry = entryOf(spec);
     } catch (error) {
       skipped.push({ name, error });
       continue;

@@ -19,6 +19,7 @@ import type { McpServerConfig } from '../mcp/import-mcp-server.js';
 import type { RegistrableTool } from '../registry/tool-registry.js';
 import { validate as validateToolshedConfig } from '../schema/generated/toolshed-config.js';
 import { runStandalone } from '../schema/run-standalone.js';
+import { checkMcpServer } from './check-mcp-servers.js';
 import type { ConfigDiagnostic } from './config-diagnostic.js';
 import { AGENT_KEYS, CONFIG_SCHEMA, MCP_SERVER_SCHEMA, REST_TOOL_SCHEMA } from './config-schema.js';
 import { expandEnv } from './expand-env.js';
@@ -358,6 +359,12 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
         `MCP server name '${asWrittenOr(`/mcp_servers/${index}/name`, server.name)}' is used twice`,
       );
     seenServers.add(server.name);
+    // What keeps a server from starting is a warning: the others still serve without it.
+    const cwd = server.cwd === undefined ? baseDir : resolve(baseDir, server.cwd);
+    const shownName = asWrittenOr(`/mcp_servers/${index}/name`, server.name);
+    for (const problem of checkMcpServer({ ...server, name: shownName }, env, cwd)) {
+      warning(source, `/mcp_servers/${index}${problem.pointer}`, problem.message);
+    }
   });
 
   config.agents.forEach((agent, agentIndex) => {

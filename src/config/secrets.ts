@@ -28,7 +28,8 @@ const SECRET_SHAPES: Array<[RegExp, string]> = [
  * Literal secrets in configuration data: a secret-named key (`api_key`, `token`, `password`,
  * `authorization`, ...) with a literal value, or any value shaped like a known credential. Values
  * that are only `${VAR}` references are fine (they expand from the environment), and keys ending in
- * `_env` name variables, not values.
+ * `_env` name variables, not values (so do the keys of a mapping under such a key, as in
+ * `headers_env: { Authorization: MY_TOKEN_VARIABLE }`).
  *
  * @example
  * ```ts
@@ -38,10 +39,10 @@ const SECRET_SHAPES: Array<[RegExp, string]> = [
  */
 export function findLiteralSecrets(value: unknown): SecretFinding[] {
   const findings: SecretFinding[] = [];
-  const visit = (node: unknown, pointer: string, path: string, key: string | undefined) => {
+  const visit = (node: unknown, pointer: string, path: string, key: string | undefined, namesVariable = false) => {
     if (typeof node === 'string') {
       const literal = node.replace(/\$\{[^}]*\}/g, '').trim();
-      if (key !== undefined && !/_env$/i.test(key) && SECRET_KEY.test(key) && literal !== '') {
+      if (key !== undefined && !namesVariable && !/_env$/i.test(key) && SECRET_KEY.test(key) && literal !== '') {
         findings.push({ pointer, path, reason: `a literal value for the secret-named key '${key}'` });
         return;
       }
@@ -58,9 +59,11 @@ export function findLiteralSecrets(value: unknown): SecretFinding[] {
       return;
     }
     if (typeof node === 'object' && node !== null) {
+      const holdsVariableNames = key !== undefined && /_env$/i.test(key);
       for (const [childKey, child] of Object.entries(node)) {
         const escaped = childKey.replaceAll('~', '~0').replaceAll('/', '~1');
-        visit(child, `${pointer}/${escaped}`, path === '' ? childKey : `${path}.${childKey}`, childKey);
+        const childPath = path === '' ? childKey : `${path}.${childKey}`;
+        visit(child, `${pointer}/${escaped}`, childPath, childKey, holdsVariableNames);
       }
     }
   };

@@ -306,7 +306,13 @@ export function displayPath(path: string, cwd: string): string {
 async function loadConfigOrExplain(file: string, label: string, io: CliIo): Promise<LoadedConfig> {
   const { loadConfig } = await import('../config/create-registry-from-config.js');
   try {
-    return await loadConfig(file, { env: io.env });
+    return await loadConfig(file, {
+      env: io.env,
+      onMcpStateChange: (_server, state, message) =>
+        io.stderr.write(
+          `${state === 'down' ? 'warning: ' : ''}${visible(message)}${state === 'down' ? '; reconnecting' : ''}\n`,
+        ),
+    });
   } catch (error) {
     if (error instanceof ConfigError) {
       throw new CliError(error.diagnostics.map((diagnostic) => visible(formatDiagnostic(diagnostic))).join('\n'));

@@ -29,6 +29,8 @@ export interface LoadConfigOptions extends ConfigOptions {
   registryOptions?: ToolRegistryOptions;
   /** Connect to `mcp_servers` and import their tools (default true). */
   connectMcp?: boolean;
+  /** Told when an `mcp_servers` connection is lost and when it is back (`toolshed serve` logs it). */
+  onMcpStateChange?: (server: string, state: 'up' | 'down', message: string) => void;
   /** Options for REST tools (tests exempt a loopback fake from the SSRF guard). */
   restTools?: RestToolOptions;
 }
@@ -72,7 +74,16 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
     // All at once, and one that does not come up never keeps the others from serving.
     const settled = await Promise.allSettled(
       config.mcpServers.map((server) =>
-        importMcpServer(registry, { ...server, cwd: server.cwd ?? config.baseDir }, { env: check.env }),
+        importMcpServer(
+          registry,
+          { ...server, cwd: server.cwd ?? config.baseDir },
+          {
+            env: check.env,
+            ...(options.onMcpStateChange === undefined
+              ? {}
+              : { onStateChange: (state, message) => options.onMcpStateChange?.(server.name, state, message) }),
+          },
+        ),
       ),
     );
     settled.forEach((outcome, index) => {

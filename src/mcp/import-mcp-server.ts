@@ -39,6 +39,8 @@ export interface McpServerConnection {
   readonly state: 'up' | 'down' | 'closed';
   /** Why the server is down (with the tail of its stderr), while it is. */
   readonly lastError: string | undefined;
+  /** The PID of the spawned server (stdio), while it runs. */
+  readonly pid: number | undefined;
   /** Re-read the server's tool list and update the registry (also done on `list_changed`). */
   refresh(): Promise<void>;
   /** Unregister the tools and disconnect. */
@@ -101,6 +103,7 @@ export async function importMcpServer(
   let names: string[] = [];
   let tools: Tool[] = [];
   let retry: NodeJS.Timeout | undefined;
+  let current: Upstream | undefined;
   const reconnect = options.transport === undefined ? (options.reconnect ?? true) : false;
   const backoff = typeof reconnect === 'object' ? reconnect : {};
   const initialDelay = backoff.initialDelayMs ?? 250;
@@ -200,7 +203,9 @@ export async function importMcpServer(
     retry = setTimeout(() => {
       retry = undefined;
       void start(options.transport).then(
-        () => options.onStateChange?.('up', `MCP server '${config.name}' is back`),
+        () => {
+          if (state === 'up') options.onStateChange?.('up', `MCP server '${config.name}' is back`);
+        },
         (error: Error) => {
           if (state === 'closed') return;
           lastError = error.message;
@@ -244,6 +249,11 @@ export async function importMcpServer(
         // A failed refresh keeps the previous tool list; the next notification tries again.
       }
     });
+    if (state === 'closed') {
+      // Closed while reconnecting.
+      await next.close();
+      return;
+    }
     const previous = client as Client | undefined;
     client = next;
     try {
@@ -254,6 +264,8 @@ export async function importMcpServer(
       client = previous as Client;
       throw await failure('Could not list the tools of', error);
     }
+    current = upstream;
+    upstream.clearTail?.();
     lastError = undefined;
   };
 
@@ -266,6 +278,9 @@ export async function importMcpServer(
     },
     get state() {
       return state;
+    },
+    get pid() {
+      return state === 'up' ? current?.pid?.() : undefined;
     },
     get lastError() {
       return lastError;
@@ -300,6 +315,10 @@ interface Upstream {
   transport: Transport;
   /** The last lines of the server's stderr (stdio only). */
   tail(): string;
+  /** Forget the stderr written so far. */
+  clearTail?: () => void;
+  /** The spawned process's PID. */
+  pid?: () => number | undefined;
   /** SIGKILL the spawned process if it is still alive. */
   kill?: () => void;
 }
@@ -333,6 +352,8 @@ function startUpstream(config: McpServerConfig, options: ImportMcpServerOptions)
     return {
       transport,
       tail: () => tail.text(),
+      clearTail: () => tail.clear(),
+      pid: () => pid,
       kill: () => {
         if (pid === undefined) return;
         killChild(pid);
@@ -377,6 +398,10 @@ class StderrTail {
   text(): string {
     const lines = this.buffer.trimEnd().split(/\r?\n/).slice(-10).join('\n');
     return lines.length > 2048 ? lines.slice(-2048) : lines;
+  }
+  /** Forget what was written so far: `text()` is then what comes after (the server's start-up chatter is not why it died). */
+  clear(): void {
+    this.buffer = '';
   }
 }
 

@@ -1,0 +1,65 @@
+import { resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ToolResult } from '../../src/core/tool-result.js';
+import { toModelText } from '../../src/core/tool-result.js';
+import { importMcpServer, type McpServerConnection } from '../../src/mcp/import-mcp-server.js';
+import { listMcpTools } from '../../src/mcp/mcp-tool-list.js';
+import { ToolRegistry } from '../../src/registry/tool-registry.js';
+
+const EVERYTHING = resolve(
+  import.meta.dirname,
+  '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+);
+
+describe('an imported MCP server that crashes', () => {
+  let connection: McpServerConnection | undefined;
+  afterEach(async () => {
+    await connection?.close();
+  });
+
+  it('is reconnected after SIGKILL between calls; meanwhile its tools are unlisted and answer a retryable error', async () => {
+    const registry = new ToolRegistry({ defaultTimeoutMs: 10_000 });
+    const states: string[] = [];
+    let whileDown: { listed: string[]; call: Promise<ToolResult> } | undefined;
+    connection = await importMcpServer(
+      registry,
+      { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] },
+      {
+        reconnect: { initialDelayMs: 100 },
+        onStateChange: (state, message) => {
+          states.push(`${state}: ${message}`);
+          if (state === 'down') {
+            whileDown = {
+              listed: listMcpTools(registry).tools.map((tool) => tool.name),
+              call: registry.call('everything__echo', { message: 'too soon' }),
+            };
+          }
+        },
+      },
+    );
+    expect(toModelText(await registry.call('everything__echo', { message: 'before' }))).toBe('Echo: before');
+    expect(listMcpTools(registry).tools.map((tool) => tool.name)).toContain('everything__echo');
+    const changesBefore = registry.version;
+    const firstPid = connection.pid!;
+    process.kill(firstPid, 'SIGKILL');
+
+    await expect.poll(() => states, { timeout: 15_000 }).toEqual([
+      "down: MCP server 'everything' closed the connection",
+      "up: MCP server 'everything' is back",
+    ]);
+    expect(whileDown!.listed.filter((name) => name.startsWith('everything__'))).toEqual([]);
+    const refused = await whileDown!.call;
+    expect(refused.status).toBe('error');
+    expect(refused.status === 'error' && refused.error).toMatchObject({
+      code: 'EXECUTION_FAILED',
+      retryable: true,
+      message: "MCP server 'everything' closed the connection; 'everything__echo' cannot run until it is back (reconnecting).",
+    });
+
+    expect(connection.state).toBe('up');
+    expect(connection.pid).not.toBe(firstPid);
+    expect(registry.version).toBeGreaterThan(changesBefore);
+    expect(listMcpTools(registry).tools.map((tool) => tool.name)).toContain('everything__echo');
+    expect(toModelText(await registry.call('everything__echo', { message: 'after' }))).toBe('Echo: after');
+  });
+});

@@ -43,17 +43,17 @@ describe('an imported MCP server that crashes', () => {
     const firstPid = connection.pid!;
     process.kill(firstPid, 'SIGKILL');
 
-    await expect.poll(() => states, { timeout: 15_000 }).toEqual([
-      "down: MCP server 'everything' closed the connection",
-      "up: MCP server 'everything' is back",
-    ]);
+    await expect
+      .poll(() => states, { timeout: 15_000 })
+      .toEqual(["down: MCP server 'everything' closed the connection", "up: MCP server 'everything' is back"]);
     expect(whileDown!.listed.filter((name) => name.startsWith('everything__'))).toEqual([]);
     const refused = await whileDown!.call;
     expect(refused.status).toBe('error');
     expect(refused.status === 'error' && refused.error).toMatchObject({
       code: 'EXECUTION_FAILED',
       retryable: true,
-      message: "MCP server 'everything' closed the connection; 'everything__echo' cannot run until it is back (reconnecting).",
+      message:
+        "MCP server 'everything' closed the connection; 'everything__echo' cannot run until it is back (reconnecting).",
     });
 
     expect(connection.state).toBe('up');

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ContentBlock } from '../core/content-block.js';
@@ -226,7 +226,7 @@ export async function importMcpServer(
       await upstream.transport.close().catch(() => undefined);
       const tail = upstream.tail();
       return new Error(
-        `${what} MCP server '${config.name}': ${(error as Error).message}${tail === '' ? '' : `\n--- stderr of '${config.name}' (last lines) ---\n${tail}`}`,
+        `${what} MCP server '${config.name}': ${explain(config, error)}${tail === '' ? '' : `\n--- stderr of '${config.name}' (last lines) ---\n${tail}`}`,
         { cause: error },
       );
     };
@@ -296,6 +296,19 @@ export async function importMcpServer(
       if (wasUp) await client.close();
     },
   };
+}
+
+/** Why a connection failed; a refusal of the credentials names the variables they come from, never their values. */
+function explain(config: McpServerConfig, error: unknown): string {
+  if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {
+    const sources = Object.entries(config.headersEnv ?? {}).map(
+      ([header, variable]) => `${variable} (its ${header} header)`,
+    );
+    return sources.length === 0
+      ? `it refused the request (HTTP ${error.code}): it needs credentials; give them with headers_env`
+      : `it refused the credentials (HTTP ${error.code}); check the value of ${sources.join(', ')}.`;
+  }
+  return (error as Error).message;
 }
 
 /** The answer of a tool whose server is down: retryable while the server is being reconnected. */

@@ -1,0 +1,66 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toModelText } from '../../src/core/tool-result.js';
+import { importMcpServer } from '../../src/mcp/import-mcp-server.js';
+import { ToolRegistry } from '../../src/registry/tool-registry.js';
+
+const TOKEN = 'Bearer upstream-secret-4f1c9a';
+
+/** A loopback Streamable HTTP MCP server that answers only requests carrying TOKEN. */
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    if (request.headers.authorization !== TOKEN) {
+      response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_token"}');
+      return;
+    }
+    const mcp = new McpServer({ name: 'guarded', version: '1.0.0' });
+    mcp.registerTool('whoami', { description: 'Say who is asking.' }, () => ({
+      content: [{ type: 'text', text: 'an authorized client' }],
+    }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    response.on('close', () => void transport.close());
+    void mcp.connect(transport).then(() => transport.handleRequest(request, response));
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((done) => server.close(() => done()));
+});
+
+describe('an HTTP MCP server that needs an Authorization header', () => {
+  it('is imported with the header read from the variable headers_env names', async () => {
+    const registry = new ToolRegistry();
+    const connection = await importMcpServer(
+      registry,
+      { name: 'guarded', url, headersEnv: { Authorization: 'GUARDED_AUTHORIZATION' } },
+      { env: { GUARDED_AUTHORIZATION: TOKEN } },
+    );
+    try {
+      expect(toModelText(await registry.call('guarded__whoami', {}))).toBe('an authorized client');
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('refuses a wrong token with an error naming the server and the variable, never the value', async () => {
+    const registry = new ToolRegistry();
+    const failure = importMcpServer(
+      registry,
+      { name: 'guarded', url, headersEnv: { Authorization: 'GUARDED_AUTHORIZATION' } },
+      { env: { GUARDED_AUTHORIZATION: 'Bearer wrong-token-77' } },
+    );
+    await expect(failure).rejects.toThrow(
+      "Could not connect to MCP server 'guarded': it refused the credentials (HTTP 401); check the value of GUARDED_AUTHORIZATION (its Authorization header).",
+    );
+    await failure.catch((error: Error) => expect(error.message).not.toContain('wrong-token-77'));
+    expect(registry.list()).toEqual([]);
+  });
+});

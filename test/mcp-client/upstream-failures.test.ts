@@ -123,6 +123,27 @@ describe('the CLI with an MCP server that does not come up', () => {
     );
   });
 
+  it('validate --probe connects to each server: one that does not answer is an error on its entry', async () => {
+    const config = writeConfig(
+      [
+        'mcp_servers:',
+        `  - {name: broken, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(BOOM)}]}`,
+        `  - {name: everything, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(EVERYTHING)}, stdio]}`,
+      ].join('\n'),
+    );
+    const plain = await runCli(['validate', config], { cwd: scratch });
+    expect(plain.exitCode).toBe(0);
+    const run = await runCli(['validate', config, '--probe'], { cwd: scratch });
+    expect(run.exitCode).toBe(1);
+    const shown = config.slice(scratch.length + 1);
+    expect(run.stdout).toBe(
+      `${shown}:2:5: error: probe failed: Could not connect to MCP server 'broken': MCP error -32000: Connection closed\n` +
+        "--- stderr of 'broken' (last lines) ---\nloading configuration\nboom: missing API key\n",
+    );
+    expect(run.stderr).toMatch(/^MCP server 'everything' answered with \d+ tools: [a-z_, ]*everything__echo[a-z_, ]*\n/);
+    expect(run.stderr).toContain(`${shown}: 1 error, 0 warnings.`);
+  });
+
   it('kills a server still starting when toolshed gets SIGTERM', async () => {
     const pidFile = scratchFile('silent.pid');
     const config = writeConfig(

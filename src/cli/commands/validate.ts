@@ -5,17 +5,22 @@ import type { CliContext } from '../cli-context.js';
 import { CliError, type ExitCode } from '../cli-error.js';
 import { DEFAULT_CONFIG_FILE, displayPath } from '../load-registry.js';
 import { toJson, visible } from '../output.js';
+import type { McpServerProbe } from './probe-mcp-servers.js';
 
 /** Options of `toolshed validate`. */
 export interface ValidateCommandOptions {
   /** `--config FILE`: the same as the `[file]` argument. */
   config?: string;
   json?: boolean;
+  /** `--probe`: connect to every `mcp_servers` entry and list its tools. */
+  probe?: boolean;
 }
 
 /** `toolshed validate --json`: every finding, sorted by position. */
 export interface ValidateJson {
   diagnostics: ConfigDiagnostic[];
+  /** With `--probe`: each MCP server's tools, or why it did not answer. */
+  probes?: McpServerProbe[];
 }
 
 /**
@@ -23,7 +28,9 @@ export interface ValidateJson {
  * print each finding as `file:line:col: error|warning: message` on stdout, with a one-line summary on
  * stderr. Exit 1 when there is any error (a missing file included), 0 otherwise (warnings alone pass).
  *
- * The file is the argument, else `--config`, else `./toolshed.yaml`.
+ * The file is the argument, else `--config`, else `./toolshed.yaml`. With `--probe`, a valid file's
+ * `mcp_servers` are also connected to: each one's tools are listed on stderr, and one that does not
+ * answer is an error on its entry.
  *
  * @example
  * ```ts
@@ -40,6 +47,10 @@ export function defineValidateCommand(program: Command, context: CliContext): Co
     .argument('[file]', `the configuration file (default: --config, else ./${DEFAULT_CONFIG_FILE})`)
     .option('--config <file>', 'the configuration file, when not given as the argument')
     .option('--json', 'print {"diagnostics": [...]} on stdout')
+    .option(
+      '--probe',
+      'also connect to every mcp_servers entry and list its tools (a server that does not answer is an error)',
+    )
     .showHelpAfterError("Run 'toolshed validate --help' for usage.")
     .addHelpText(
       'after',
@@ -51,6 +62,7 @@ export function defineValidateCommand(program: Command, context: CliContext): Co
         'Examples:',
         '  toolshed validate',
         '  toolshed validate examples/toolshed.yaml --json',
+        '  toolshed validate --probe',
       ].join('\n'),
     )
     .action(async (file: string | undefined, options: ValidateCommandOptions) => {
@@ -75,6 +87,20 @@ export async function runValidate(
   const absolutePath = resolve(io.cwd, path);
   const check = await validateConfig(absolutePath, { env: io.env });
   const diagnostics = check.diagnostics;
+  let probes: McpServerProbe[] | undefined;
+  const valid = !diagnostics.some((diagnostic) => diagnostic.severity === 'error');
+  if (options.probe === true && check.config !== undefined && valid) {
+    const { probeMcpServers } = await import('./probe-mcp-servers.js');
+    const probed = await probeMcpServers(check.config, check.env, displayPath(absolutePath, io.cwd));
+    probes = probed.probes;
+    diagnostics.push(...probed.diagnostics);
+    for (const probe of probes) {
+      if (probe.tools === undefined) continue;
+      io.stderr.write(
+        `MCP server '${probe.server}' answered with ${probe.tools.length} tool${probe.tools.length === 1 ? '' : 's'}${probe.tools.length === 0 ? '' : `: ${probe.tools.join(', ')}`}\n`,
+      );
+    }
+  }
   if (options.json === true) {
     // Where, how bad and what: not the `tool` a credential warning is about, which may be a name the
     // file takes from the environment (messages show it as written).
@@ -85,7 +111,7 @@ export async function runValidate(
       severity,
       message,
     }));
-    io.stdout.write(toJson({ diagnostics: shown } satisfies ValidateJson));
+    io.stdout.write(toJson({ diagnostics: shown, ...(probes === undefined ? {} : { probes }) } satisfies ValidateJson));
   } else io.stdout.write(diagnostics.map((diagnostic) => `${visible(formatDiagnostic(diagnostic))}\n`).join(''));
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   const warnings = diagnostics.length - errors;

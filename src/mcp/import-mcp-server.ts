@@ -385,7 +385,7 @@ function startUpstream(config: McpServerConfig, options: ImportMcpServerOptions)
 }
 
 /** The HTTP headers of an upstream entry, read from the environment; a missing variable is an error. */
-export function upstreamHeaders(
+function upstreamHeaders(
   config: McpServerConfig,
   env: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {

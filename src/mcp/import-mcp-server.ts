@@ -75,7 +75,9 @@ const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
  * Connect to an MCP server and register its tools in `registry` as `NAME__tool`, with the same
  * dispatch guarantees as local tools: arguments validated against the server's schema, timeouts that
  * cancel the remote request, errors (including a server that dies mid-call) returned as results. The
- * tools stay in sync when the server sends `notifications/tools/list_changed`.
+ * tools stay in sync when the server sends `notifications/tools/list_changed`. Their definitions are
+ * served again as they came: schemas with their `$schema`, annotations, and `execution`, `icons` and
+ * `_meta` (kept in `metadata.mcpUpstream`).
  *
  * The entry's timeout bounds the `initialize` handshake; a server that does not come up is killed
  * and the error names it and quotes the tail of its stderr. A server lost later is reconnected with
@@ -134,7 +136,6 @@ export async function importMcpServer(
 
   const toSpec = (tool: Tool, down: boolean): ToolSpec => {
     const schema = { ...(tool.inputSchema as JsonSchema) };
-    delete schema.$schema;
     const annotations = tool.annotations ?? {};
     return defineTool({
       name: mcpToolName(config.name, tool.name),
@@ -155,7 +156,12 @@ export async function importMcpServer(
         ...(annotations.idempotentHint === undefined ? {} : { idempotent: annotations.idempotentHint }),
         ...(annotations.openWorldHint === undefined ? {} : { openWorld: annotations.openWorldHint }),
       },
-      metadata: { mcpServer: config.name, mcpTool: tool.name, ...(down ? { mcpUnavailable: true } : {}) },
+      metadata: {
+        mcpServer: config.name,
+        mcpTool: tool.name,
+        ...(down ? { mcpUnavailable: true } : {}),
+        ...upstreamExtras(tool),
+      },
       handler: (args, context) => callRemote(tool.name, args, context),
     });
   };
@@ -296,6 +302,16 @@ export async function importMcpServer(
       if (wasUp) await client.close();
     },
   };
+}
+
+/**
+ * What of an upstream tool's definition has no place in a spec but is served again as it came
+ * (`execution`, `icons`, `_meta`), as `metadata.mcpUpstream`; the MCP exporter puts it back.
+ */
+function upstreamExtras(tool: Tool): { mcpUpstream?: Record<string, unknown> } {
+  const extras: Record<string, unknown> = {};
+  for (const key of ['execution', 'icons', '_meta'] as const) if (tool[key] !== undefined) extras[key] = tool[key];
+  return Object.keys(extras).length === 0 ? {} : { mcpUpstream: extras };
 }
 
 /** Why a connection failed; a refusal of the credentials names the variables they come from, never their values. */

@@ -140,7 +140,9 @@ describe('the CLI with an MCP server that does not come up', () => {
       `${shown}:2:5: error: probe failed: Could not connect to MCP server 'broken': MCP error -32000: Connection closed\n` +
         "--- stderr of 'broken' (last lines) ---\nloading configuration\nboom: missing API key\n",
     );
-    expect(run.stderr).toMatch(/^MCP server 'everything' answered with \d+ tools: [a-z_, ]*everything__echo[a-z_, ]*\n/);
+    expect(run.stderr).toMatch(
+      /^MCP server 'everything' answered with \d+ tools: [a-z_, ]*everything__echo[a-z_, ]*\n/,
+    );
     expect(run.stderr).toContain(`${shown}: 1 error, 0 warnings.`);
   });
 

@@ -48,4 +48,10 @@ export interface McpToolEntry {
   inputSchema: McpObjectSchema;
   outputSchema?: McpObjectSchema;
   annotations: McpToolAnnotations;
+  /** Of a tool imported from another MCP server: its `execution` (e.g. `taskSupport`), as it came. */
+  execution?: Record<string, unknown>;
+  /** Of a tool imported from another MCP server: its icons, as they came. */
+  icons?: unknown[];
+  /** Of a tool imported from another MCP server: its `_meta`, as it came. */
+  _meta?: Record<string, unknown>;
 }

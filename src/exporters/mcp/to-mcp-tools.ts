@@ -7,7 +7,8 @@ import type { McpObjectSchema, McpToolAnnotations, McpToolEntry } from './mcp-to
 
 /**
  * Export tools as MCP `tools/list` entries: `{name, title?, description, inputSchema, outputSchema?,
- * annotations}`. A schema's `$schema` (its declared dialect) is kept.
+ * annotations}`. A schema's `$schema` (its declared dialect) is kept, and so are the `execution`,
+ * `icons` and `_meta` of a tool imported from another MCP server (`metadata.mcpUpstream`).
  *
  * Annotations are always complete, with MCP's defaults for what the tool leaves unset: `readOnlyHint`
  * false, `destructiveHint` true (false for a read-only tool, which cannot destroy), `idempotentHint`
@@ -34,8 +35,20 @@ export function toMcpTools(specs: readonly ToolSpec[]): ExportResult<McpToolEntr
       inputSchema: keepDialect(toMcpInputSchema(input.inputSchema, issues), spec.inputSchema),
       ...(outputSchema === undefined ? {} : { outputSchema: keepDialect(outputSchema, spec.outputSchema) }),
       annotations: mcpAnnotations(spec.annotations, title),
+      ...upstreamExtras(spec.metadata),
     };
   });
+}
+
+/** `execution`, `icons` and `_meta` of a tool imported from another MCP server (`metadata.mcpUpstream`). */
+function upstreamExtras(metadata: unknown): Pick<McpToolEntry, 'execution' | 'icons' | '_meta'> {
+  const upstream = isPlainObject(metadata) ? metadata.mcpUpstream : undefined;
+  if (!isPlainObject(upstream)) return {};
+  return {
+    ...(isPlainObject(upstream.execution) ? { execution: upstream.execution } : {}),
+    ...(Array.isArray(upstream.icons) ? { icons: upstream.icons } : {}),
+    ...(isPlainObject(upstream._meta) ? { _meta: upstream._meta } : {}),
+  };
 }
 
 /** MCP speaks JSON Schema 2020-12 and clients honour a schema's `$schema`: a declared dialect stays. */

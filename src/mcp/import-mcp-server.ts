@@ -123,6 +123,11 @@ export async function importMcpServer(
         onprogress: (progress) => context.progress(progress.progress, progress.total, progress.message),
       })) as CallToolResult;
     } catch (error) {
+      // An HTTP server that went away shows only as a failed request: the connection is lost.
+      if (state === 'up' && config.url !== undefined && isUnreachable(error)) {
+        lost(`MCP server '${config.name}' cannot be reached (${describeUnreachable(error)})`);
+        void client.close().catch(() => undefined);
+      }
       if (state !== 'up')
         return ToolResult.error(
           'EXECUTION_FAILED',
@@ -312,6 +317,19 @@ function upstreamExtras(tool: Tool): { mcpUpstream?: Record<string, unknown> } {
   const extras: Record<string, unknown> = {};
   for (const key of ['execution', 'icons', '_meta'] as const) if (tool[key] !== undefined) extras[key] = tool[key];
   return Object.keys(extras).length === 0 ? {} : { mcpUpstream: extras };
+}
+
+/** Whether a request failed because the server could not be reached (not because it answered). */
+function isUnreachable(error: unknown): boolean {
+  return error instanceof TypeError && /fetch failed/i.test(error.message);
+}
+
+/** The network error behind a failed fetch: `ECONNREFUSED`, `ECONNRESET`, ... */
+function describeUnreachable(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  // Node's own codes (ECONNREFUSED) say more than undici's (UND_ERR_SOCKET: "other side closed").
+  if (typeof cause?.code === 'string' && !cause.code.startsWith('UND_ERR')) return cause.code;
+  return typeof cause?.message === 'string' ? cause.message : (error as Error).message;
 }
 
 /** Why a connection failed; a refusal of the credentials names the variables they come from, never their values. */

@@ -10,11 +10,8 @@ import { ToolRegistry } from '../../src/registry/tool-registry.js';
 const TOKEN = 'Bearer upstream-secret-4f1c9a';
 
 /** A loopback Streamable HTTP MCP server that answers only requests carrying TOKEN. */
-let server: Server;
-let url: string;
-
-beforeAll(async () => {
-  server = createServer((request, response) => {
+async function startGuarded(port = 0): Promise<Server> {
+  const guarded = createServer((request, response) => {
     if (request.headers.authorization !== TOKEN) {
       response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_token"}');
       return;
@@ -27,12 +24,24 @@ beforeAll(async () => {
     response.on('close', () => void transport.close());
     void mcp.connect(transport).then(() => transport.handleRequest(request, response));
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  await new Promise<void>((done) => guarded.listen(port, '127.0.0.1', done));
+  return guarded;
+}
+
+async function stop(guarded: Server): Promise<void> {
+  guarded.closeAllConnections();
+  await new Promise<void>((done) => guarded.close(() => done()));
+}
+
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  server = await startGuarded();
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((done) => server.close(() => done()));
+  if (server.listening) await stop(server);
 });
 
 describe('an HTTP MCP server that needs an Authorization header', () => {
@@ -62,5 +71,40 @@ describe('an HTTP MCP server that needs an Authorization header', () => {
     );
     await failure.catch((error: Error) => expect(error.message).not.toContain('wrong-token-77'));
     expect(registry.list()).toEqual([]);
+  });
+
+  it('is reconnected when it comes back after going away between calls', async () => {
+    const registry = new ToolRegistry();
+    const states: string[] = [];
+    const connection = await importMcpServer(
+      registry,
+      { name: 'guarded', url, headersEnv: { Authorization: 'GUARDED_AUTHORIZATION' } },
+      {
+        env: { GUARDED_AUTHORIZATION: TOKEN },
+        reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+        onStateChange: (state, message) => states.push(`${state}: ${message}`),
+      },
+    );
+    try {
+      const port = (server.address() as AddressInfo).port;
+      await stop(server);
+      const refused = await registry.call('guarded__whoami', {});
+      // A refused connection, or a kept-alive one the server closed: either way it is unreachable.
+      const unreachable = "MCP server 'guarded' cannot be reached \\((ECONNREFUSED|other side closed)\\)";
+      expect(refused.status === 'error' && refused.error.code).toBe('EXECUTION_FAILED');
+      expect(refused.status === 'error' && refused.error.retryable).toBe(true);
+      expect(refused.status === 'error' && refused.error.message).toMatch(
+        new RegExp(`^${unreachable} during the call to 'guarded__whoami'\\.$`),
+      );
+      expect(registry.get('guarded__whoami').metadata.mcpUnavailable).toBe(true);
+      server = await startGuarded(port);
+      await expect.poll(() => connection.state, { timeout: 10_000 }).toBe('up');
+      expect(states).toHaveLength(2);
+      expect(states[0]).toMatch(new RegExp(`^down: ${unreachable}$`));
+      expect(states[1]).toBe("up: MCP server 'guarded' is back");
+      expect(toModelText(await registry.call('guarded__whoami', {}))).toBe('an authorized client');
+    } finally {
+      await connection.close();
+    }
   });
 });

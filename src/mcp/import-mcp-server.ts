@@ -265,17 +265,18 @@ export async function importMcpServer(
       await next.close();
       return;
     }
-    const previous = client as Client | undefined;
+    const previous = { client: client as Client | undefined, upstream: current };
     client = next;
+    current = upstream;
     try {
       state = 'up';
       await refresh();
     } catch (error) {
       state = 'down';
-      client = previous as Client;
+      client = previous.client as Client;
+      current = previous.upstream;
       throw await failure('Could not list the tools of', error);
     }
-    current = upstream;
     upstream.clearTail?.();
     lastError = undefined;
   };

@@ -62,4 +62,40 @@ describe('an imported MCP server that crashes', () => {
     expect(listMcpTools(registry).tools.map((tool) => tool.name)).toContain('everything__echo');
     expect(toModelText(await registry.call('everything__echo', { message: 'after' }))).toBe('Echo: after');
   });
+
+  it('answers a call in flight when the server is killed with a retryable error, then reconnects', async () => {
+    const registry = new ToolRegistry({ defaultTimeoutMs: 10_000 });
+    connection = await importMcpServer(
+      registry,
+      { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] },
+      { reconnect: { initialDelayMs: 100 } },
+    );
+    const firstPid = connection.pid!;
+    let killed = false;
+    const pending = registry.call(
+      'everything__trigger_long_running_operation',
+      { duration: 10, steps: 10 },
+      {
+        context: {
+          // Killed once the remote operation is under way.
+          onProgress: () => {
+            if (killed) return;
+            killed = true;
+            process.kill(firstPid, 'SIGKILL');
+          },
+        },
+      },
+    );
+    const result = await pending;
+    expect(killed).toBe(true);
+    expect(result.status === 'error' && result.error).toMatchObject({
+      code: 'EXECUTION_FAILED',
+      retryable: true,
+      message:
+        "MCP server 'everything' closed the connection during the call to 'everything__trigger_long_running_operation'.",
+    });
+    await expect.poll(() => connection!.state, { timeout: 15_000 }).toBe('up');
+    expect(connection.pid).not.toBe(firstPid);
+    expect(toModelText(await registry.call('everything__echo', { message: 'again' }))).toBe('Echo: again');
+  });
 });

@@ -80,8 +80,8 @@ export type {
   ToolSpec,
 } from './core/tool-spec.js';
 export type { CompiledValidator, ValidationIssue } from './core/validation-issue.js';
-export type { ApprovalRule, ApprovalStore, PendingApproval } from './registry/approvals.js';
-export { canonicalJson, MemoryApprovalStore } from './registry/approvals.js';
+export type { ApprovalRule, ApprovalStore, PendingApproval } from './core/approvals.js';
+export { canonicalJson, MemoryApprovalStore } from './core/approvals.js';
 export type { BatchCall } from './registry/call-many.js';
 export type { LoggerHookOptions, StructuredLogger } from './registry/logger-hook.js';
 export { createLoggerHook } from './registry/logger-hook.js';

@@ -44,7 +44,7 @@ import {
   canonicalJson,
   MemoryApprovalStore,
   type PendingApproval,
-} from './approvals.js';
+} from '../core/approvals.js';
 import { type BatchCall, readBatch, runCallMany } from './call-many.js';
 import { loadValidatorCompiler, prepareTool } from './prepare-tool.js';
 import { createReadToolOutputTool, READ_TOOL_OUTPUT } from './read-tool-output.js';

@@ -32,6 +32,8 @@ export { cliDecisionGaps, renderPromptDocs } from './adapters/prompt-docs/index.
 export type { ExportResult, ExportTarget, ExportWarning, ExportWarningKind } from './adapters/shared/export-result.js';
 export type { WireNameMap } from './adapters/shared/wire-name.js';
 export { createWireNameMap, toWireName, WIRE_NAME_PATTERN } from './adapters/shared/wire-name.js';
+export type { ApprovalRule, ApprovalStore, PendingApproval } from './core/approvals.js';
+export { canonicalJson, MemoryApprovalStore } from './core/approvals.js';
 export type { CallContextOptions, ProgressEvent } from './core/call-context.js';
 export type {
   AudioContent,
@@ -45,9 +47,10 @@ export type { JsonSchemaToolOptions, SchemaToolOptions, ToolOptionsBase } from '
 export { defineTool, isToolSpec, TOOL_NAME_PATTERN } from './core/define-tool.js';
 export { closestNames } from './core/did-you-mean.js';
 export type { CallHook, CallInfo, CallOptions } from './core/dispatch.js';
-export { expectedArguments, TimeoutError } from './core/dispatch.js';
 export type { ErrorCode } from './core/errors/error-code.js';
 export { ERROR_CODES, isRetryable } from './core/errors/error-code.js';
+export { expectedArguments } from './core/errors/failures.js';
+export { TimeoutError } from './core/errors/timeout-error.js';
 export { ToolCallError } from './core/errors/tool-call-error.js';
 export { ToolNotFoundError } from './core/errors/tool-not-found-error.js';
 export type { SourceLocation } from './core/errors/tool-registration-error.js';
@@ -80,8 +83,6 @@ export type {
   ToolSpec,
 } from './core/tool-spec.js';
 export type { CompiledValidator, ValidationIssue } from './core/validation-issue.js';
-export type { ApprovalRule, ApprovalStore, PendingApproval } from './core/approvals.js';
-export { canonicalJson, MemoryApprovalStore } from './core/approvals.js';
 export type { BatchCall } from './registry/call-many.js';
 export type { LoggerHookOptions, StructuredLogger } from './registry/logger-hook.js';
 export { createLoggerHook } from './registry/logger-hook.js';

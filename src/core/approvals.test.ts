@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { canonicalJson, MemoryApprovalStore } from './approvals.js';
 import { defineTool } from './define-tool.js';
 import { ToolshedError } from './errors/toolshed-error.js';
 import { type ToolPendingApproval, type ToolResult, toModelText } from './tool-result.js';
-import { canonicalJson, MemoryApprovalStore } from './approvals.js';
-import { ToolRegistry } from '../registry/tool-registry.js';
 
 function expectPending(result: ToolResult): ToolPendingApproval {
   if (result.status !== 'pending_approval')

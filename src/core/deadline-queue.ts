@@ -3,18 +3,64 @@ export interface Deadline {
   cancel(): void;
 }
 
-interface Node extends Deadline {
-  at: number;
-  fire: () => void;
-  prev: Node | undefined;
-  next: Node | undefined;
-  list: DeadlineList | undefined;
+/**
+ * Something with a deadline that is its own list node, so a caller with per-call state (a dispatched
+ * call) queues that state instead of allocating a node and a callback. `expire()` runs when the
+ * deadline passes; `cancel()` (inherited) takes the entry off its list.
+ *
+ * @example
+ * ```ts
+ * class Job extends DeadlineEntry {
+ *   expire(): void {
+ *     console.log('too late');
+ *   }
+ * }
+ * const job = new Job();
+ * queue.enqueue(1000, performance.now(), job);
+ * job.cancel(); // finished in time
+ * ```
+ */
+export abstract class DeadlineEntry implements Deadline {
+  /** When the deadline passes, on the `performance.now()` clock. */
+  at = 0;
+  prev: DeadlineEntry | undefined = undefined;
+  next: DeadlineEntry | undefined = undefined;
+  list: DeadlineList | undefined = undefined;
+
+  /** Called once when the deadline passes (the entry is already off its list). */
+  abstract expire(): void;
+
+  cancel(): void {
+    const list = this.list;
+    if (list === undefined) return;
+    unlink(this, list);
+    if (list.head === undefined && !list.idleCheck) {
+      list.idleCheck = true;
+      nextTurn(() => releaseIfIdle(list));
+    }
+  }
 }
+
+class CallbackEntry extends DeadlineEntry {
+  readonly #fire: () => void;
+
+  constructor(fire: () => void) {
+    super();
+    this.#fire = fire;
+  }
+
+  expire(): void {
+    this.#fire();
+  }
+}
+
+type Node = DeadlineEntry;
 
 // Node's timers have ref/unref; browsers and some edge runtimes return a plain number instead.
 type TimerHandle = ReturnType<typeof setTimeout> & { ref?(): unknown; unref?(): unknown };
 
-interface DeadlineList {
+/** The entries of one duration, in start order, and the timer armed for the first. */
+export interface DeadlineList {
   head: Node | undefined;
   tail: Node | undefined;
   timer: TimerHandle | undefined;
@@ -44,38 +90,29 @@ export class DeadlineQueue {
 
   /** Call `fire` after `durationMs` unless the returned deadline is cancelled first. */
   add(durationMs: number, now: number, fire: () => void): Deadline {
+    const entry = new CallbackEntry(fire);
+    this.enqueue(durationMs, now, entry);
+    return entry;
+  }
+
+  /** Expire `entry` after `durationMs` unless it is cancelled first; it must not be queued already. */
+  enqueue(durationMs: number, now: number, entry: DeadlineEntry): void {
     let list = this.#lists.get(durationMs);
     if (list === undefined) {
       list = { head: undefined, tail: undefined, timer: undefined, refed: false, idleCheck: false };
       this.#lists.set(durationMs, list);
     }
-    const node: Node = {
-      at: now + durationMs,
-      fire,
-      prev: list.tail,
-      next: undefined,
-      list,
-      cancel: cancelNode,
-    };
-    if (list.tail === undefined) list.head = node;
-    else list.tail.next = node;
-    list.tail = node;
+    entry.at = now + durationMs;
+    entry.prev = list.tail;
+    entry.list = list;
+    if (list.tail === undefined) list.head = entry;
+    else list.tail.next = entry;
+    list.tail = entry;
     if (list.timer === undefined) arm(list, durationMs);
     else if (!list.refed) {
       list.timer.ref?.();
       list.refed = true;
     }
-    return node;
-  }
-}
-
-function cancelNode(this: Node): void {
-  const list = this.list;
-  if (list === undefined) return;
-  unlink(this, list);
-  if (list.head === undefined && !list.idleCheck) {
-    list.idleCheck = true;
-    nextTurn(() => releaseIfIdle(list));
   }
 }
 
@@ -114,7 +151,7 @@ function expire(list: DeadlineList): void {
   while (list.head !== undefined && list.head.at <= now + 1) {
     const node = list.head;
     unlink(node, list);
-    node.fire();
+    node.expire();
   }
   if (list.head !== undefined) arm(list, list.head.at - now);
 }

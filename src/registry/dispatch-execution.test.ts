@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { defineTool } from '../core/define-tool.js';
-import { type CallHook, type CallInfo, TimeoutError } from '../core/dispatch.js';
+import type { CallHook, CallInfo } from '../core/dispatch.js';
+import { TimeoutError } from '../core/errors/timeout-error.js';
 import { ToolCallError } from '../core/errors/tool-call-error.js';
 import { ToolshedError } from '../core/errors/toolshed-error.js';
 import { type ToolFailure, ToolResult, type ToolSuccess, toModelText } from '../core/tool-result.js';

@@ -50,6 +50,11 @@ export function parseArguments(
 /**
  * The `INVALID_ARGUMENTS` failure when `args` nest deeper than {@link MAX_ARGUMENT_DEPTH}, else
  * undefined. Arguments without nested objects or lists (most calls) are checked without allocating.
+ *
+ * @example
+ * ```ts
+ * checkArgumentDepth('echo', { a: 1 }); // undefined: one level
+ * ```
  */
 export function checkArgumentDepth(toolName: string, args: Record<string, unknown>): ToolFailure | undefined {
   for (const key in args) {
@@ -74,7 +79,15 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** Whether `value`'s prototype is `Object.prototype` or null: arguments passed as they are. */
+/**
+ * Whether `value`'s prototype is `Object.prototype` or null: arguments passed as they are.
+ *
+ * @example
+ * ```ts
+ * isPlainPrototype({}); // true
+ * isPlainPrototype(new Map()); // false
+ * ```
+ */
 export function isPlainPrototype(value: object): boolean {
   // Read through the `__proto__` accessor first: for argument shapes the call site has seen, the
   // optimiser folds it to a constant, where Object.getPrototypeOf is a call into the runtime. An own
@@ -88,6 +101,12 @@ export function isPlainPrototype(value: object): boolean {
 /**
  * A copy of a caller's arguments that validation may write defaults into: `'shallow'` for defaults of
  * top-level properties, `'deep'` for nested ones.
+ *
+ * @example
+ * ```ts
+ * const args = { a: 1 };
+ * copyArguments(args, 'shallow') !== args; // true: defaults go into the copy
+ * ```
  */
 export function copyArguments(args: Record<string, unknown>, depth: 'shallow' | 'deep'): Record<string, unknown> {
   if (depth === 'shallow') return { ...args };

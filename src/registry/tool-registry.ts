@@ -12,7 +12,7 @@ import { decodeStrictArguments } from '../adapters/openai/index.js';
 import type { PromptDocsOptions } from '../adapters/prompt-docs/index.js';
 import type { DeferLoadingOptions } from '../adapters/shared/defer-loading.js';
 import type { ExportResult } from '../adapters/shared/export-result.js';
-import { type ApprovalRule, type ApprovalStore, MemoryApprovalStore, takeApproval } from '../core/approvals.js';
+import { type ApprovalRule, type ApprovalStore, MemoryApprovalStore } from '../core/approvals.js';
 import type { CallContextOptions } from '../core/call-context.js';
 import { DeadlineQueue } from '../core/deadline-queue.js';
 import { createToolSpec, describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
@@ -26,8 +26,6 @@ import {
   type HookErrorListener,
   type PreparedTool,
   reportHookError,
-  runApproved,
-  stampResult,
 } from '../core/dispatch.js';
 import { toolNotFound } from '../core/errors/failures.js';
 import { ToolCallError } from '../core/errors/tool-call-error.js';
@@ -35,7 +33,7 @@ import { ToolNotFoundError } from '../core/errors/tool-not-found-error.js';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
 import { OutputStore } from '../core/output-store.js';
 import { fromToolProtocol, isToolProtocol, type ToolProtocol } from '../core/tool-protocol.js';
-import { type ResultMetadata, ToolResult, toModelText } from '../core/tool-result.js';
+import { ToolResult, toModelText } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { type ToolSearchHit, ToolSearchIndex, type ToolSearchOptions } from '../search/tool-search-index.js';
 import { type BatchCall, readBatch, runCallMany } from './call-many.js';
@@ -46,9 +44,10 @@ import {
   loadYamlDefinitionFile,
   type ToolDefinition,
 } from './load-definitions.js';
-import { loadValidatorCompiler, prepareTool } from './prepare-tool.js';
+import { prepareTool } from './prepare-tool.js';
 import { createReadToolOutputTool, READ_TOOL_OUTPUT } from './read-tool-output.js';
 import { RegistryExports } from './registry-exports.js';
+import { type ResolveApprovalOptions, resolveApproval } from './resolve-approval.js';
 
 export type { ToolDefinition } from './load-definitions.js';
 
@@ -543,47 +542,8 @@ export class ToolRegistry {
    * `deny` returns a `CANCELLED` result. Throws `APPROVAL_INVALID` for an unknown or already decided
    * id, or when `expectedArguments` differ from what was stored (tampering).
    */
-  async resolveApproval(
-    id: string,
-    decision: 'approve' | 'deny',
-    options: { expectedArguments?: unknown; signal?: AbortSignal; context?: CallContextOptions } = {},
-  ): Promise<ToolResult> {
-    const taken = await takeApproval(this.#runtime.approvals, id, options.expectedArguments);
-    const started = performance.now();
-    const metadata: ResultMetadata = { tool: taken.tool, durationMs: 0, approvalId: id };
-    if (taken.toolCallId !== undefined) metadata.toolCallId = taken.toolCallId;
-    if (decision === 'deny') {
-      return stampResult(
-        ToolResult.error('CANCELLED', `The call to '${taken.tool}' was denied by the approver; do not retry it.`, {
-          metadata: { approvalId: id },
-        }),
-        taken.tool,
-        started,
-        taken.toolCallId,
-      );
-    }
-    const prepared = this.#prepared(taken.tool);
-    if (prepared === undefined) {
-      return stampResult(
-        ToolResult.error('TOOL_NOT_FOUND', `Tool '${taken.tool}' was removed before its approved call could run.`),
-        taken.tool,
-        started,
-      );
-    }
-    // The approved call skips input validation, which is what loads the output validator's compiler.
-    await loadValidatorCompiler();
-    const callOptions: CallOptions = {};
-    if (options.signal !== undefined) callOptions.signal = options.signal;
-    if (options.context !== undefined) callOptions.context = options.context;
-    if (taken.toolCallId !== undefined) callOptions.toolCallId = taken.toolCallId;
-    return runApproved(
-      prepared,
-      JSON.parse(taken.arguments) as Record<string, unknown>,
-      callOptions,
-      this.#runtime,
-      metadata,
-      started,
-    );
+  resolveApproval(id: string, decision: 'approve' | 'deny', options: ResolveApprovalOptions = {}): Promise<ToolResult> {
+    return resolveApproval(this.#runtime, (name) => this.#prepared(name), id, decision, options);
   }
 
   /** The approval store (to list or inspect pending approvals). */

@@ -12,7 +12,15 @@ import type { ValidationIssue } from '../validation-issue.js';
 
 const SEND_ONE_OBJECT = 'Send the arguments as one JSON object, such as {"name": "value"}.';
 
-/** `INVALID_ARGUMENTS`: the arguments are text that does not parse as JSON. */
+/**
+ * `INVALID_ARGUMENTS`: the arguments are text that does not parse as JSON.
+ *
+ * @example
+ * ```ts
+ * notJsonFailure('add', locateJsonError('{"a": 1')).error.message;
+ * // "Arguments for 'add' are not valid JSON: ..."
+ * ```
+ */
 export function notJsonFailure(toolName: string, location: JsonErrorLocation | undefined): ToolFailure {
   const where =
     location === undefined
@@ -24,7 +32,15 @@ export function notJsonFailure(toolName: string, location: JsonErrorLocation | u
   });
 }
 
-/** `INVALID_ARGUMENTS`: the arguments are JSON, but not an object. */
+/**
+ * `INVALID_ARGUMENTS`: the arguments are JSON, but not an object.
+ *
+ * @example
+ * ```ts
+ * notObjectFailure('add', [1, 2]).error.message;
+ * // "Arguments for 'add' must be a JSON object, got a list of 2 items."
+ * ```
+ */
 export function notObjectFailure(toolName: string, value: unknown): ToolFailure {
   return ToolResult.error(
     'INVALID_ARGUMENTS',
@@ -33,7 +49,15 @@ export function notObjectFailure(toolName: string, value: unknown): ToolFailure 
   );
 }
 
-/** `INVALID_ARGUMENTS`: the arguments nest deeper than `maxDepth` levels. */
+/**
+ * `INVALID_ARGUMENTS`: the arguments nest deeper than `maxDepth` levels.
+ *
+ * @example
+ * ```ts
+ * tooDeepFailure('add', 200).error.message;
+ * // "Arguments for 'add' are nested more than 200 levels deep."
+ * ```
+ */
 export function tooDeepFailure(toolName: string, maxDepth: number): ToolFailure {
   return ToolResult.error(
     'INVALID_ARGUMENTS',
@@ -45,7 +69,15 @@ export function tooDeepFailure(toolName: string, maxDepth: number): ToolFailure 
   );
 }
 
-/** `INVALID_ARGUMENTS`: arguments the tool does not declare, when it rejects extras. */
+/**
+ * `INVALID_ARGUMENTS`: arguments the tool does not declare, when it rejects extras.
+ *
+ * @example
+ * ```ts
+ * extraArgsFailure(addSpec, ['c']).error.message;
+ * // "Invalid arguments for 'add': unexpected argument 'c'; accepted arguments are a, b."
+ * ```
+ */
 export function extraArgsFailure(spec: ToolSpec, extra: string[]): ToolFailure {
   const accepted = Object.keys(spec.inputSchema.properties);
   const list = extra.map((key) => `'${key}'`).join(', ');
@@ -74,7 +106,15 @@ export function invalidArguments(spec: ToolSpec, issues: readonly ValidationIssu
   });
 }
 
-/** `INVALID_ARGUMENTS` for the issues of a tool's own Standard Schema (zod refinements and transforms). */
+/**
+ * `INVALID_ARGUMENTS` for the issues of a tool's own Standard Schema (zod refinements and transforms).
+ *
+ * @example
+ * ```ts
+ * standardSchemaFailure(spec, [{ message: 'Too small', path: ['a'] }]).error.message;
+ * // "Invalid arguments for 'add': 'a': Too small."
+ * ```
+ */
 export function standardSchemaFailure(
   spec: ToolSpec,
   issues: ReadonlyArray<{
@@ -100,7 +140,14 @@ export function standardSchemaFailure(
   );
 }
 
-/** `OUTPUT_INVALID`: the handler's output does not match the tool's output schema. */
+/**
+ * `OUTPUT_INVALID`: the handler's output does not match the tool's output schema.
+ *
+ * @example
+ * ```ts
+ * outputInvalidFailure('add', issues).error.code; // 'OUTPUT_INVALID'
+ * ```
+ */
 export function outputInvalidFailure(toolName: string, issues: readonly ValidationIssue[]): ToolFailure {
   return ToolResult.error(
     'OUTPUT_INVALID',
@@ -115,7 +162,15 @@ export function outputInvalidFailure(toolName: string, issues: readonly Validati
   );
 }
 
-/** `OUTPUT_TOO_LARGE`: output longer than the store of truncated outputs can keep. */
+/**
+ * `OUTPUT_TOO_LARGE`: output longer than the store of truncated outputs can keep.
+ *
+ * @example
+ * ```ts
+ * outputTooLargeFailure('logs', 60_000_000, 50_000_000).error.message;
+ * // "Tool 'logs' returned 60000000 characters, more than the 50000000 that can be kept."
+ * ```
+ */
 export function outputTooLargeFailure(toolName: string, length: number, capacity: number): ToolFailure {
   return ToolResult.error(
     'OUTPUT_TOO_LARGE',
@@ -159,7 +214,15 @@ export function expectedArguments(schema: JsonObjectSchema): string {
   return `Expected arguments: ${shown}${parts.length > 20 ? `, and ${parts.length - 20} more` : ''}.`;
 }
 
-/** `MISSING_CREDENTIALS`: an environment variable the tool requires is not set. */
+/**
+ * `MISSING_CREDENTIALS`: an environment variable the tool requires is not set.
+ *
+ * @example
+ * ```ts
+ * missingCredentials('weather', { name: 'WEATHER_KEY' }).error.message;
+ * // "Tool 'weather' needs the environment variable WEATHER_KEY, which is not set."
+ * ```
+ */
 export function missingCredentials(toolName: string, variable: RequiredEnvVar): ToolFailure {
   const where = variable.url === undefined ? '' : ` Get one at ${variable.url}, then`;
   const what = variable.description === undefined ? '' : ` (${variable.description})`;
@@ -173,7 +236,15 @@ export function missingCredentials(toolName: string, variable: RequiredEnvVar): 
   );
 }
 
-/** `EXECUTION_FAILED`: the handler threw or its promise rejected. */
+/**
+ * `EXECUTION_FAILED`: the handler threw or its promise rejected.
+ *
+ * @example
+ * ```ts
+ * executionFailed('add', new TypeError('boom')).error.message;
+ * // "Tool 'add' failed: TypeError: boom"
+ * ```
+ */
 export function executionFailed(toolName: string, error: unknown): ToolFailure {
   if (error instanceof Error) {
     const className = error.name !== 'Error' ? error.name : (error.constructor?.name ?? 'Error');
@@ -186,7 +257,15 @@ export function executionFailed(toolName: string, error: unknown): ToolFailure {
   });
 }
 
-/** `TIMEOUT`: the deadline passed, or (`capped`) the `maxTotalMs` cap of a progress-extended one. */
+/**
+ * `TIMEOUT`: the deadline passed, or (`capped`) the `maxTotalMs` cap of a progress-extended one.
+ *
+ * @example
+ * ```ts
+ * timeoutFailure(spec, 5000, false).error.message;
+ * // "Tool 'slow' timed out after 5000 ms."
+ * ```
+ */
 export function timeoutFailure(spec: ToolSpec, timeoutMs: number, capped: boolean): ToolFailure {
   return ToolResult.error(
     'TIMEOUT',
@@ -200,7 +279,15 @@ export function timeoutFailure(spec: ToolSpec, timeoutMs: number, capped: boolea
   );
 }
 
-/** `CANCELLED`: the caller's signal aborted; a reason given as text or an error is quoted. */
+/**
+ * `CANCELLED`: the caller's signal aborted; a reason given as text or an error is quoted.
+ *
+ * @example
+ * ```ts
+ * cancelledFailure('slow', AbortSignal.abort('user left')).error.message;
+ * // "The call to 'slow' was cancelled: user left."
+ * ```
+ */
 export function cancelledFailure(toolName: string, signal: AbortSignal | undefined): ToolFailure {
   const reason = signal?.reason;
   const why =
@@ -212,7 +299,15 @@ export function cancelledFailure(toolName: string, signal: AbortSignal | undefin
   return ToolResult.error('CANCELLED', `The call to '${toolName}' was cancelled${why}.`);
 }
 
-/** `EXECUTION_FAILED` for a broken tool schema, or a bug in toolshed itself: still a result, never a throw. */
+/**
+ * `EXECUTION_FAILED` for a broken tool schema, or a bug in toolshed itself: still a result, never a throw.
+ *
+ * @example
+ * ```ts
+ * internalFailure('add', new Error('bug')).error.message;
+ * // "Tool 'add' could not be dispatched: bug"
+ * ```
+ */
 export function internalFailure(toolName: string, error: unknown): ToolFailure {
   if (error instanceof Error && error.name === 'InvalidToolSchemaError') {
     return ToolResult.error('EXECUTION_FAILED', error.message, {

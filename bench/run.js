@@ -639,6 +639,9 @@ async function main() {
   const loadBefore = loadavg();
   const builtAtStart = distBuiltAt();
   const only = selectedCases(process.argv.slice(2));
+  // Cases inherit the setting (bench/lib/timing.js reads it).
+  if (process.argv.includes('--cpu')) process.env.TOOLSHED_BENCH_CLOCK = 'cpu';
+  const clock = process.env.TOOLSHED_BENCH_CLOCK === 'cpu' ? 'process CPU time' : 'wall time';
   const passes = runAllCases(only);
   const loadAfter = loadavg();
   const finished = new Date();
@@ -669,7 +672,7 @@ async function main() {
     toolshed: toolshedInfo(builtAtStart),
     method: {
       process: 'each case in its own `node --expose-gc` process',
-      dispatch: `calls one after another (each awaited when async); rounds time-boxed to 300 ms (chunks of >= 20 ms of calls); one warm-up round; median of 5 rounds; ${DISPATCH_PASSES} interleaved passes, the lower median counts`,
+      dispatch: `calls one after another (each awaited when async); rounds time-boxed to 300 ms (chunks of >= 20 ms of calls) in ${clock}; one warm-up round; median of 5 rounds; ${DISPATCH_PASSES} interleaved passes, the lower median counts`,
     },
     dispatch: dispatch.rows,
     mcpToolsCall: single.mcp,
@@ -712,6 +715,7 @@ async function main() {
 
   process.stdout.write(`\n${textTable(dispatchHeader, dispatchAlign, dispatchRows)}\n\n`);
   if (only !== undefined) {
+    process.stdout.write(`Dispatch timed in ${clock}.\n`);
     // A partial run: the dispatch table and the targets it has figures for.
     for (const entry of targets.filter((candidate) => candidate.status === 'PASS' || candidate.status === 'FAIL')) {
       process.stdout.write(`${entry.status.padEnd(7)} ${entry.description.replaceAll('`', '')}: ${entry.figure}\n`);

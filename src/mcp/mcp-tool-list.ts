@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../core/approvals.js';
 import type { JsonObjectSchema } from '../core/json-schema.js';
 import type { ToolSpec } from '../core/tool-spec.js';
-import { canonicalJson } from '../core/approvals.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 
 /**

@@ -115,28 +115,16 @@ type Outcome = ToolResult | Promise<ToolResult>;
 // dispatcher reads the clock twice per call.
 const clock = globalThis.performance;
 
-/**
- * The state of one call, handed from step to step. It is also the call's entry in the deadline
- * queue, so an async handler's deadline costs no allocation beyond the call itself.
- */
-class Call extends DeadlineEntry {
+/** The state of one call, handed from step to step. */
+class Call {
   readonly tool: PreparedTool;
   readonly runtime: DispatchRuntime;
   readonly options: CallOptions | undefined;
   /** `clock.now()` when the call began; `metadata.durationMs` counts from here. */
   readonly started: number;
   readonly metadata: ResultMetadata;
-  args: Record<string, unknown> = EMPTY_ARGS;
+  args: Record<string, unknown>;
   env: Readonly<Record<string, string | undefined>>;
-  // From here on, the state of an async handler's wait: whichever of output, deadline and abort
-  // comes first settles the call, and the others find `settled` set.
-  context: CallContext | undefined = undefined;
-  settled = false;
-  resolve: ((result: ToolResult) => void) | undefined = undefined;
-  timeoutMs = 0;
-  /** The deadline when it is not the call itself (progress-extended deadlines). */
-  ownDeadline: Deadline | undefined = undefined;
-  onAbort: (() => void) | undefined = undefined;
 
   constructor(
     tool: PreparedTool,
@@ -145,13 +133,36 @@ class Call extends DeadlineEntry {
     started: number,
     metadata: ResultMetadata,
   ) {
-    super();
     this.tool = tool;
     this.options = options;
     this.runtime = runtime;
     this.started = started;
     this.metadata = metadata;
+    this.args = EMPTY_ARGS;
     this.env = runtime.env;
+  }
+}
+
+/**
+ * A call waiting for its async handler: whichever of output, deadline and the caller's abort comes
+ * first settles it, and the others find `settled` set. It is its own entry in the deadline queue, so
+ * the deadline costs no allocation beyond it.
+ */
+class Waiting extends DeadlineEntry {
+  readonly call: Call;
+  readonly context: CallContext;
+  readonly timeoutMs: number;
+  settled = false;
+  resolve: ((result: ToolResult) => void) | undefined = undefined;
+  /** The deadline when it is not this entry (progress-extended deadlines). */
+  ownDeadline: Deadline | undefined = undefined;
+  onAbort: (() => void) | undefined = undefined;
+
+  constructor(call: Call, context: CallContext, timeoutMs: number) {
+    super();
+    this.call = call;
+    this.context = context;
+    this.timeoutMs = timeoutMs;
   }
 
   /** The deadline passed before the handler answered. */
@@ -162,9 +173,9 @@ class Call extends DeadlineEntry {
   // `capped`: the timer that fired was the maxTotalMs cap, not the (extended) timeout.
   timedOut(capped: boolean): void {
     if (this.settled) return;
-    const spec = this.tool.spec;
-    this.context?.abort(new TimeoutError(`Tool '${spec.name}' timed out after ${this.timeoutMs} ms.`));
-    this.settle(finish(this, timeoutFailure(spec, this.timeoutMs, capped)));
+    const spec = this.call.tool.spec;
+    this.context.abort(new TimeoutError(`Tool '${spec.name}' timed out after ${this.timeoutMs} ms.`));
+    this.settle(finish(this.call, timeoutFailure(spec, this.timeoutMs, capped)));
   }
 
   /** Resolve the caller's promise, stop the deadline and stop listening to the caller's signal. */
@@ -172,7 +183,7 @@ class Call extends DeadlineEntry {
     this.settled = true;
     if (this.ownDeadline === undefined) this.cancel();
     else this.ownDeadline.cancel();
-    if (this.onAbort !== undefined) this.options?.signal?.removeEventListener('abort', this.onAbort);
+    if (this.onAbort !== undefined) this.call.options?.signal?.removeEventListener('abort', this.onAbort);
     this.resolve?.(result);
   }
 }
@@ -497,8 +508,7 @@ function execute(call: Call): Outcome {
   if (output === null || typeof output !== 'object' || typeof (output as PromiseLike<unknown>).then !== 'function') {
     return checkOutput(call, output);
   }
-  call.context = context;
-  return awaitOutput(call, output as PromiseLike<unknown>);
+  return awaitOutput(call, context, output as PromiseLike<unknown>);
 }
 
 // `new Promise(captureResolve)` hands its resolver over here: no closure per call.
@@ -511,33 +521,33 @@ function captureResolve(resolve: (result: ToolResult) => void): void {
  * Wait for an async handler: one promise per call, settled by whichever of output, deadline and the
  * caller's abort comes first.
  */
-function awaitOutput(call: Call, pending: PromiseLike<unknown>): Promise<ToolResult> {
+function awaitOutput(call: Call, context: CallContext, pending: PromiseLike<unknown>): Promise<ToolResult> {
   const spec = call.tool.spec;
   const options = call.options;
   const signal = options?.signal;
   const timeoutMs = validTimeout(options?.timeoutMs) ?? spec.timeoutMs ?? call.runtime.defaultTimeoutMs;
   if (timeoutMs === Number.POSITIVE_INFINITY && signal === undefined) return awaitUnbounded(call, pending);
+  const waiting = new Waiting(call, context, timeoutMs);
   const promise = new Promise<ToolResult>(captureResolve);
-  call.resolve = capturedResolve;
+  waiting.resolve = capturedResolve;
   capturedResolve = undefined;
-  call.timeoutMs = timeoutMs;
-  if (spec.resetOnProgress === true) call.ownDeadline = progressDeadline(call);
-  else if (timeoutMs !== Number.POSITIVE_INFINITY) call.runtime.deadlines.enqueue(timeoutMs, call.started, call);
+  if (spec.resetOnProgress === true) waiting.ownDeadline = progressDeadline(waiting);
+  else if (timeoutMs !== Number.POSITIVE_INFINITY) call.runtime.deadlines.enqueue(timeoutMs, call.started, waiting);
   if (signal !== undefined) {
     const onAbort = () => {
-      if (call.settled) return;
-      call.context?.abort(signal.reason);
-      call.settle(finish(call, cancelledFailure(spec.name, signal)));
+      if (waiting.settled) return;
+      context.abort(signal.reason);
+      waiting.settle(finish(call, cancelledFailure(spec.name, signal)));
     };
-    call.onAbort = onAbort;
+    waiting.onAbort = onAbort;
     signal.addEventListener('abort', onAbort, { once: true });
   }
   pending.then(
     (output) => {
-      if (!call.settled) call.settle(checkOutputSafely(call, output));
+      if (!waiting.settled) waiting.settle(checkOutputSafely(call, output));
     },
     (error: unknown) => {
-      if (!call.settled) call.settle(finish(call, executionFailed(spec.name, error)));
+      if (!waiting.settled) waiting.settle(finish(call, executionFailed(spec.name, error)));
     },
   );
   return promise;
@@ -561,19 +571,19 @@ function validTimeout(value: number | undefined): number | undefined {
 }
 
 /** A plain timer that each progress report pushes back, capped by `maxTotalMs` (the rare path). */
-function progressDeadline(call: Call): Deadline {
-  const timeoutMs = call.timeoutMs;
-  const cap = call.started + (call.tool.spec.maxTotalMs ?? Number.POSITIVE_INFINITY);
+function progressDeadline(waiting: Waiting): Deadline {
+  const timeoutMs = waiting.timeoutMs;
+  const cap = waiting.call.started + (waiting.call.tool.spec.maxTotalMs ?? Number.POSITIVE_INFINITY);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   const arm = () => {
     if (timer !== undefined) clearTimeout(timer);
     const untilCap = cap - clock.now();
     const capped = untilCap <= timeoutMs;
-    timer = setTimeout(() => call.timedOut(capped), Math.max(0, capped ? untilCap : timeoutMs));
+    timer = setTimeout(() => waiting.timedOut(capped), Math.max(0, capped ? untilCap : timeoutMs));
   };
   arm();
-  (call.context as CallContext).onProgressTick = () => {
+  waiting.context.onProgressTick = () => {
     if (!stopped) arm();
   };
   return {

@@ -2,12 +2,14 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { CompiledValidator, ValidationIssue } from '../core/validation-issue.js';
+import { provideAjv, withoutHarmfulDefaults } from './schema-lint.js';
 import { toIssue } from './validation-errors.js';
 
 // ajv-formats is CommonJS: its plugin function is the namespace's `default`.
 const addFormats = (ajvFormats as unknown as { default: (ajv: Ajv2020) => unknown }).default;
 
 export { schemaIssues, schemaProblems } from './meta-schema.js';
+export { formatSchemaFinding, lintSchema, type SchemaFinding, withoutHarmfulDefaults } from './schema-lint.js';
 export { describeSchema } from './validation-errors.js';
 export type { CompiledValidator, ValidationIssue };
 
@@ -21,6 +23,7 @@ const ajv = new Ajv2020({
   discriminator: true,
 });
 addFormats(ajv);
+provideAjv(Ajv2020, addFormats);
 
 const cache = new Map<string, CompiledValidator>();
 const bySchema = new WeakMap<object, CompiledValidator>();
@@ -28,6 +31,9 @@ const bySchema = new WeakMap<object, CompiledValidator>();
 /**
  * Compile `schema` (draft 2020-12) into a {@link CompiledValidator}, once: validators are cached by
  * the schema object and by its JSON text, so 100 000 tools sharing a schema shape compile it once.
+ *
+ * Validation applies property defaults to the value, except those that would hurt a call (see
+ * {@link withoutHarmfulDefaults}): a default that fails its own schema and a required property's default.
  *
  * Throws an `Error` naming the problem when the schema itself is invalid.
  *
@@ -43,7 +49,8 @@ export function compileValidator(schema: JsonSchema): CompiledValidator {
   const key = JSON.stringify(schema);
   let validator = cache.get(key);
   if (validator === undefined) {
-    const validate: ValidateFunction = ajv.compile(stripMetaKeys(schema));
+    // A default that fails its own schema, or fills in a required argument, is never applied.
+    const validate: ValidateFunction = ajv.compile(stripMetaKeys(withoutHarmfulDefaults(schema)));
     validator = (value) => (validate(value) ? undefined : (validate.errors ?? []).map(toIssue));
     cache.set(key, validator);
   }

@@ -1,4 +1,5 @@
 import type { ToolSpec } from '../core/tool-spec.js';
+import { formatSchemaFinding, lintSchema, type SchemaFinding } from '../schema/schema-lint.js';
 import { toAnthropicTools } from './anthropic/to-anthropic-tools.js';
 import { toGeminiTools } from './gemini/to-gemini-tools.js';
 import { toMcpTools } from './mcp/to-mcp-tools.js';
@@ -66,6 +67,8 @@ export interface ExportCheckOutcome {
 export interface ToolExportCheck {
   readonly tool: string;
   readonly targets: Readonly<Record<ExportCheckTarget, ExportCheckOutcome>>;
+  /** What the schema lint found in the tool's input schema (see `lintSchema`); empty when nothing. */
+  readonly schema: readonly SchemaFinding[];
 }
 
 /**
@@ -82,12 +85,19 @@ export interface ExportCheckReport {
   readonly ok: boolean;
   /** One entry per distinct tool name, in the order of the specs. */
   readonly tools: readonly ToolExportCheck[];
+  /**
+   * Every schema lint finding of every tool, one line each (`tool: message (at /pointer)`). Findings
+   * are warnings: they do not make `ok` false.
+   */
+  readonly findings: readonly string[];
 }
 
 /**
  * Compile every tool for every target — OpenAI Chat without and with strict mode, Anthropic, Gemini
  * and MCP — and report, per tool and target, whether it exported as is, was rewritten (and how), or
- * cannot be expressed. The check behind `registry.check()` and `toolshed validate`; never throws.
+ * cannot be expressed; and lint every input schema (`lintSchema`: defaults that fail their schema,
+ * enum values of the wrong type, undeclared `required` names, unknown formats, unsatisfiable bounds).
+ * The check behind `registry.check()` and `toolshed validate`; never throws.
  *
  * The Responses API shares the Chat API's schemas, so `openai-chat-strict` speaks for both.
  *
@@ -117,7 +127,16 @@ export function checkExports(specs: readonly ToolSpec[]): ExportCheckReport {
     const label = typeof name === 'string' && name !== '' ? name : `#${index}`;
     if (!names.includes(label)) names.push(label);
   });
+  const schemas = new Map<string, unknown>();
+  for (const candidate of list) {
+    if (typeof candidate !== 'object' || candidate === null) continue;
+    const { name, inputSchema } = candidate as { name?: unknown; inputSchema?: unknown };
+    if (typeof name === 'string' && !schemas.has(name)) schemas.set(name, inputSchema);
+  }
+  const findings: string[] = [];
   const tools = names.map((tool) => {
+    const schema = lintSchema(schemas.get(tool));
+    for (const finding of schema) findings.push(formatSchemaFinding(tool, finding));
     const targets = {} as Record<ExportCheckTarget, ExportCheckOutcome>;
     for (const target of EXPORT_CHECK_TARGETS) {
       const warnings = results[target].warnings.filter((warning) => warning.tool === tool);
@@ -128,10 +147,11 @@ export function checkExports(specs: readonly ToolSpec[]): ExportCheckReport {
           : 'ok';
       targets[target] = { status, warnings };
     }
-    return { tool, targets };
+    return { tool, targets, schema };
   });
   return {
     ok: tools.every((entry) => EXPORT_CHECK_TARGETS.every((target) => entry.targets[target].status !== 'excluded')),
     tools,
+    findings,
   };
 }

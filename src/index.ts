@@ -30,6 +30,7 @@ export { decodeStrictArguments, toOpenAITools } from './adapters/openai/index.js
 export type { PromptDocsOptions } from './adapters/prompt-docs/index.js';
 export { cliDecisionGaps, renderPromptDocs } from './adapters/prompt-docs/index.js';
 export type { ExportResult, ExportTarget, ExportWarning, ExportWarningKind } from './adapters/shared/export-result.js';
+export type { ToolSource } from './adapters/shared/tool-source.js';
 export type { WireNameMap } from './adapters/shared/wire-name.js';
 export { createWireNameMap, toWireName, WIRE_NAME_PATTERN } from './adapters/shared/wire-name.js';
 export type { CallContextOptions, ProgressEvent } from './core/call-context.js';
@@ -98,6 +99,8 @@ export type {
 } from './registry/tool-registry.js';
 export { ToolRegistry } from './registry/tool-registry.js';
 export { compileValidator, describeSchema } from './schema/compile-validator.js';
+export type { SchemaFinding } from './schema/schema-lint.js';
+export { formatSchemaFinding, lintSchema } from './schema/schema-lint.js';
 export type { SearchableRegistry } from './search/search-tools-tool.js';
 export { createSearchToolsTool, SEARCH_TOOLS } from './search/search-tools-tool.js';
 export type { ToolSearchHit, ToolSearchOptions } from './search/tool-search-index.js';

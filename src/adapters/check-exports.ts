@@ -1,10 +1,10 @@
-import type { ToolSpec } from '../core/tool-spec.js';
 import { formatSchemaFinding, lintSchema, type SchemaFinding } from '../schema/schema-lint.js';
 import { toAnthropicTools } from './anthropic/to-anthropic-tools.js';
 import { toGeminiTools } from './gemini/to-gemini-tools.js';
 import { toMcpTools } from './mcp/to-mcp-tools.js';
 import { toOpenAITools } from './openai/to-openai-tools.js';
 import { type ExportResult, type ExportWarning, isExclusion } from './shared/export-result.js';
+import { type ToolSource, toolList } from './shared/tool-source.js';
 
 /**
  * The exports {@link checkExports} compiles every tool for.
@@ -111,7 +111,7 @@ export interface ExportCheckReport {
  * }
  * ```
  */
-export function checkExports(specs: readonly ToolSpec[]): ExportCheckReport {
+export function checkExports(specs: ToolSource): ExportCheckReport {
   const results: Record<ExportCheckTarget, ExportResult<unknown>> = {
     'openai-chat': toOpenAITools(specs, { api: 'chat' }),
     'openai-chat-strict': toOpenAITools(specs, { api: 'chat', strict: true }),
@@ -120,7 +120,7 @@ export function checkExports(specs: readonly ToolSpec[]): ExportCheckReport {
     mcp: toMcpTools(specs),
   };
   const names: string[] = [];
-  const list: readonly unknown[] = Array.isArray(specs) ? specs : [];
+  const list = toolList(specs);
   list.forEach((candidate, index) => {
     const name =
       typeof candidate === 'object' && candidate !== null ? (candidate as { name?: unknown }).name : undefined;

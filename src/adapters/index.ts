@@ -39,5 +39,6 @@ export type { ExportResult, ExportTarget, ExportWarning, ExportWarningKind } fro
 export { isExclusion } from './shared/export-result.js';
 export type { SchemaIssue } from './shared/schema-issues.js';
 export { SchemaIssues } from './shared/schema-issues.js';
+export type { ToolSource } from './shared/tool-source.js';
 export type { WireNameCollision, WireNameMap } from './shared/wire-name.js';
 export { createWireNameMap, stableHash, toWireName, WIRE_NAME_PATTERN } from './shared/wire-name.js';

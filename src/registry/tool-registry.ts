@@ -48,6 +48,7 @@ import {
 import { type BatchCall, readBatch, runCallMany } from './call-many.js';
 import { loadValidatorCompiler, prepareTool } from './prepare-tool.js';
 import { createReadToolOutputTool, READ_TOOL_OUTPUT } from './read-tool-output.js';
+import { checkRegisterArguments } from './register-arguments.js';
 
 /** Anything `register` accepts: a spec from `defineTool`, spec-shaped options, or a protocol object. */
 export type RegistrableTool = ToolSpec<never> | ToolSpec | ToolProtocol | Record<string, unknown>;
@@ -211,9 +212,11 @@ export class ToolRegistry {
    * the structural tool protocol (`name`, `description`, `parameters`, `execute`/`executeAsync`).
    *
    * Throws `DUPLICATE_TOOL` when the name is taken, unless `allowOverride`; `INVALID_DEFINITION` when
-   * the tool breaks the model. Returns the registered spec.
+   * the tool breaks the model, and when given more than one tool (`register(...tools)` would put the
+   * second where the options go): use {@link registerAll} for several. Returns the registered spec.
    */
-  register(tool: RegistrableTool, options: RegisterOptions = {}): ToolSpec {
+  register(tool: RegistrableTool, options: RegisterOptions = {}, ...extra: never[]): ToolSpec {
+    checkRegisterArguments('register', options, extra.length);
     const spec = toSpec(tool);
     this.#commit(
       [{ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined } }],
@@ -225,7 +228,8 @@ export class ToolRegistry {
   /**
    * Register many tools at once, all or nothing: if any is invalid or taken, none is registered.
    */
-  registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}): ToolSpec[] {
+  registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}, ...extra: never[]): ToolSpec[] {
+    checkRegisterArguments('registerAll', options, extra.length);
     const specs = tools.map(toSpec);
     this.#commit(
       specs.map((spec) => ({

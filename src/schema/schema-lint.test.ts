@@ -26,7 +26,7 @@ describe('lintSchema', () => {
       },
       {
         pointer: '/properties/city/default',
-        message: "default \"Paris\" of required property 'city' is never applied: a required argument must be sent",
+        message: 'default "Paris" of required property \'city\' is never applied: a required argument must be sent',
       },
       {
         pointer: '/properties/nested/properties/depth/default',
@@ -69,9 +69,9 @@ describe('lintSchema', () => {
   });
 
   it('finds required names that properties does not declare', () => {
-    expect(
-      lintSchema({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'b'] }),
-    ).toEqual([{ pointer: '/required/1', message: "required property 'b' is not declared in properties" }]);
+    expect(lintSchema({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'b'] })).toEqual([
+      { pointer: '/required/1', message: "required property 'b' is not declared in properties" },
+    ]);
   });
 
   it('finds formats the validator does not check', () => {
@@ -112,7 +112,10 @@ describe('lintSchema', () => {
     expect(
       lintSchema({
         type: 'object',
-        properties: { q: { type: 'string', enum: ['a', 'b'], default: 'a' }, n: { type: ['integer', 'null'], default: null } },
+        properties: {
+          q: { type: 'string', enum: ['a', 'b'], default: 'a' },
+          n: { type: ['integer', 'null'], default: null },
+        },
       }),
     ).toEqual([]);
     expect(lintSchema(null)).toEqual([]);
@@ -120,9 +123,12 @@ describe('lintSchema', () => {
   });
 
   it('formats a finding as one line with the tool and the pointer', () => {
-    expect(formatSchemaFinding('get_weather', { pointer: '/properties/unit/enum', message: 'enum is empty; no value can match' })).toBe(
-      'get_weather: enum is empty; no value can match (at /properties/unit/enum)',
-    );
+    expect(
+      formatSchemaFinding('get_weather', {
+        pointer: '/properties/unit/enum',
+        message: 'enum is empty; no value can match',
+      }),
+    ).toBe('get_weather: enum is empty; no value can match (at /properties/unit/enum)');
     expect(formatSchemaFinding('t', { pointer: '', message: 'minimum 2 is above maximum 1; no value can match' })).toBe(
       't: minimum 2 is above maximum 1; no value can match (at /)',
     );

@@ -1,8 +1,8 @@
 import type { ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import { appendPointer } from '../adapters/shared/json-pointer.js';
 import { mapSubschemas, requiredNames, typeList } from '../adapters/shared/schema-walk.js';
+import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import { toIssue } from './validation-errors.js';
 
 /**
@@ -86,6 +86,11 @@ function mismatch(schema: unknown, value: unknown, root: Record<string, unknown>
   if (isPlainObject(root.definitions) && standalone.definitions === undefined)
     standalone.definitions = root.definitions;
   const key = JSON.stringify(standalone);
+  // A `$ref` anywhere but into the definitions means another part of the root (`#` itself, a sibling).
+  for (const match of key.matchAll(/"\$ref":("(?:[^"\\]|\\.)*")/g)) {
+    const ref = JSON.parse(match[1]!) as string;
+    if (!ref.startsWith('#/$defs/') && !ref.startsWith('#/definitions/')) return undefined;
+  }
   let validate = defaultValidators.get(key);
   if (validate === undefined) {
     try {
@@ -95,7 +100,12 @@ function mismatch(schema: unknown, value: unknown, root: Record<string, unknown>
     }
     defaultValidators.set(key, validate);
   }
-  if (validate === null || validate(value)) return undefined;
+  if (validate === null) return undefined;
+  try {
+    if (validate(value)) return undefined;
+  } catch {
+    return undefined; // a definition that refers to itself without end
+  }
   const error = validate.errors?.[0];
   return error === undefined ? 'a valid value' : toIssue(error).expected;
 }
@@ -111,7 +121,9 @@ function defaultProblem(
   if (required.has(name))
     return `default ${shown} of required property '${name}' is never applied: a required argument must be sent`;
   const expected = mismatch(property, property.default, root);
-  return expected === undefined ? undefined : `default ${shown} fails its own schema (must be ${expected}); it is never applied`;
+  return expected === undefined
+    ? undefined
+    : `default ${shown} fails its own schema (must be ${expected}); it is never applied`;
 }
 
 /**
@@ -234,12 +246,18 @@ function lintNode(
     });
   }
   if (Object.hasOwn(node, 'const') && types.length > 0 && !types.some((type) => hasType(node.const, type)))
-    add(appendPointer(pointer, 'const'), `const ${JSON.stringify(node.const)} is not ${typeWords(types)}; no value can match`);
+    add(
+      appendPointer(pointer, 'const'),
+      `const ${JSON.stringify(node.const)} is not ${typeWords(types)}; no value can match`,
+    );
 
   if (Array.isArray(node.required) && properties !== undefined && node.patternProperties === undefined) {
     node.required.forEach((name, index) => {
       if (typeof name === 'string' && !Object.hasOwn(properties, name))
-        add(appendPointer(pointer, 'required', String(index)), `required property '${name}' is not declared in properties`);
+        add(
+          appendPointer(pointer, 'required', String(index)),
+          `required property '${name}' is not declared in properties`,
+        );
     });
   }
 
@@ -303,5 +321,7 @@ function intersectTypes(left: string[], right: string[]): string[] {
 }
 
 function typeWords(types: string[]): string {
-  return types.map((type) => (type === 'null' ? 'null' : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`)).join(' or ');
+  return types
+    .map((type) => (type === 'null' ? 'null' : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`))
+    .join(' or ');
 }

@@ -1,6 +1,6 @@
-import type { ToolSpec } from '../../core/tool-spec.js';
 import { exportEach } from '../shared/export-each.js';
 import type { ExportResult } from '../shared/export-result.js';
+import type { ToolSource } from '../shared/tool-source.js';
 import { toGeminiSchema } from './gemini-schema.js';
 import type { GeminiFunctionDeclaration, GeminiTool } from './gemini-tool.js';
 
@@ -21,7 +21,7 @@ import type { GeminiFunctionDeclaration, GeminiTool } from './gemini-tool.js';
  * for (const call of response.functionCalls ?? []) await registry.call(call.name, call.args);
  * ```
  */
-export function toGeminiTools(specs: readonly ToolSpec[]): ExportResult<GeminiTool> {
+export function toGeminiTools(specs: ToolSource): ExportResult<GeminiTool> {
   const result = exportEach(specs, 'gemini', (input, issues): GeminiFunctionDeclaration | undefined => {
     const declaration: GeminiFunctionDeclaration = { name: input.name, description: input.description };
     const properties = input.inputSchema.properties as Record<string, unknown>;

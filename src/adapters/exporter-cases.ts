@@ -650,6 +650,8 @@ export function geminiProblems(value: unknown): string[] {
     if (node.enum !== undefined && !(Array.isArray(node.enum) && node.enum.every((item) => typeof item === 'string'))) {
       problems.push(`${at}: enum values must be strings`);
     }
+    // Schema.enum: "possible values of the element of Type.STRING with enum format".
+    if (node.enum !== undefined && node.type !== 'string') problems.push(`${at}: enum is only for type string`);
     if (node.nullable !== undefined && node.nullable !== true) problems.push(`${at}: nullable is only ever true`);
     if (node.type === 'object') {
       const properties = isPlainObject(node.properties) ? node.properties : {};

@@ -213,9 +213,15 @@ class GeminiConverter {
         values = values.filter((value) => value !== null);
       }
       if (values.length === 0) return fail(pointer, 'a schema that only allows null');
-      if (values.every((value) => typeof value === 'string')) {
+      if (values.every((value) => typeof value === 'string') && (types.length === 0 || types.includes('string'))) {
         out.enum = values as string[];
         if (types.length === 0) types = ['string'];
+      } else if (values.every((value) => typeof value === 'string')) {
+        valuesHint = `Allowed values: ${values.map((value) => JSON.stringify(value)).join(', ')}.`;
+        this.issues.rewritten(
+          pointer,
+          `'enum' on type ${types.join(', ')} moved into the description (Gemini takes 'enum' on strings only)`,
+        );
       } else {
         valuesHint = `Allowed values: ${values.map((value) => JSON.stringify(value)).join(', ')}.`;
         this.issues.rewritten(

@@ -15,7 +15,12 @@ export type {
   ToolExportCheck,
 } from './adapters/check-exports.js';
 export { checkExports } from './adapters/check-exports.js';
-export type { GeminiFunctionDeclaration, GeminiSchema, GeminiTool } from './adapters/gemini/index.js';
+export type {
+  GeminiFunctionDeclaration,
+  GeminiSchema,
+  GeminiTool,
+  GeminiToolsOptions,
+} from './adapters/gemini/index.js';
 export { toGeminiTools } from './adapters/gemini/index.js';
 export type { McpToolEntry } from './adapters/mcp/index.js';
 export { toMcpTools } from './adapters/mcp/index.js';

@@ -28,6 +28,7 @@ export type ExporterTargetId =
   | 'openai-responses-strict'
   | 'anthropic'
   | 'gemini'
+  | 'gemini-json-schema'
   | 'mcp';
 
 /**
@@ -72,6 +73,7 @@ function outcomes(
     'openai-responses-strict': base,
     anthropic: base,
     gemini: base,
+    'gemini-json-schema': base,
     mcp: base,
     ...overrides,
   };
@@ -125,7 +127,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
     strictRoundTrip: {
       sent: { query: 'invoice', inbox: null, limit: 5, since: null, unread_only: null },
       decoded: { query: 'invoice', limit: 5 },
@@ -153,7 +155,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       outputSchema: { type: 'number' },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok' }),
     strictRoundTrip: {
       sent: { value: 21.5, from: 'c', to: 'f', precision: null, rounding: null },
       decoded: { value: 21.5, from: 'c', to: 'f' },
@@ -199,7 +201,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
     strictRoundTrip: {
       sent: {
         title: 'Standup',
@@ -240,7 +242,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
     strictRoundTrip: {
       sent: { paths: ['a.txt'], tags: ['final'], rules: [{ pattern: '*.md', tag: 'draft', recursive: null }] },
       decoded: { paths: ['a.txt'], tags: ['final'], rules: [{ pattern: '*.md', tag: 'draft' }] },
@@ -286,7 +288,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
     strictRoundTrip: {
       sent: {
         customer: { name: 'Ada', email: 'ada@example.com' },
@@ -392,7 +394,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
   },
   {
     about: 'a zod-defined tool (the JSON Schema zod derives)',
@@ -408,7 +410,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       }),
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
     strictRoundTrip: {
       sent: { text: 'milk', tags: null, pinned: null, color: null },
       decoded: { text: 'milk', color: null },
@@ -677,6 +679,34 @@ export function geminiProblems(value: unknown): string[] {
   return problems;
 }
 
+/**
+ * Gemini declarations in JSON Schema mode: a Gemini name, and `parametersJsonSchema` — "the schema must
+ * describe an object where the properties are the parameters", "mutually exclusive with parameters" —
+ * valid JSON Schema with top-level parameter names Gemini accepts.
+ *
+ * @example
+ * ```ts
+ * geminiJsonSchemaProblems({ name: 'f', description: '', parametersJsonSchema: { type: 'string' } });
+ * // ["parametersJsonSchema must have type 'object'"]
+ * ```
+ */
+export function geminiJsonSchemaProblems(value: unknown): string[] {
+  const declaration = entry(value);
+  const problems: string[] = [];
+  if (typeof declaration.name !== 'string' || !GEMINI_NAME.test(declaration.name))
+    problems.push(`name ${JSON.stringify(declaration.name)} breaks ${GEMINI_NAME}`);
+  if (typeof declaration.description !== 'string') problems.push('description must be a string');
+  if (declaration.parameters !== undefined) problems.push('parameters and parametersJsonSchema are mutually exclusive');
+  const schema = entry(declaration.parametersJsonSchema);
+  if (schema.type !== 'object') problems.push("parametersJsonSchema must have type 'object'");
+  if (!isPlainObject(schema.properties)) problems.push('parametersJsonSchema must declare properties');
+  for (const name of Object.keys(isPlainObject(schema.properties) ? schema.properties : {})) {
+    if (!/^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/.test(name)) problems.push(`parameter name ${name} is not valid for Gemini`);
+  }
+  problems.push(...validJsonSchema(schema));
+  return problems;
+}
+
 function anthropicProblems(value: unknown): string[] {
   const tool = entry(value);
   const problems: string[] = [];
@@ -770,6 +800,15 @@ export const EXPORTER_TARGETS: readonly ExporterTarget[] = [
     nameOf: (value) => String(entry(value).name),
     schemaOf: (value) => entry(value).parameters,
     problems: geminiProblems,
+  },
+  {
+    id: 'gemini-json-schema',
+    exportTools: (specs) => toGeminiTools(specs, { schemaMode: 'json-schema' }),
+    entries: (result) =>
+      result.tools.flatMap((tool) => (entry(tool).functionDeclarations as unknown[] | undefined) ?? []),
+    nameOf: (value) => String(entry(value).name),
+    schemaOf: (value) => entry(value).parametersJsonSchema,
+    problems: geminiJsonSchemaProblems,
   },
   {
     id: 'mcp',

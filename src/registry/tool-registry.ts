@@ -1,6 +1,6 @@
 import { type AnthropicTool, toAnthropicTools } from '../adapters/anthropic/index.js';
 import { checkExports, type ExportCheckReport } from '../adapters/check-exports.js';
-import { type GeminiTool, toGeminiTools } from '../adapters/gemini/index.js';
+import { type GeminiTool, type GeminiToolsOptions, toGeminiTools } from '../adapters/gemini/index.js';
 import { type McpToolEntry, toMcpTools } from '../adapters/mcp/index.js';
 import {
   decodeStrictArguments,
@@ -469,9 +469,13 @@ export class ToolRegistry {
     return new Set([SEARCH_TOOLS, ...(defer === true ? [] : defer.alwaysLoaded)]);
   }
 
-  /** The tools as Gemini `functionDeclarations`. Cached until the tool set changes. */
-  toGeminiTools(): ExportResult<GeminiTool> {
-    return this.#cachedExport('gemini', () => toGeminiTools(this.tools()));
+  /**
+   * The tools as Gemini `functionDeclarations`: in Gemini's OpenAPI subset (`parameters`), or as JSON
+   * Schema (`parametersJsonSchema`) with `{schemaMode: 'json-schema'}`. Cached until the tool set changes.
+   */
+  toGeminiTools(options: GeminiToolsOptions = {}): ExportResult<GeminiTool> {
+    const mode = options.schemaMode ?? 'openapi';
+    return this.#cachedExport(`gemini:${mode}`, () => toGeminiTools(this.tools(), { schemaMode: mode }));
   }
 
   /** The tools as MCP `tools/list` entries. Cached until the tool set changes. */

@@ -80,6 +80,8 @@ export function checkedFormats(): ReadonlySet<string> {
 function mismatch(schema: unknown, value: unknown, root: Record<string, unknown>): string | undefined {
   if (schema === false) return 'nothing';
   if (!isPlainObject(schema)) return undefined;
+  const quick = quickMismatch(schema, value);
+  if (quick !== undefined) return quick === true ? undefined : quick;
   const { default: _default, ...rest } = schema;
   const standalone: Record<string, unknown> = { ...rest };
   if (isPlainObject(root.$defs) && standalone.$defs === undefined) standalone.$defs = root.$defs;
@@ -108,6 +110,111 @@ function mismatch(schema: unknown, value: unknown, root: Record<string, unknown>
   }
   const error = validate.errors?.[0];
   return error === undefined ? 'a valid value' : toIssue(error).expected;
+}
+
+/** Keywords {@link quickMismatch} decides alone; any other makes it hand the schema to Ajv. */
+const QUICK_KEYWORDS = new Set([
+  'type',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'items',
+  'title',
+  'description',
+  'default',
+  'examples',
+  '$comment',
+]);
+
+/** Bounds as the validator words them: the keyword's test, and the words after "must be". */
+const QUICK_BOUNDS: ReadonlyArray<
+  readonly [
+    string,
+    (value: unknown) => number | undefined,
+    (actual: number, limit: number) => boolean,
+    (limit: number) => string,
+  ]
+> = [
+  ['minimum', asNumber, (actual, limit) => actual >= limit, (limit) => `>= ${limit}`],
+  ['maximum', asNumber, (actual, limit) => actual <= limit, (limit) => `<= ${limit}`],
+  ['exclusiveMinimum', asNumber, (actual, limit) => actual > limit, (limit) => `> ${limit}`],
+  ['exclusiveMaximum', asNumber, (actual, limit) => actual < limit, (limit) => `< ${limit}`],
+  [
+    'minLength',
+    stringLength,
+    (actual, limit) => actual >= limit,
+    (limit) => `at least ${limit} character${limit === 1 ? '' : 's'} long`,
+  ],
+  ['maxLength', stringLength, (actual, limit) => actual <= limit, (limit) => `at most ${limit} characters long`],
+  [
+    'minItems',
+    listLength,
+    (actual, limit) => actual >= limit,
+    (limit) => `a list of at least ${limit} item${limit === 1 ? '' : 's'}`,
+  ],
+  ['maxItems', listLength, (actual, limit) => actual <= limit, (limit) => `a list of at most ${limit} items`],
+];
+
+function asNumber(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}
+
+function stringLength(value: unknown): number | undefined {
+  return typeof value === 'string' ? [...value].length : undefined;
+}
+
+function listLength(value: unknown): number | undefined {
+  return Array.isArray(value) ? value.length : undefined;
+}
+
+/**
+ * {@link mismatch} without compiling a validator, for the schemas most defaults sit in (`type`,
+ * `enum`, `const` and annotations only): `true` when the value passes, the words after "must be" when
+ * it fails, `undefined` when the schema needs Ajv. Words as the validator's issues have them.
+ */
+function quickMismatch(schema: Record<string, unknown>, value: unknown): string | true | undefined {
+  for (const key of Object.keys(schema)) if (!QUICK_KEYWORDS.has(key)) return undefined;
+  const types = typeList(schema);
+  if (types === undefined) return undefined;
+  if (types.length > 0 && !types.some((type) => hasType(value, type))) return typeWords(types);
+  if (Array.isArray(schema.enum)) {
+    const matches = schema.enum.map((item) => sameScalar(item, value));
+    if (matches.includes(undefined)) return undefined;
+    if (!matches.includes(true)) return `one of ${schema.enum.map((item) => JSON.stringify(item)).join(', ')}`;
+  }
+  if (Object.hasOwn(schema, 'const')) {
+    const same = sameScalar(schema.const, value);
+    if (same === undefined) return undefined;
+    if (!same) return `exactly ${JSON.stringify(schema.const)}`;
+  }
+  for (const [keyword, measure, holds, words] of QUICK_BOUNDS) {
+    const limit = schema[keyword];
+    if (limit === undefined) continue;
+    if (typeof limit !== 'number') return undefined;
+    const actual = measure(value);
+    if (actual !== undefined && !holds(actual, limit)) return words(limit);
+  }
+  if (schema.items !== undefined && Array.isArray(value)) {
+    if (!isPlainObject(schema.items)) return undefined;
+    for (const item of value) {
+      const found = quickMismatch(schema.items, item);
+      if (found !== true) return found;
+    }
+  }
+  return true;
+}
+
+/** Equal scalars; `undefined` when either side is an object or a list (Ajv compares those). */
+function sameScalar(left: unknown, right: unknown): boolean | undefined {
+  if ((typeof left === 'object' && left !== null) || (typeof right === 'object' && right !== null)) return undefined;
+  return left === right;
 }
 
 /** Why a property's `default` must never be applied, or `undefined` when applying it is safe. */

@@ -273,6 +273,8 @@ class GeminiConverter {
         valuesHint = `Allowed values: ${values.map((value) => JSON.stringify(value)).join(', ')}.`;
         this.issues.rewritten(pointer, "'enum' over several types moved into the description");
       }
+      // Moved, not copied: beside anyOf, an enum of strings would constrain the branches of other types.
+      delete out.enum;
       const description = withHint(schema.description, valuesHint);
       if (description !== undefined) out.description = description;
       if (nullable) out.nullable = true;

@@ -8,6 +8,8 @@
 
 export type { AnthropicTool } from './adapters/anthropic/index.js';
 export { toAnthropicTools } from './adapters/anthropic/index.js';
+export type { BedrockTool, BedrockToolsOptions } from './adapters/bedrock/index.js';
+export { toBedrockTools } from './adapters/bedrock/index.js';
 export type {
   ExportCheckReport,
   ExportCheckStatus,

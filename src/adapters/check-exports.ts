@@ -1,5 +1,6 @@
 import { formatSchemaFinding, lintSchema, type SchemaFinding } from '../schema/schema-lint.js';
 import { toAnthropicTools } from './anthropic/to-anthropic-tools.js';
+import { toBedrockTools } from './bedrock/to-bedrock-tools.js';
 import { toGeminiTools } from './gemini/to-gemini-tools.js';
 import { toMcpTools } from './mcp/to-mcp-tools.js';
 import { toOpenAITools } from './openai/to-openai-tools.js';
@@ -14,7 +15,14 @@ import { type ToolSource, toolList } from './shared/tool-source.js';
  * const target: ExportCheckTarget = 'openai-chat-strict';
  * ```
  */
-export type ExportCheckTarget = 'openai-chat' | 'openai-chat-strict' | 'anthropic' | 'gemini' | 'mcp';
+export type ExportCheckTarget =
+  | 'openai-chat'
+  | 'openai-chat-strict'
+  | 'anthropic'
+  | 'gemini'
+  | 'gemini-json-schema'
+  | 'bedrock'
+  | 'mcp';
 
 /**
  * Every {@link ExportCheckTarget}, in report order.
@@ -29,6 +37,8 @@ export const EXPORT_CHECK_TARGETS: readonly ExportCheckTarget[] = [
   'openai-chat-strict',
   'anthropic',
   'gemini',
+  'gemini-json-schema',
+  'bedrock',
   'mcp',
 ];
 
@@ -94,7 +104,7 @@ export interface ExportCheckReport {
 
 /**
  * Compile every tool for every target — OpenAI Chat without and with strict mode, Anthropic, Gemini
- * and MCP — and report, per tool and target, whether it exported as is, was rewritten (and how), or
+ * (its OpenAPI subset and its JSON Schema mode), AWS Bedrock Converse and MCP — and report, per tool and target, whether it exported as is, was rewritten (and how), or
  * cannot be expressed; and lint every input schema (`lintSchema`: defaults that fail their schema,
  * enum values of the wrong type, undeclared `required` names, unknown formats, unsatisfiable bounds).
  * The check behind `registry.check()` and `toolshed validate`; never throws.
@@ -117,6 +127,8 @@ export function checkExports(specs: ToolSource): ExportCheckReport {
     'openai-chat-strict': toOpenAITools(specs, { api: 'chat', strict: true }),
     anthropic: toAnthropicTools(specs),
     gemini: toGeminiTools(specs),
+    'gemini-json-schema': toGeminiTools(specs, { schemaMode: 'json-schema' }),
+    bedrock: toBedrockTools(specs),
     mcp: toMcpTools(specs),
   };
   const names: string[] = [];

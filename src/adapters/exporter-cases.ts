@@ -9,6 +9,7 @@ import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { schemaProblems } from '../schema/compile-validator.js';
 import { toAnthropicTools } from './anthropic/to-anthropic-tools.js';
+import { toBedrockTools } from './bedrock/to-bedrock-tools.js';
 import { toGeminiTools } from './gemini/to-gemini-tools.js';
 import { toMcpTools } from './mcp/to-mcp-tools.js';
 import { toOpenAITools } from './openai/to-openai-tools.js';
@@ -29,6 +30,8 @@ export type ExporterTargetId =
   | 'anthropic'
   | 'gemini'
   | 'gemini-json-schema'
+  | 'bedrock'
+  | 'bedrock-strict'
   | 'mcp';
 
 /**
@@ -67,6 +70,8 @@ function outcomes(
   base: ExpectedOutcome,
   overrides: Partial<Record<ExporterTargetId, ExpectedOutcome>> = {},
 ): Record<ExporterTargetId, ExpectedOutcome> {
+  // Bedrock takes JSON Schema as it is, like OpenAI without strict mode: the same outcome.
+  const passThrough = overrides['openai-chat'] ?? base;
   return {
     'openai-chat': base,
     'openai-chat-strict': base,
@@ -74,6 +79,8 @@ function outcomes(
     anthropic: base,
     gemini: base,
     'gemini-json-schema': base,
+    bedrock: passThrough,
+    'bedrock-strict': passThrough,
     mcp: base,
     ...overrides,
   };
@@ -707,6 +714,45 @@ export function geminiJsonSchemaProblems(value: unknown): string[] {
   return problems;
 }
 
+/** Bedrock tool names (ToolSpecification.name: 1-64 characters of `[a-zA-Z0-9_-]`). */
+const BEDROCK_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Bedrock Converse rules (Tool, ToolSpecification, ToolInputSchema in the Bedrock API reference): a
+ * `Tool` is a union holding one member, here `toolSpec`; its `name` matches {@link BEDROCK_NAME}; its
+ * `description`, when present, has at least one character; `inputSchema` is a union holding `json`, a
+ * JSON Schema of the arguments; `strict` is a boolean.
+ *
+ * @example
+ * ```ts
+ * bedrockProblems({ toolSpec: { name: 'a b', description: '', inputSchema: { json: { type: 'object' } } } }, false);
+ * // ['name "a b" breaks /^[a-zA-Z0-9_-]{1,64}$/', 'description must have at least one character']
+ * ```
+ */
+export function bedrockProblems(value: unknown, strict: boolean): string[] {
+  const tool = entry(value);
+  const problems: string[] = [];
+  const members = Object.keys(tool);
+  if (members.length !== 1 || members[0] !== 'toolSpec') problems.push('a Tool holds exactly one member, toolSpec');
+  const spec = entry(tool.toolSpec);
+  for (const key of Object.keys(spec))
+    if (!['name', 'description', 'inputSchema', 'strict'].includes(key))
+      problems.push(`toolSpec has no field '${key}'`);
+  if (typeof spec.name !== 'string' || !BEDROCK_NAME.test(spec.name))
+    problems.push(`name ${JSON.stringify(spec.name)} breaks ${BEDROCK_NAME}`);
+  if (spec.description !== undefined && (typeof spec.description !== 'string' || spec.description.length === 0))
+    problems.push('description must have at least one character');
+  if (spec.strict !== undefined && typeof spec.strict !== 'boolean') problems.push('strict must be a boolean');
+  if (strict && spec.strict !== true) problems.push('strict export must set strict: true');
+  const input = entry(spec.inputSchema);
+  if (Object.keys(input).length !== 1 || !isPlainObject(input.json))
+    problems.push('inputSchema holds exactly one member, json (a JSON Schema object)');
+  const schema = entry(input.json);
+  if (schema.type !== 'object') problems.push("inputSchema.json must have type 'object'");
+  problems.push(...validJsonSchema(schema));
+  return problems;
+}
+
 function anthropicProblems(value: unknown): string[] {
   const tool = entry(value);
   const problems: string[] = [];
@@ -809,6 +855,22 @@ export const EXPORTER_TARGETS: readonly ExporterTarget[] = [
     nameOf: (value) => String(entry(value).name),
     schemaOf: (value) => entry(value).parametersJsonSchema,
     problems: geminiJsonSchemaProblems,
+  },
+  {
+    id: 'bedrock',
+    exportTools: (specs) => toBedrockTools(specs),
+    entries: flatEntries,
+    nameOf: (value) => String(entry(entry(value).toolSpec).name),
+    schemaOf: (value) => entry(entry(entry(value).toolSpec).inputSchema).json,
+    problems: (value) => bedrockProblems(value, false),
+  },
+  {
+    id: 'bedrock-strict',
+    exportTools: (specs) => toBedrockTools(specs, { strict: true }),
+    entries: flatEntries,
+    nameOf: (value) => String(entry(entry(value).toolSpec).name),
+    schemaOf: (value) => entry(entry(entry(value).toolSpec).inputSchema).json,
+    problems: (value) => bedrockProblems(value, true),
   },
   {
     id: 'mcp',

@@ -5,6 +5,8 @@
 
 export type { AnthropicInputSchema, AnthropicTool } from './anthropic/index.js';
 export { toAnthropicSchema, toAnthropicTools } from './anthropic/index.js';
+export type { BedrockTool, BedrockToolsOptions } from './bedrock/index.js';
+export { toBedrockTools } from './bedrock/index.js';
 export type {
   ExportCheckOutcome,
   ExportCheckReport,
@@ -13,7 +15,13 @@ export type {
   ToolExportCheck,
 } from './check-exports.js';
 export { checkExports, EXPORT_CHECK_TARGETS } from './check-exports.js';
-export type { GeminiFunctionDeclaration, GeminiSchema, GeminiTool, GeminiType } from './gemini/index.js';
+export type {
+  GeminiFunctionDeclaration,
+  GeminiSchema,
+  GeminiTool,
+  GeminiToolsOptions,
+  GeminiType,
+} from './gemini/index.js';
 export { GEMINI_PARAMETER_NAME_PATTERN, GEMINI_SCHEMA_KEYS, toGeminiSchema, toGeminiTools } from './gemini/index.js';
 export type { McpObjectSchema, McpToolAnnotations, McpToolEntry } from './mcp/index.js';
 export { toMcpInputSchema, toMcpOutputSchema, toMcpTools } from './mcp/index.js';

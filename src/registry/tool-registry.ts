@@ -1,4 +1,5 @@
 import { type AnthropicTool, toAnthropicTools } from '../adapters/anthropic/index.js';
+import { type BedrockTool, type BedrockToolsOptions, toBedrockTools } from '../adapters/bedrock/index.js';
 import { checkExports, type ExportCheckReport } from '../adapters/check-exports.js';
 import { type GeminiTool, type GeminiToolsOptions, toGeminiTools } from '../adapters/gemini/index.js';
 import { type McpToolEntry, toMcpTools } from '../adapters/mcp/index.js';
@@ -476,6 +477,15 @@ export class ToolRegistry {
   toGeminiTools(options: GeminiToolsOptions = {}): ExportResult<GeminiTool> {
     const mode = options.schemaMode ?? 'openapi';
     return this.#cachedExport(`gemini:${mode}`, () => toGeminiTools(this.tools(), { schemaMode: mode }));
+  }
+
+  /**
+   * The tools as AWS Bedrock Converse `toolSpec`s, for `toolConfig.tools`; `{strict: true}` sets each
+   * tool's `strict` flag. Cached until the tool set changes.
+   */
+  toBedrockTools(options: BedrockToolsOptions = {}): ExportResult<BedrockTool> {
+    const strict = options.strict === true;
+    return this.#cachedExport(`bedrock:${strict}`, () => toBedrockTools(this.tools(), { strict }));
   }
 
   /** The tools as MCP `tools/list` entries. Cached until the tool set changes. */

@@ -35,6 +35,7 @@ export const TARGET_LABELS: Readonly<Record<ExportTarget, string>> = {
   openai: 'OpenAI',
   anthropic: 'Anthropic',
   gemini: 'Gemini',
+  bedrock: 'Amazon Bedrock',
   mcp: 'MCP',
 };
 

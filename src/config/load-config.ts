@@ -2,6 +2,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseEnv } from 'node:util';
+import {
+  type RestToolConfig,
+  restToolRequirements,
+  workspaceSecretReferences,
+} from '../builtins/web/rest-tool-config.js';
 import { isToolSpec } from '../core/define-tool.js';
 import { closestNames } from '../core/did-you-mean.js';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
@@ -10,15 +15,14 @@ import { isToolProtocol } from '../core/tool-protocol.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { loadDefinitionDirectory, loadDefinitionFile } from '../definitions/load-yaml.js';
 import { parseYamlSource, type YamlSource } from '../definitions/yaml-source.js';
+import { formatSchemaFinding, lintSchema } from '../exporters/schema-lint.js';
 import type { McpServerConfig } from '../mcp/import-mcp-server.js';
 import type { RegistrableTool } from '../registry/tool-registry.js';
 import { validate as validateToolshedConfig } from '../schema/generated/toolshed-config.js';
 import { runStandalone } from '../schema/run-standalone.js';
-import { formatSchemaFinding, lintSchema } from '../schema/schema-lint.js';
 import type { ConfigDiagnostic } from './config-diagnostic.js';
 import { AGENT_KEYS, CONFIG_SCHEMA, MCP_SERVER_SCHEMA, REST_TOOL_SCHEMA } from './config-schema.js';
 import { expandEnv } from './expand-env.js';
-import { type RestToolConfig, restToolRequirements, workspaceSecretReferences } from './rest-tool-config.js';
 import { findLiteralSecrets } from './secrets.js';
 
 /** An agent (a `nodes:` entry in the seed ADR's form) and the tools it may use. */
@@ -415,11 +419,12 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
         nameWritten === undefined
           ? variable.description
           : variable.description?.replace(new RegExp(`\\b${entry.name}\\b`, 'g'), () => nameWritten);
-      warning(
-        source,
-        pointerOf(config, entry.name, agentsKey),
-        `tool '${toolShown(entry.name)}' needs ${variable.name}${description === undefined ? '' : ` (${description})`}, which is not set; its calls will fail with MISSING_CREDENTIALS.${where} export ${variable.name}=...`,
-      );
+      diagnostics.push({
+        ...at(source, pointerOf(config, entry.name, agentsKey)),
+        severity: 'warning',
+        message: `tool '${toolShown(entry.name)}' needs ${variable.name}${description === undefined ? '' : ` (${description})`}, which is not set; its calls will fail with MISSING_CREDENTIALS.${where} export ${variable.name}=...`,
+        tool: entry.name,
+      });
     }
   }
   return done(config);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeStrictArguments, toOpenAITools } from '../adapters/openai/index.js';
 import { defineTool } from '../core/define-tool.js';
 import { type ToolResult, toModelText } from '../core/tool-result.js';
+import { decodeStrictArguments, toOpenAITools } from '../exporters/openai/index.js';
 import { ToolRegistry } from './tool-registry.js';
 
 /** A weather tool whose schema has the defaults real schemas ship with: good, bad and on a required property. */

@@ -1,19 +1,3 @@
-import { type AnthropicTool, toAnthropicTools } from '../adapters/anthropic/index.js';
-import { type BedrockTool, type BedrockToolsOptions, toBedrockTools } from '../adapters/bedrock/index.js';
-import { checkExports, type ExportCheckReport } from '../adapters/check-exports.js';
-import { type GeminiTool, type GeminiToolsOptions, toGeminiTools } from '../adapters/gemini/index.js';
-import { type McpToolEntry, toMcpTools } from '../adapters/mcp/index.js';
-import {
-  decodeStrictArguments,
-  type OpenAIChatTool,
-  type OpenAIChatToolsOptions,
-  type OpenAIResponsesTool,
-  type OpenAIResponsesToolsOptions,
-  toOpenAITools,
-} from '../adapters/openai/index.js';
-import { type PromptDocsOptions, renderPromptDocs } from '../adapters/prompt-docs/index.js';
-import { type DeferLoadingOptions, markDeferred } from '../adapters/shared/defer-loading.js';
-import type { ExportResult } from '../adapters/shared/export-result.js';
 import type { CallContextOptions } from '../core/call-context.js';
 import { DeadlineQueue } from '../core/deadline-queue.js';
 import { createToolSpec, describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
@@ -37,6 +21,22 @@ import { OutputStore } from '../core/output-store.js';
 import { fromToolProtocol, isToolProtocol, type ToolProtocol } from '../core/tool-protocol.js';
 import { type ResultMetadata, ToolResult, toModelText } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import { type AnthropicTool, toAnthropicTools } from '../exporters/anthropic/index.js';
+import { type BedrockTool, type BedrockToolsOptions, toBedrockTools } from '../exporters/bedrock/index.js';
+import { checkExports, type ExportCheckReport } from '../exporters/check-exports.js';
+import { type GeminiTool, type GeminiToolsOptions, toGeminiTools } from '../exporters/gemini/index.js';
+import { type McpToolEntry, toMcpTools } from '../exporters/mcp/index.js';
+import {
+  decodeStrictArguments,
+  type OpenAIChatTool,
+  type OpenAIChatToolsOptions,
+  type OpenAIResponsesTool,
+  type OpenAIResponsesToolsOptions,
+  toOpenAITools,
+} from '../exporters/openai/index.js';
+import { type PromptDocsOptions, renderPromptDocs } from '../exporters/prompt-docs/index.js';
+import { type DeferLoadingOptions, markDeferred } from '../exporters/shared/defer-loading.js';
+import type { ExportResult } from '../exporters/shared/export-result.js';
 import { createSearchToolsTool, SEARCH_TOOLS } from '../search/search-tools-tool.js';
 import { type ToolSearchHit, ToolSearchIndex, type ToolSearchOptions } from '../search/tool-search-index.js';
 import {

@@ -2,14 +2,12 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { CompiledValidator, ValidationIssue } from '../core/validation-issue.js';
-import { provideAjv, withoutHarmfulDefaults } from './schema-lint.js';
 import { toIssue } from './validation-errors.js';
 
 // ajv-formats is CommonJS: its plugin function is the namespace's `default`.
 const addFormats = (ajvFormats as unknown as { default: (ajv: Ajv2020) => unknown }).default;
 
 export { schemaIssues, schemaProblems } from './meta-schema.js';
-export { formatSchemaFinding, lintSchema, type SchemaFinding, withoutHarmfulDefaults } from './schema-lint.js';
 export { describeSchema } from './validation-errors.js';
 export type { CompiledValidator, ValidationIssue };
 
@@ -23,7 +21,6 @@ const ajv = new Ajv2020({
   discriminator: true,
 });
 addFormats(ajv);
-provideAjv(Ajv2020, addFormats);
 
 const cache = new Map<string, CompiledValidator>();
 const bySchema = new WeakMap<object, CompiledValidator>();
@@ -32,8 +29,8 @@ const bySchema = new WeakMap<object, CompiledValidator>();
  * Compile `schema` (draft 2020-12) into a {@link CompiledValidator}, once: validators are cached by
  * the schema object and by its JSON text, so 100 000 tools sharing a schema shape compile it once.
  *
- * Validation applies property defaults to the value, except those that would hurt a call (see
- * {@link withoutHarmfulDefaults}): a default that fails its own schema and a required property's default.
+ * Validation applies the schema's property defaults to the value; dispatch first removes those that
+ * would hurt a call (`withoutHarmfulDefaults`).
  *
  * Throws an `Error` naming the problem when the schema itself is invalid.
  *
@@ -49,8 +46,7 @@ export function compileValidator(schema: JsonSchema): CompiledValidator {
   const key = JSON.stringify(schema);
   let validator = cache.get(key);
   if (validator === undefined) {
-    // A default that fails its own schema, or fills in a required argument, is never applied.
-    const validate: ValidateFunction = ajv.compile(stripMetaKeys(withoutHarmfulDefaults(schema)));
+    const validate: ValidateFunction = ajv.compile(stripMetaKeys(schema));
     validator = (value) => (validate(value) ? undefined : (validate.errors ?? []).map(toIssue));
     cache.set(key, validator);
   }

@@ -2,13 +2,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Validator } from '@cfworker/json-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPORTER_TARGETS } from '../../src/adapters/exporter-cases.js';
-import { isExclusion } from '../../src/adapters/shared/export-result.js';
 import { defineTool } from '../../src/core/define-tool.js';
 import { isPlainObject, type JsonSchema } from '../../src/core/json-schema.js';
 import type { ToolResult } from '../../src/core/tool-result.js';
+import { EXPORTER_TARGETS } from '../../src/exporters/exporters.cases.js';
+import { lintSchema } from '../../src/exporters/schema-lint.js';
+import { isExclusion } from '../../src/exporters/shared/export-result.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
-import { lintSchema } from '../../src/schema/schema-lint.js';
 
 // The Berkeley Function Calling Leaderboard's schemas and answers (see ../shared/realdata/README.md):
 // no one here wrote them, so they show what toolshed does with schemas as they come.

@@ -1,5 +1,5 @@
-import { isPlainObject } from '../core/json-schema.js';
-import { ToolResult } from '../core/tool-result.js';
+import { isPlainObject } from '../../core/json-schema.js';
+import { ToolResult } from '../../core/tool-result.js';
 
 /**
  * What a secret is replaced with.

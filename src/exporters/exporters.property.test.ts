@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isPlainObject } from '../core/json-schema.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { checkExports } from './check-exports.js';
-import { EXPORTER_TARGETS } from './exporter-cases.js';
+import { EXPORTER_TARGETS } from './exporters.cases.js';
 import { decodeStrictArguments } from './openai/decode-strict-arguments.js';
 import { cliDecisionGaps } from './prompt-docs/cli-decision-gaps.js';
 import { renderPromptDocs } from './prompt-docs/render-prompt-docs.js';

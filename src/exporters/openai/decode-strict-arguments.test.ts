@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObjectSchema } from '../../core/json-schema.js';
 import { compileValidator } from '../../schema/compile-validator.js';
-import { EXPORTER_CASES, strictParametersOf } from '../exporter-cases.js';
+import { EXPORTER_CASES, strictParametersOf } from '../exporters.cases.js';
 import { decodeStrictArguments } from './decode-strict-arguments.js';
 
 const spec = (inputSchema: JsonObjectSchema) => ({ inputSchema });

@@ -1,11 +1,11 @@
-import { guardedRequest } from '../builtins/web/guarded-request.js';
-import { SsrfGuard, type SsrfGuardOptions } from '../builtins/web/ssrf-guard.js';
-import { defineTool } from '../core/define-tool.js';
-import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
-import { ToolResult } from '../core/tool-result.js';
-import type { ToolContext, ToolSpec } from '../core/tool-spec.js';
+import { defineTool } from '../../core/define-tool.js';
+import { isPlainObject, type JsonSchema } from '../../core/json-schema.js';
+import { ToolResult } from '../../core/tool-result.js';
+import type { ToolContext, ToolSpec } from '../../core/tool-spec.js';
+import { guardedRequest } from './guarded-request.js';
 import { authSecretName, authVariable, type RestToolConfig, restToolRequirements } from './rest-tool-config.js';
 import { SecretRedactor } from './secret-redactor.js';
+import { SsrfGuard, type SsrfGuardOptions } from './ssrf-guard.js';
 
 /**
  * The secrets of the workspace a REST tool belongs to (a tool created through the service API).

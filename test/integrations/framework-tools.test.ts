@@ -2,9 +2,9 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toAiSdkTools } from '../../src/adapters/ai-sdk/index.js';
-import { toLangChainTools } from '../../src/adapters/langchain/index.js';
 import { defineTool } from '../../src/core/define-tool.js';
+import { toAiSdkTools } from '../../src/integrations/ai-sdk/index.js';
+import { toLangChainTools } from '../../src/integrations/langchain/index.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
 
 function registry(): ToolRegistry {

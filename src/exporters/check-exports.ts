@@ -1,9 +1,9 @@
-import { formatSchemaFinding, lintSchema, type SchemaFinding } from '../schema/schema-lint.js';
 import { toAnthropicTools } from './anthropic/to-anthropic-tools.js';
 import { toBedrockTools } from './bedrock/to-bedrock-tools.js';
 import { toGeminiTools } from './gemini/to-gemini-tools.js';
 import { toMcpTools } from './mcp/to-mcp-tools.js';
 import { toOpenAITools } from './openai/to-openai-tools.js';
+import { formatSchemaFinding, lintSchema, type SchemaFinding } from './schema-lint.js';
 import { type ExportResult, type ExportWarning, isExclusion } from './shared/export-result.js';
 import { type ToolSource, toolList } from './shared/tool-source.js';
 

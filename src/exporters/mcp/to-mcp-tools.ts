@@ -3,11 +3,11 @@ import { exportEach } from '../shared/export-each.js';
 import type { ExportResult } from '../shared/export-result.js';
 import type { ToolSource } from '../shared/tool-source.js';
 import { toMcpInputSchema, toMcpOutputSchema } from './mcp-schema.js';
-import type { McpToolAnnotations, McpToolEntry } from './mcp-tool.js';
+import type { McpObjectSchema, McpToolAnnotations, McpToolEntry } from './mcp-tool.js';
 
 /**
  * Export tools as MCP `tools/list` entries: `{name, title?, description, inputSchema, outputSchema?,
- * annotations}`.
+ * annotations}`. A schema's `$schema` (its declared dialect) is kept.
  *
  * Annotations are always complete, with MCP's defaults for what the tool leaves unset: `readOnlyHint`
  * false, `destructiveHint` true (false for a read-only tool, which cannot destroy), `idempotentHint`
@@ -31,11 +31,17 @@ export function toMcpTools(specs: ToolSource): ExportResult<McpToolEntry> {
       name: input.name,
       ...(title === undefined ? {} : { title }),
       description: input.description,
-      inputSchema: toMcpInputSchema(input.inputSchema, issues),
-      ...(outputSchema === undefined ? {} : { outputSchema }),
+      inputSchema: keepDialect(toMcpInputSchema(input.inputSchema, issues), spec.inputSchema),
+      ...(outputSchema === undefined ? {} : { outputSchema: keepDialect(outputSchema, spec.outputSchema) }),
       annotations: mcpAnnotations(spec.annotations, title),
     };
   });
+}
+
+/** MCP speaks JSON Schema 2020-12 and clients honour a schema's `$schema`: a declared dialect stays. */
+function keepDialect(schema: McpObjectSchema, source: unknown): McpObjectSchema {
+  const dialect = isPlainObject(source) ? source.$schema : undefined;
+  return typeof dialect === 'string' ? { $schema: dialect, ...schema } : schema;
 }
 
 function mcpAnnotations(annotations: unknown, title: string | undefined): McpToolAnnotations {

@@ -33,6 +33,24 @@ describe('toMcpTools', () => {
     });
   });
 
+  it("keeps the schemas' declared $schema, and leaves it out where none is declared", () => {
+    const dialect = 'https://json-schema.org/draft/2020-12/schema';
+    const spec = defineTool({
+      name: 'locate',
+      description: 'Locate.',
+      inputSchema: { $schema: dialect, type: 'object', properties: { q: { type: 'string' } } },
+      outputSchema: { $schema: dialect, type: 'object', properties: { lat: { type: 'number' } } },
+      handler,
+    });
+    const [entry] = toMcpTools([spec]).tools;
+    expect(entry?.inputSchema).toEqual({ $schema: dialect, type: 'object', properties: { q: { type: 'string' } } });
+    expect(entry?.outputSchema).toEqual({ $schema: dialect, type: 'object', properties: { lat: { type: 'number' } } });
+    expect(toMcpTools([defineTool({ name: 'plain', description: 'Plain.', handler })]).tools[0]?.inputSchema).toEqual({
+      type: 'object',
+      properties: {},
+    });
+  });
+
   it('turns boolean property schemas into objects', () => {
     const spec = defineTool({
       name: 'loose',

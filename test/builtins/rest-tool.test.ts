@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createRestTool, type WorkspaceSecrets } from '../../src/config/rest-tool.js';
-import type { RestToolConfig } from '../../src/config/rest-tool-config.js';
+import { createRestTool, type WorkspaceSecrets } from '../../src/builtins/web/rest-tool.js';
+import type { RestToolConfig } from '../../src/builtins/web/rest-tool-config.js';
 import { toModelText } from '../../src/core/tool-result.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
 

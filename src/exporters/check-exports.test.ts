@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { checkExports, EXPORT_CHECK_TARGETS } from './check-exports.js';
-import { CASE_SPECS } from './exporter-cases.js';
+import { CASE_SPECS } from './exporters.cases.js';
 
 describe('checkExports', () => {
   const report = checkExports(CASE_SPECS);

@@ -1,9 +1,9 @@
 import type { ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { appendPointer } from '../adapters/shared/json-pointer.js';
-import { mapSubschemas, requiredNames, typeList } from '../adapters/shared/schema-walk.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
-import { toIssue } from './validation-errors.js';
+import { toIssue } from '../schema/validation-errors.js';
+import { appendPointer } from './shared/json-pointer.js';
+import { mapSubschemas, requiredNames, typeList } from './shared/schema-walk.js';
 
 /**
  * One problem {@link lintSchema} found in a schema: where (a JSON Pointer into the schema) and what.
@@ -22,23 +22,11 @@ type AjvClass = typeof import('ajv/dist/2020.js').Ajv2020;
 type FormatsPlugin = (ajv: Ajv2020) => unknown;
 
 // Ajv is not imported here: importing it costs more than a CLI start may spend, and
-// `registry.check()` is synchronous. The validator compiler hands it over when it loads; before that,
-// Node's `require` loads it (Ajv and ajv-formats are CommonJS) without a Node import at load time.
+// `registry.check()` is synchronous. Node's `require` loads it on first use (Ajv and ajv-formats are
+// CommonJS) without a Node import at load time; elsewhere defaults are not checked.
 let provided: { Ajv: AjvClass; addFormats: FormatsPlugin } | undefined;
 let checker: Ajv2020 | null | undefined;
 const defaultValidators = new Map<string, ValidateFunction | null>();
-
-/**
- * Give the lint the Ajv it checks defaults with (called by the validator compiler as it loads).
- *
- * @example
- * ```ts
- * provideAjv(Ajv2020, addFormats);
- * ```
- */
-export function provideAjv(Ajv: AjvClass, addFormats: FormatsPlugin): void {
-  provided ??= { Ajv, addFormats };
-}
 
 function defaultChecker(): Ajv2020 | null {
   if (checker !== undefined) return checker;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolSpec } from '../../core/tool-spec.js';
-import { CASE_SPECS } from '../exporter-cases.js';
+import { CASE_SPECS } from '../exporters.cases.js';
 import { cliDecisionGaps } from './cli-decision-gaps.js';
 import { renderPromptDocs } from './render-prompt-docs.js';
 

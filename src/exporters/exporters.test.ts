@@ -1,7 +1,7 @@
 import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import type { ToolSpec } from '../core/tool-spec.js';
-import { CASE_SPECS, EXPORTER_CASES, EXPORTER_TARGETS, type ExpectedOutcome, LONG_NAME } from './exporter-cases.js';
+import { CASE_SPECS, EXPORTER_CASES, EXPORTER_TARGETS, type ExpectedOutcome, LONG_NAME } from './exporters.cases.js';
 import { toOpenAITools } from './openai/to-openai-tools.js';
 import { type ExportResult, isExclusion } from './shared/export-result.js';
 import { createWireNameMap } from './shared/wire-name.js';

@@ -10,6 +10,7 @@ import type { ToolSpec } from '../core/tool-spec.js';
 import { schemaProblems } from '../schema/compile-validator.js';
 import { toAnthropicTools } from './anthropic/to-anthropic-tools.js';
 import { toBedrockTools } from './bedrock/to-bedrock-tools.js';
+import { GEMINI_SCHEMA_KEYS } from './gemini/gemini-schema.js';
 import { toGeminiTools } from './gemini/to-gemini-tools.js';
 import { toMcpTools } from './mcp/to-mcp-tools.js';
 import { toOpenAITools } from './openai/to-openai-tools.js';
@@ -602,31 +603,8 @@ export function openAIStrictProblems(parameters: Entry): string[] {
   return problems;
 }
 
-/** Keys a Gemini schema may hold (its OpenAPI 3.0 subset). */
-const GEMINI_KEYS = new Set([
-  'type',
-  'format',
-  'title',
-  'description',
-  'nullable',
-  'enum',
-  'properties',
-  'required',
-  'propertyOrdering',
-  'minProperties',
-  'maxProperties',
-  'items',
-  'minItems',
-  'maxItems',
-  'minimum',
-  'maximum',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'anyOf',
-  'default',
-  'example',
-]);
+/** Keys a Gemini schema may hold (its OpenAPI 3.0 subset): the exporter's own allowlist. */
+const GEMINI_KEYS = new Set<string>(GEMINI_SCHEMA_KEYS);
 const GEMINI_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object']);
 
 /**

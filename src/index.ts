@@ -56,6 +56,8 @@ export type {
 export type { CompiledValidator, ValidationIssue } from './core/validation-issue.js';
 export type { AnthropicTool } from './exporters/anthropic/index.js';
 export { toAnthropicTools } from './exporters/anthropic/index.js';
+export type { BedrockTool, BedrockToolsOptions } from './exporters/bedrock/index.js';
+export { toBedrockTools } from './exporters/bedrock/index.js';
 export type {
   ExportCheckReport,
   ExportCheckStatus,
@@ -63,7 +65,12 @@ export type {
   ToolExportCheck,
 } from './exporters/check-exports.js';
 export { checkExports } from './exporters/check-exports.js';
-export type { GeminiFunctionDeclaration, GeminiSchema, GeminiTool } from './exporters/gemini/index.js';
+export type {
+  GeminiFunctionDeclaration,
+  GeminiSchema,
+  GeminiTool,
+  GeminiToolsOptions,
+} from './exporters/gemini/index.js';
 export { toGeminiTools } from './exporters/gemini/index.js';
 export type { McpToolEntry } from './exporters/mcp/index.js';
 export { toMcpTools } from './exporters/mcp/index.js';
@@ -77,7 +84,10 @@ export type {
 export { decodeStrictArguments, toOpenAITools } from './exporters/openai/index.js';
 export type { PromptDocsOptions } from './exporters/prompt-docs/index.js';
 export { cliDecisionGaps, renderPromptDocs } from './exporters/prompt-docs/index.js';
+export type { SchemaFinding } from './exporters/schema-lint.js';
+export { formatSchemaFinding, lintSchema } from './exporters/schema-lint.js';
 export type { ExportResult, ExportTarget, ExportWarning, ExportWarningKind } from './exporters/shared/export-result.js';
+export type { ToolSource } from './exporters/shared/tool-source.js';
 export type { WireNameMap } from './exporters/shared/wire-name.js';
 export { createWireNameMap, toWireName, WIRE_NAME_PATTERN } from './exporters/shared/wire-name.js';
 export type { ApprovalRule, ApprovalStore, PendingApproval } from './registry/approvals.js';

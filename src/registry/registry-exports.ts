@@ -1,18 +1,19 @@
-import { type AnthropicTool, toAnthropicTools } from '../adapters/anthropic/index.js';
-import { checkExports, type ExportCheckReport } from '../adapters/check-exports.js';
-import { type GeminiTool, toGeminiTools } from '../adapters/gemini/index.js';
-import { type McpToolEntry, toMcpTools } from '../adapters/mcp/index.js';
+import type { ToolSpec } from '../core/tool-spec.js';
+import { type AnthropicTool, toAnthropicTools } from '../exporters/anthropic/index.js';
+import { type BedrockTool, type BedrockToolsOptions, toBedrockTools } from '../exporters/bedrock/index.js';
+import { checkExports, type ExportCheckReport } from '../exporters/check-exports.js';
+import { type GeminiTool, type GeminiToolsOptions, toGeminiTools } from '../exporters/gemini/index.js';
+import { type McpToolEntry, toMcpTools } from '../exporters/mcp/index.js';
 import {
   type OpenAIChatTool,
   type OpenAIChatToolsOptions,
   type OpenAIResponsesTool,
   type OpenAIResponsesToolsOptions,
   toOpenAITools,
-} from '../adapters/openai/index.js';
-import { type PromptDocsOptions, renderPromptDocs } from '../adapters/prompt-docs/index.js';
-import { type DeferLoadingOptions, markDeferred } from '../adapters/shared/defer-loading.js';
-import type { ExportResult } from '../adapters/shared/export-result.js';
-import type { ToolSpec } from '../core/tool-spec.js';
+} from '../exporters/openai/index.js';
+import { type PromptDocsOptions, renderPromptDocs } from '../exporters/prompt-docs/index.js';
+import { type DeferLoadingOptions, markDeferred } from '../exporters/shared/defer-loading.js';
+import type { ExportResult } from '../exporters/shared/export-result.js';
 import { createSearchToolsTool, SEARCH_TOOLS } from '../search/search-tools-tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 
@@ -56,9 +57,16 @@ export class RegistryExports {
     });
   }
 
-  /** Gemini `functionDeclarations`. */
-  toGeminiTools(): ExportResult<GeminiTool> {
-    return this.#cached('gemini', () => toGeminiTools(this.#tools()));
+  /** Gemini `functionDeclarations`, in Gemini's OpenAPI subset or (`schemaMode: 'json-schema'`) JSON Schema. */
+  toGeminiTools(options: GeminiToolsOptions): ExportResult<GeminiTool> {
+    const mode = options.schemaMode ?? 'openapi';
+    return this.#cached(`gemini:${mode}`, () => toGeminiTools(this.#tools(), { schemaMode: mode }));
+  }
+
+  /** AWS Bedrock Converse `toolSpec`s, each with `strict` when asked. */
+  toBedrockTools(options: BedrockToolsOptions): ExportResult<BedrockTool> {
+    const strict = options.strict === true;
+    return this.#cached(`bedrock:${strict}`, () => toBedrockTools(this.#tools(), { strict }));
   }
 
   /** MCP `tools/list` entries. */

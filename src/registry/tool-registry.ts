@@ -1,17 +1,3 @@
-import type { AnthropicTool } from '../adapters/anthropic/index.js';
-import type { ExportCheckReport } from '../adapters/check-exports.js';
-import type { GeminiTool } from '../adapters/gemini/index.js';
-import type { McpToolEntry } from '../adapters/mcp/index.js';
-import type {
-  OpenAIChatTool,
-  OpenAIChatToolsOptions,
-  OpenAIResponsesTool,
-  OpenAIResponsesToolsOptions,
-} from '../adapters/openai/index.js';
-import { decodeStrictArguments } from '../adapters/openai/index.js';
-import type { PromptDocsOptions } from '../adapters/prompt-docs/index.js';
-import type { DeferLoadingOptions } from '../adapters/shared/defer-loading.js';
-import type { ExportResult } from '../adapters/shared/export-result.js';
 import { type ApprovalRule, type ApprovalStore, MemoryApprovalStore } from '../core/approvals.js';
 import type { CallContextOptions } from '../core/call-context.js';
 import { DeadlineQueue } from '../core/deadline-queue.js';
@@ -35,6 +21,21 @@ import { OutputStore } from '../core/output-store.js';
 import { fromToolProtocol, isToolProtocol, type ToolProtocol } from '../core/tool-protocol.js';
 import { ToolResult, toModelText } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import type { AnthropicTool } from '../exporters/anthropic/index.js';
+import type { BedrockTool, BedrockToolsOptions } from '../exporters/bedrock/index.js';
+import type { ExportCheckReport } from '../exporters/check-exports.js';
+import type { GeminiTool, GeminiToolsOptions } from '../exporters/gemini/index.js';
+import type { McpToolEntry } from '../exporters/mcp/index.js';
+import {
+  decodeStrictArguments,
+  type OpenAIChatTool,
+  type OpenAIChatToolsOptions,
+  type OpenAIResponsesTool,
+  type OpenAIResponsesToolsOptions,
+} from '../exporters/openai/index.js';
+import type { PromptDocsOptions } from '../exporters/prompt-docs/index.js';
+import type { DeferLoadingOptions } from '../exporters/shared/defer-loading.js';
+import type { ExportResult } from '../exporters/shared/export-result.js';
 import { type ToolSearchHit, ToolSearchIndex, type ToolSearchOptions } from '../search/tool-search-index.js';
 import { type BatchCall, readBatch, runCallMany } from './call-many.js';
 import {
@@ -46,6 +47,7 @@ import {
 } from './load-definitions.js';
 import { prepareTool } from './prepare-tool.js';
 import { createReadToolOutputTool, READ_TOOL_OUTPUT } from './read-tool-output.js';
+import { checkRegisterArguments } from './register-arguments.js';
 import { RegistryExports } from './registry-exports.js';
 import { type ResolveApprovalOptions, resolveApproval } from './resolve-approval.js';
 
@@ -205,9 +207,11 @@ export class ToolRegistry {
    * the structural tool protocol (`name`, `description`, `parameters`, `execute`/`executeAsync`).
    *
    * Throws `DUPLICATE_TOOL` when the name is taken, unless `allowOverride`; `INVALID_DEFINITION` when
-   * the tool breaks the model. Returns the registered spec.
+   * the tool breaks the model, and when given more than one tool (`register(...tools)` would put the
+   * second where the options go): use {@link registerAll} for several. Returns the registered spec.
    */
-  register(tool: RegistrableTool, options: RegisterOptions = {}): ToolSpec {
+  register(tool: RegistrableTool, options: RegisterOptions = {}, ...extra: never[]): ToolSpec {
+    checkRegisterArguments('register', options, extra.length);
     const spec = toSpec(tool);
     this.#commit(
       [{ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined } }],
@@ -219,7 +223,8 @@ export class ToolRegistry {
   /**
    * Register many tools at once, all or nothing: if any is invalid or taken, none is registered.
    */
-  registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}): ToolSpec[] {
+  registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}, ...extra: never[]): ToolSpec[] {
+    checkRegisterArguments('registerAll', options, extra.length);
     const specs = tools.map(toSpec);
     this.#commit(
       specs.map((spec) => ({
@@ -412,9 +417,20 @@ export class ToolRegistry {
     return this.#exports.toAnthropicTools(options);
   }
 
-  /** The tools as Gemini `functionDeclarations`. Cached until the tool set changes. */
-  toGeminiTools(): ExportResult<GeminiTool> {
-    return this.#exports.toGeminiTools();
+  /**
+   * The tools as Gemini `functionDeclarations`: in Gemini's OpenAPI subset (`parameters`), or as JSON
+   * Schema (`parametersJsonSchema`) with `{schemaMode: 'json-schema'}`. Cached until the tool set changes.
+   */
+  toGeminiTools(options: GeminiToolsOptions = {}): ExportResult<GeminiTool> {
+    return this.#exports.toGeminiTools(options);
+  }
+
+  /**
+   * The tools as AWS Bedrock Converse `toolSpec`s, for `toolConfig.tools`; `{strict: true}` sets each
+   * tool's `strict` flag. Cached until the tool set changes.
+   */
+  toBedrockTools(options: BedrockToolsOptions = {}): ExportResult<BedrockTool> {
+    return this.#exports.toBedrockTools(options);
   }
 
   /** The tools as MCP `tools/list` entries. Cached until the tool set changes. */

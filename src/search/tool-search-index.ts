@@ -303,9 +303,21 @@ function searchTerms(text: string): string[] {
   for (const word of text.split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u)) {
     if (word.length === 0) continue;
     const lower = word.toLowerCase();
-    if (!STOPWORDS.has(lower)) terms.push(NUMBER.test(lower) ? lower : stemmer(lower));
+    if (!STOPWORDS.has(lower)) terms.push(NUMBER.test(lower) ? lower : stem(lower));
   }
   return terms;
+}
+
+// Stemming is the costliest step of indexing; a catalogue repeats the same few thousand words.
+const stems = new Map<string, string>();
+function stem(word: string): string {
+  let stemmed = stems.get(word);
+  if (stemmed === undefined) {
+    if (stems.size >= 100_000) stems.clear();
+    stemmed = stemmer(word);
+    stems.set(word, stemmed);
+  }
+  return stemmed;
 }
 
 /**

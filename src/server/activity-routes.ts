@@ -54,20 +54,32 @@ export function registerActivityRoutes(app: FastifyInstance, context: ServerCont
     if (record.status !== 'pending') {
       throw new ApiError(409, 'APPROVAL_INVALID', `Approval '${id}' was already decided (${record.status}).`);
     }
+    // An approved call runs now: admitted before the decision is stored, so a refusal leaves it pending.
+    const admission = decision === 'approve' ? context.calls.admit(request.tokenIdentity, record.toolId) : undefined;
+    if (admission !== undefined && !admission.admitted) {
+      context.metrics.observe(record.toolId, admission.result);
+      const { message, hint } = admission.result.error;
+      throw new ApiError(429, 'RATE_LIMITED', `${message} The approval is still pending.`, { hint });
+    }
     try {
-      await approvals.decide(id, decision);
-    } catch (error) {
-      if (ApiError.isInstance(error)) throw error;
-      throw new ApiError(409, 'APPROVAL_INVALID', `Approval '${id}' was already decided.`);
+      try {
+        await approvals.decide(id, decision);
+      } catch (error) {
+        if (ApiError.isInstance(error)) throw error;
+        throw new ApiError(409, 'APPROVAL_INVALID', `Approval '${id}' was already decided.`);
+      }
+      if (decision === 'deny') {
+        return { approval: { id, status: 'denied' } };
+      }
+      const view = await toolViewOf(context, workspaceId, record.agentId ?? undefined);
+      const result = await view.registry.resolveApproval(id, 'approve', {
+        ...(Object.hasOwn(view.config, record.toolId) ? { context: { config: view.config[record.toolId] } } : {}),
+      });
+      admission?.release();
+      await recordCall(context, workspaceId, record.toolId, result, record.agentId);
+      return { approval: { id, status: 'used' }, result };
+    } finally {
+      admission?.release();
     }
-    if (decision === 'deny') {
-      return { approval: { id, status: 'denied' } };
-    }
-    const view = await toolViewOf(context, workspaceId, record.agentId ?? undefined);
-    const result = await view.registry.resolveApproval(id, 'approve', {
-      ...(Object.hasOwn(view.config, record.toolId) ? { context: { config: view.config[record.toolId] } } : {}),
-    });
-    await recordCall(context, workspaceId, record.toolId, result, record.agentId);
-    return { approval: { id, status: 'used' }, result };
   });
 }

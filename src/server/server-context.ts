@@ -1,7 +1,8 @@
 import { ToolResult } from '../core/tool-result.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
-import type { AttachedTool, ToolRecord, ToolshedStore } from '../store/index.js';
+import type { AttachedTool, TokenIdentity, ToolRecord, ToolshedStore } from '../store/index.js';
 import { notFound } from './api-error.js';
+import type { CallQuotas } from './call-quotas.js';
 import type { ServerMetrics } from './server-metrics.js';
 import type { WorkspaceRegistries } from './workspace-registries.js';
 
@@ -10,6 +11,8 @@ export interface ServerContext {
   store: ToolshedStore;
   registries: WorkspaceRegistries;
   metrics: ServerMetrics;
+  /** How many calls each API token and workspace may have running at once. */
+  calls: CallQuotas;
   /** The environment the tools see (the registries' `env`, default `process.env`). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -126,12 +129,14 @@ export function viewRegistry(view: ToolView): ToolRegistry {
 }
 
 /**
- * Call `name` in the view, log the call in `tool_calls` and count it in the metrics. A name outside
- * the view is a 404; a tool without a handler on this server is an `EXECUTION_FAILED` result.
+ * Call `name` in the view for the request's token, log the call in `tool_calls` and count it in the
+ * metrics. A name outside the view is a 404; a tool without a handler on this server is an
+ * `EXECUTION_FAILED` result; a call past the token's or workspace's concurrent-call quota is a
+ * `RATE_LIMITED` result, counted but neither run nor logged.
  */
 export async function callInView(
   context: ServerContext,
-  workspaceId: string,
+  identity: TokenIdentity,
   view: ToolView,
   name: string,
   args: unknown,
@@ -144,18 +149,31 @@ export async function callInView(
         : `Tool '${name}' is not available to agent '${agentId}'.`,
     );
   }
-  const result = view.registry.has(name)
-    ? await view.registry.call(name, args, {
-        context: {
-          ...(Object.hasOwn(view.config, name) ? { config: view.config[name] } : {}),
-          // Stored with an approval the call may need, so the approved call runs in the same view.
-          ...(agentId === undefined ? {} : { agentId }),
-        },
-      })
-    : ToolResult.error('EXECUTION_FAILED', `Tool '${name}' has no handler on this server.`, {
-        metadata: { tool: name },
-      });
-  await recordCall(context, workspaceId, name, result, agentId);
+  if (!view.registry.has(name)) {
+    const result = ToolResult.error('EXECUTION_FAILED', `Tool '${name}' has no handler on this server.`, {
+      metadata: { tool: name },
+    });
+    await recordCall(context, identity.workspaceId, name, result, agentId);
+    return result;
+  }
+  const admission = context.calls.admit(identity, name);
+  if (!admission.admitted) {
+    context.metrics.observe(name, admission.result);
+    return admission.result;
+  }
+  let result: ToolResult;
+  try {
+    result = await view.registry.call(name, args, {
+      context: {
+        ...(Object.hasOwn(view.config, name) ? { config: view.config[name] } : {}),
+        // Stored with an approval the call may need, so the approved call runs in the same view.
+        ...(agentId === undefined ? {} : { agentId }),
+      },
+    });
+  } finally {
+    admission.release();
+  }
+  await recordCall(context, identity.workspaceId, name, result, agentId);
   return result;
 }
 

@@ -127,7 +127,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     }
     const agent = typeof agentId === 'string' ? agentId : undefined;
     const view = await toolViewOf(context, request.workspaceId, agent);
-    return callInView(context, request.workspaceId, view, request.params.id, args ?? {}, agent);
+    return callInView(context, request.tokenIdentity, view, request.params.id, args ?? {}, agent);
   });
 }
 

@@ -329,6 +329,7 @@ function queryTerms(query: string): string[] {
   const words = terms.filter((term) => !NUMBER.test(term));
   return words.length > 0 ? words : terms;
 }
+
 /** The `limit` slots with the highest scores, best first (ties by slot, i.e. insertion order). */
 function topK(
   slots: number[],

@@ -1,4 +1,15 @@
-/** Turns texts into vectors for semantic tool search. */
+/**
+ * Turns texts into vectors for semantic tool search ({@link OpenAIEmbeddings} is one; any model
+ * can stand behind it).
+ *
+ * @example
+ * ```ts
+ * const local: EmbeddingProvider = {
+ *   id: 'my-model',
+ *   embed: async (texts) => texts.map((text) => myModel.encode(text)),
+ * };
+ * ```
+ */
 export interface EmbeddingProvider {
   /** Names the model; cached tool vectors are kept per provider id. */
   readonly id: string;
@@ -9,12 +20,31 @@ export interface EmbeddingProvider {
   embed(texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
 }
 
-/** Why vectors could not be had from an embeddings endpoint. */
+/**
+ * Why vectors could not be had from an embeddings endpoint; the message names the endpoint and what
+ * it did.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await embeddings.embed(['send an email']);
+ * } catch (error) {
+ *   if (error instanceof EmbeddingError) console.warn(error.message); // 'The embeddings endpoint ... answered 503: ...'
+ * }
+ * ```
+ */
 export class EmbeddingError extends Error {
   override readonly name = 'EmbeddingError';
 }
 
-/** Options of {@link OpenAIEmbeddings}. */
+/**
+ * Options of {@link OpenAIEmbeddings}.
+ *
+ * @example
+ * ```ts
+ * const options: OpenAIEmbeddingsOptions = { baseURL: 'https://api.openai.com/v1', model: 'text-embedding-3-small', apiKey, batchSize: 256 };
+ * ```
+ */
 export interface OpenAIEmbeddingsOptions {
   /** Base URL of the API, such as `http://127.0.0.1:11434/v1`; requests go to `{baseURL}/embeddings`. */
   baseURL: string;

@@ -2,13 +2,27 @@ import type { ToolSpec } from '../core/tool-spec.js';
 import type { EmbeddingProvider } from './embeddings.js';
 import type { ToolSearchHit, ToolSearchOptions } from './tool-search-index.js';
 
-/** What hybrid search needs from a registry: its lexical search and its tools. */
+/**
+ * What hybrid search needs from a registry: its lexical search and its tools (a `ToolRegistry` is one).
+ *
+ * @example
+ * ```ts
+ * const source: HybridSearchSource = registry;
+ * ```
+ */
 export interface HybridSearchSource {
   search(query: string, options?: ToolSearchOptions): ToolSearchHit[];
   tools(): ToolSpec[];
 }
 
-/** Options of {@link HybridToolSearch}. */
+/**
+ * Options of {@link HybridToolSearch}.
+ *
+ * @example
+ * ```ts
+ * new HybridToolSearch(registry, embeddings, { candidates: 100, onWarning: (message) => logger.warn(message) });
+ * ```
+ */
 export interface HybridToolSearchOptions {
   /** How many of each ranking's best are fused (default 50). */
   candidates?: number;
@@ -18,13 +32,28 @@ export interface HybridToolSearchOptions {
   onWarning?: (message: string) => void;
 }
 
-/** Options of one hybrid search. */
+/**
+ * Options of one hybrid search.
+ *
+ * @example
+ * ```ts
+ * await hybrid.search('send an email', { limit: 5, category: 'email', signal: AbortSignal.timeout(2_000) });
+ * ```
+ */
 export interface HybridSearchOptions extends ToolSearchOptions {
   /** Abandons the embedding requests; the lexical results are returned. */
   signal?: AbortSignal;
 }
 
-/** The hits of a hybrid search, and why it fell back to lexical search when it did. */
+/**
+ * The hits of a hybrid search, and why it fell back to lexical search when it did.
+ *
+ * @example
+ * ```ts
+ * const { hits, warnings } = await hybrid.search('send an email');
+ * if (warnings.length > 0) console.warn(warnings[0]);
+ * ```
+ */
 export interface HybridSearchResult {
   hits: ToolSearchHit[];
   /** Empty when both rankings were fused. */

@@ -13,7 +13,14 @@ export interface SearchableRegistry {
   get(name: string): ToolSpec;
 }
 
-/** Options of {@link createSearchToolsTool}. */
+/**
+ * Options of {@link createSearchToolsTool}.
+ *
+ * @example
+ * ```ts
+ * registry.register(createSearchToolsTool(registry, { hybrid: new HybridToolSearch(registry, embeddings) }));
+ * ```
+ */
 export interface SearchToolsOptions {
   /**
    * Rank with this hybrid (lexical + embeddings) search instead of `registry.search`. When its

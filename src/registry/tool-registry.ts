@@ -1,18 +1,3 @@
-import { type AnthropicTool, toAnthropicTools } from '../adapters/anthropic/index.js';
-import { checkExports, type ExportCheckReport } from '../adapters/check-exports.js';
-import { type GeminiTool, toGeminiTools } from '../adapters/gemini/index.js';
-import { type McpToolEntry, toMcpTools } from '../adapters/mcp/index.js';
-import {
-  decodeStrictArguments,
-  type OpenAIChatTool,
-  type OpenAIChatToolsOptions,
-  type OpenAIResponsesTool,
-  type OpenAIResponsesToolsOptions,
-  toOpenAITools,
-} from '../adapters/openai/index.js';
-import { type PromptDocsOptions, renderPromptDocs } from '../adapters/prompt-docs/index.js';
-import { type DeferLoadingOptions, markDeferred } from '../adapters/shared/defer-loading.js';
-import type { ExportResult } from '../adapters/shared/export-result.js';
 import type { CallContextOptions } from '../core/call-context.js';
 import { DeadlineQueue } from '../core/deadline-queue.js';
 import { createToolSpec, describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
@@ -36,6 +21,22 @@ import { OutputStore } from '../core/output-store.js';
 import { fromToolProtocol, isToolProtocol, type ToolProtocol } from '../core/tool-protocol.js';
 import { type ResultMetadata, ToolResult, toModelText } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import { type AnthropicTool, toAnthropicTools } from '../exporters/anthropic/index.js';
+import { type BedrockTool, type BedrockToolsOptions, toBedrockTools } from '../exporters/bedrock/index.js';
+import { checkExports, type ExportCheckReport } from '../exporters/check-exports.js';
+import { type GeminiTool, type GeminiToolsOptions, toGeminiTools } from '../exporters/gemini/index.js';
+import { type McpToolEntry, toMcpTools } from '../exporters/mcp/index.js';
+import {
+  decodeStrictArguments,
+  type OpenAIChatTool,
+  type OpenAIChatToolsOptions,
+  type OpenAIResponsesTool,
+  type OpenAIResponsesToolsOptions,
+  toOpenAITools,
+} from '../exporters/openai/index.js';
+import { type PromptDocsOptions, renderPromptDocs } from '../exporters/prompt-docs/index.js';
+import { type DeferLoadingOptions, markDeferred } from '../exporters/shared/defer-loading.js';
+import type { ExportResult } from '../exporters/shared/export-result.js';
 import { createSearchToolsTool, SEARCH_TOOLS } from '../search/search-tools-tool.js';
 import { type ToolSearchHit, ToolSearchIndex, type ToolSearchOptions } from '../search/tool-search-index.js';
 import {
@@ -48,6 +49,7 @@ import {
 import { type BatchCall, readBatch, runCallMany } from './call-many.js';
 import { loadValidatorCompiler, prepareTool } from './prepare-tool.js';
 import { createReadToolOutputTool, READ_TOOL_OUTPUT } from './read-tool-output.js';
+import { checkRegisterArguments } from './register-arguments.js';
 
 /** Anything `register` accepts: a spec from `defineTool`, spec-shaped options, or a protocol object. */
 export type RegistrableTool = ToolSpec<never> | ToolSpec | ToolProtocol | Record<string, unknown>;
@@ -211,9 +213,11 @@ export class ToolRegistry {
    * the structural tool protocol (`name`, `description`, `parameters`, `execute`/`executeAsync`).
    *
    * Throws `DUPLICATE_TOOL` when the name is taken, unless `allowOverride`; `INVALID_DEFINITION` when
-   * the tool breaks the model. Returns the registered spec.
+   * the tool breaks the model, and when given more than one tool (`register(...tools)` would put the
+   * second where the options go): use {@link registerAll} for several. Returns the registered spec.
    */
-  register(tool: RegistrableTool, options: RegisterOptions = {}): ToolSpec {
+  register(tool: RegistrableTool, options: RegisterOptions = {}, ...extra: never[]): ToolSpec {
+    checkRegisterArguments('register', options, extra.length);
     const spec = toSpec(tool);
     this.#commit(
       [{ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined } }],
@@ -225,7 +229,8 @@ export class ToolRegistry {
   /**
    * Register many tools at once, all or nothing: if any is invalid or taken, none is registered.
    */
-  registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}): ToolSpec[] {
+  registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}, ...extra: never[]): ToolSpec[] {
+    checkRegisterArguments('registerAll', options, extra.length);
     const specs = tools.map(toSpec);
     this.#commit(
       specs.map((spec) => ({
@@ -465,9 +470,22 @@ export class ToolRegistry {
     return new Set([SEARCH_TOOLS, ...(defer === true ? [] : defer.alwaysLoaded)]);
   }
 
-  /** The tools as Gemini `functionDeclarations`. Cached until the tool set changes. */
-  toGeminiTools(): ExportResult<GeminiTool> {
-    return this.#cachedExport('gemini', () => toGeminiTools(this.tools()));
+  /**
+   * The tools as Gemini `functionDeclarations`: in Gemini's OpenAPI subset (`parameters`), or as JSON
+   * Schema (`parametersJsonSchema`) with `{schemaMode: 'json-schema'}`. Cached until the tool set changes.
+   */
+  toGeminiTools(options: GeminiToolsOptions = {}): ExportResult<GeminiTool> {
+    const mode = options.schemaMode ?? 'openapi';
+    return this.#cachedExport(`gemini:${mode}`, () => toGeminiTools(this.tools(), { schemaMode: mode }));
+  }
+
+  /**
+   * The tools as AWS Bedrock Converse `toolSpec`s, for `toolConfig.tools`; `{strict: true}` sets each
+   * tool's `strict` flag. Cached until the tool set changes.
+   */
+  toBedrockTools(options: BedrockToolsOptions = {}): ExportResult<BedrockTool> {
+    const strict = options.strict === true;
+    return this.#cachedExport(`bedrock:${strict}`, () => toBedrockTools(this.tools(), { strict }));
   }
 
   /** The tools as MCP `tools/list` entries. Cached until the tool set changes. */

@@ -109,7 +109,16 @@ export type {
 } from './registry/tool-registry.js';
 export { ToolRegistry } from './registry/tool-registry.js';
 export { compileValidator, describeSchema } from './schema/compile-validator.js';
-export type { SearchableRegistry } from './search/search-tools-tool.js';
+export type { EmbeddingProvider, OpenAIEmbeddingsOptions } from './search/embeddings.js';
+export { EmbeddingError, OpenAIEmbeddings } from './search/embeddings.js';
+export type {
+  HybridSearchOptions,
+  HybridSearchResult,
+  HybridSearchSource,
+  HybridToolSearchOptions,
+} from './search/hybrid-tool-search.js';
+export { HybridToolSearch } from './search/hybrid-tool-search.js';
+export type { SearchableRegistry, SearchToolsOptions } from './search/search-tools-tool.js';
 export { createSearchToolsTool, SEARCH_TOOLS } from './search/search-tools-tool.js';
 export type { ToolSearchHit, ToolSearchOptions } from './search/tool-search-index.js';
 export { ToolSearchIndex } from './search/tool-search-index.js';

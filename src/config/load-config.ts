@@ -15,6 +15,7 @@ import { isToolProtocol } from '../core/tool-protocol.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { loadDefinitionDirectory, loadDefinitionFile } from '../definitions/load-yaml.js';
 import { parseYamlSource, type YamlSource } from '../definitions/yaml-source.js';
+import { formatSchemaFinding, lintSchema } from '../exporters/schema-lint.js';
 import type { McpServerConfig } from '../mcp/import-mcp-server.js';
 import type { RegistrableTool } from '../registry/tool-registry.js';
 import { validate as validateToolshedConfig } from '../schema/generated/toolshed-config.js';
@@ -285,7 +286,9 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     if (asWritten !== undefined) writtenNames.set(tool.id, asWritten);
   });
   const toolShown = (name: string) => writtenNames.get(name) ?? name;
+  const lintedAt = new Map<string, string>();
   const add = (entry: CatalogEntry, pointer: string) => {
+    if (!lintedAt.has(entry.name)) lintedAt.set(entry.name, pointer);
     const existing = catalog.get(entry.name);
     if (existing !== undefined) {
       error(
@@ -400,6 +403,13 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       }
     }
   });
+
+  // Schema lint: mistakes in a tool's input schema that a model would pay for (see lintSchema).
+  for (const entry of catalog.values()) {
+    if (entry.spec === undefined) continue;
+    for (const finding of lintSchema(entry.spec.inputSchema))
+      warning(source, lintedAt.get(entry.name) ?? '/tools', formatSchemaFinding(toolShown(entry.name), finding));
+  }
 
   const warned = new Set<string>();
   for (const entry of catalog.values()) {

@@ -1,9 +1,11 @@
-import type { ToolSpec } from '../core/tool-spec.js';
 import { toAnthropicTools } from './anthropic/to-anthropic-tools.js';
+import { toBedrockTools } from './bedrock/to-bedrock-tools.js';
 import { toGeminiTools } from './gemini/to-gemini-tools.js';
 import { toMcpTools } from './mcp/to-mcp-tools.js';
 import { toOpenAITools } from './openai/to-openai-tools.js';
+import { formatSchemaFinding, lintSchema, type SchemaFinding } from './schema-lint.js';
 import { type ExportResult, type ExportWarning, isExclusion } from './shared/export-result.js';
+import { type ToolSource, toolList } from './shared/tool-source.js';
 
 /**
  * The exports {@link checkExports} compiles every tool for.
@@ -13,7 +15,14 @@ import { type ExportResult, type ExportWarning, isExclusion } from './shared/exp
  * const target: ExportCheckTarget = 'openai-chat-strict';
  * ```
  */
-export type ExportCheckTarget = 'openai-chat' | 'openai-chat-strict' | 'anthropic' | 'gemini' | 'mcp';
+export type ExportCheckTarget =
+  | 'openai-chat'
+  | 'openai-chat-strict'
+  | 'anthropic'
+  | 'gemini'
+  | 'gemini-json-schema'
+  | 'bedrock'
+  | 'mcp';
 
 /**
  * Every {@link ExportCheckTarget}, in report order.
@@ -28,6 +37,8 @@ export const EXPORT_CHECK_TARGETS: readonly ExportCheckTarget[] = [
   'openai-chat-strict',
   'anthropic',
   'gemini',
+  'gemini-json-schema',
+  'bedrock',
   'mcp',
 ];
 
@@ -66,6 +77,8 @@ export interface ExportCheckOutcome {
 export interface ToolExportCheck {
   readonly tool: string;
   readonly targets: Readonly<Record<ExportCheckTarget, ExportCheckOutcome>>;
+  /** What the schema lint found in the tool's input schema (see `lintSchema`); empty when nothing. */
+  readonly schema: readonly SchemaFinding[];
 }
 
 /**
@@ -82,12 +95,19 @@ export interface ExportCheckReport {
   readonly ok: boolean;
   /** One entry per distinct tool name, in the order of the specs. */
   readonly tools: readonly ToolExportCheck[];
+  /**
+   * Every schema lint finding of every tool, one line each (`tool: message (at /pointer)`). Findings
+   * are warnings: they do not make `ok` false.
+   */
+  readonly findings: readonly string[];
 }
 
 /**
  * Compile every tool for every target — OpenAI Chat without and with strict mode, Anthropic, Gemini
- * and MCP — and report, per tool and target, whether it exported as is, was rewritten (and how), or
- * cannot be expressed. The check behind `registry.check()` and `toolshed validate`; never throws.
+ * (its OpenAPI subset and its JSON Schema mode), AWS Bedrock Converse and MCP — and report, per tool and target, whether it exported as is, was rewritten (and how), or
+ * cannot be expressed; and lint every input schema (`lintSchema`: defaults that fail their schema,
+ * enum values of the wrong type, undeclared `required` names, unknown formats, unsatisfiable bounds).
+ * The check behind `registry.check()` and `toolshed validate`; never throws.
  *
  * The Responses API shares the Chat API's schemas, so `openai-chat-strict` speaks for both.
  *
@@ -101,23 +121,34 @@ export interface ExportCheckReport {
  * }
  * ```
  */
-export function checkExports(specs: readonly ToolSpec[]): ExportCheckReport {
+export function checkExports(specs: ToolSource): ExportCheckReport {
   const results: Record<ExportCheckTarget, ExportResult<unknown>> = {
     'openai-chat': toOpenAITools(specs, { api: 'chat' }),
     'openai-chat-strict': toOpenAITools(specs, { api: 'chat', strict: true }),
     anthropic: toAnthropicTools(specs),
     gemini: toGeminiTools(specs),
+    'gemini-json-schema': toGeminiTools(specs, { schemaMode: 'json-schema' }),
+    bedrock: toBedrockTools(specs),
     mcp: toMcpTools(specs),
   };
   const names: string[] = [];
-  const list: readonly unknown[] = Array.isArray(specs) ? specs : [];
+  const list = toolList(specs);
   list.forEach((candidate, index) => {
     const name =
       typeof candidate === 'object' && candidate !== null ? (candidate as { name?: unknown }).name : undefined;
     const label = typeof name === 'string' && name !== '' ? name : `#${index}`;
     if (!names.includes(label)) names.push(label);
   });
+  const schemas = new Map<string, unknown>();
+  for (const candidate of list) {
+    if (typeof candidate !== 'object' || candidate === null) continue;
+    const { name, inputSchema } = candidate as { name?: unknown; inputSchema?: unknown };
+    if (typeof name === 'string' && !schemas.has(name)) schemas.set(name, inputSchema);
+  }
+  const findings: string[] = [];
   const tools = names.map((tool) => {
+    const schema = lintSchema(schemas.get(tool));
+    for (const finding of schema) findings.push(formatSchemaFinding(tool, finding));
     const targets = {} as Record<ExportCheckTarget, ExportCheckOutcome>;
     for (const target of EXPORT_CHECK_TARGETS) {
       const warnings = results[target].warnings.filter((warning) => warning.tool === tool);
@@ -128,10 +159,11 @@ export function checkExports(specs: readonly ToolSpec[]): ExportCheckReport {
           : 'ok';
       targets[target] = { status, warnings };
     }
-    return { tool, targets };
+    return { tool, targets, schema };
   });
   return {
     ok: tools.every((entry) => EXPORT_CHECK_TARGETS.every((target) => entry.targets[target].status !== 'excluded')),
     tools,
+    findings,
   };
 }

@@ -9,6 +9,7 @@ import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { schemaProblems } from '../schema/compile-validator.js';
 import { toAnthropicTools } from './anthropic/to-anthropic-tools.js';
+import { toBedrockTools } from './bedrock/to-bedrock-tools.js';
 import { GEMINI_SCHEMA_KEYS } from './gemini/gemini-schema.js';
 import { toGeminiTools } from './gemini/to-gemini-tools.js';
 import { toMcpTools } from './mcp/to-mcp-tools.js';
@@ -29,6 +30,9 @@ export type ExporterTargetId =
   | 'openai-responses-strict'
   | 'anthropic'
   | 'gemini'
+  | 'gemini-json-schema'
+  | 'bedrock'
+  | 'bedrock-strict'
   | 'mcp';
 
 /**
@@ -67,12 +71,17 @@ function outcomes(
   base: ExpectedOutcome,
   overrides: Partial<Record<ExporterTargetId, ExpectedOutcome>> = {},
 ): Record<ExporterTargetId, ExpectedOutcome> {
+  // Bedrock takes JSON Schema as it is, like OpenAI without strict mode: the same outcome.
+  const passThrough = overrides['openai-chat'] ?? base;
   return {
     'openai-chat': base,
     'openai-chat-strict': base,
     'openai-responses-strict': base,
     anthropic: base,
     gemini: base,
+    'gemini-json-schema': base,
+    bedrock: passThrough,
+    'bedrock-strict': passThrough,
     mcp: base,
     ...overrides,
   };
@@ -126,7 +135,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
     strictRoundTrip: {
       sent: { query: 'invoice', inbox: null, limit: 5, since: null, unread_only: null },
       decoded: { query: 'invoice', limit: 5 },
@@ -154,7 +163,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       outputSchema: { type: 'number' },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok' }),
     strictRoundTrip: {
       sent: { value: 21.5, from: 'c', to: 'f', precision: null, rounding: null },
       decoded: { value: 21.5, from: 'c', to: 'f' },
@@ -200,7 +209,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
     strictRoundTrip: {
       sent: {
         title: 'Standup',
@@ -241,7 +250,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
     strictRoundTrip: {
       sent: { paths: ['a.txt'], tags: ['final'], rules: [{ pattern: '*.md', tag: 'draft', recursive: null }] },
       decoded: { paths: ['a.txt'], tags: ['final'], rules: [{ pattern: '*.md', tag: 'draft' }] },
@@ -287,7 +296,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
     strictRoundTrip: {
       sent: {
         customer: { name: 'Ada', email: 'ada@example.com' },
@@ -393,7 +402,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
   },
   {
     about: 'a zod-defined tool (the JSON Schema zod derives)',
@@ -409,7 +418,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       }),
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', mcp: 'ok' }),
+    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok', mcp: 'ok' }),
     strictRoundTrip: {
       sent: { text: 'milk', tags: null, pinned: null, color: null },
       decoded: { text: 'milk', color: null },
@@ -628,6 +637,8 @@ export function geminiProblems(value: unknown): string[] {
     if (node.enum !== undefined && !(Array.isArray(node.enum) && node.enum.every((item) => typeof item === 'string'))) {
       problems.push(`${at}: enum values must be strings`);
     }
+    // Schema.enum: "possible values of the element of Type.STRING with enum format".
+    if (node.enum !== undefined && node.type !== 'string') problems.push(`${at}: enum is only for type string`);
     if (node.nullable !== undefined && node.nullable !== true) problems.push(`${at}: nullable is only ever true`);
     if (node.type === 'object') {
       const properties = isPlainObject(node.properties) ? node.properties : {};
@@ -650,6 +661,73 @@ export function geminiProblems(value: unknown): string[] {
     if (!/^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/.test(name)) problems.push(`parameter name ${name} is not valid for Gemini`);
   }
   walk(parameters, '');
+  return problems;
+}
+
+/**
+ * Gemini declarations in JSON Schema mode: a Gemini name, and `parametersJsonSchema` — "the schema must
+ * describe an object where the properties are the parameters", "mutually exclusive with parameters" —
+ * valid JSON Schema with top-level parameter names Gemini accepts.
+ *
+ * @example
+ * ```ts
+ * geminiJsonSchemaProblems({ name: 'f', description: '', parametersJsonSchema: { type: 'string' } });
+ * // ["parametersJsonSchema must have type 'object'"]
+ * ```
+ */
+export function geminiJsonSchemaProblems(value: unknown): string[] {
+  const declaration = entry(value);
+  const problems: string[] = [];
+  if (typeof declaration.name !== 'string' || !GEMINI_NAME.test(declaration.name))
+    problems.push(`name ${JSON.stringify(declaration.name)} breaks ${GEMINI_NAME}`);
+  if (typeof declaration.description !== 'string') problems.push('description must be a string');
+  if (declaration.parameters !== undefined) problems.push('parameters and parametersJsonSchema are mutually exclusive');
+  const schema = entry(declaration.parametersJsonSchema);
+  if (schema.type !== 'object') problems.push("parametersJsonSchema must have type 'object'");
+  if (!isPlainObject(schema.properties)) problems.push('parametersJsonSchema must declare properties');
+  for (const name of Object.keys(isPlainObject(schema.properties) ? schema.properties : {})) {
+    if (!/^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/.test(name)) problems.push(`parameter name ${name} is not valid for Gemini`);
+  }
+  problems.push(...validJsonSchema(schema));
+  return problems;
+}
+
+/** Bedrock tool names (ToolSpecification.name: 1-64 characters of `[a-zA-Z0-9_-]`). */
+const BEDROCK_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Bedrock Converse rules (Tool, ToolSpecification, ToolInputSchema in the Bedrock API reference): a
+ * `Tool` is a union holding one member, here `toolSpec`; its `name` matches {@link BEDROCK_NAME}; its
+ * `description`, when present, has at least one character; `inputSchema` is a union holding `json`, a
+ * JSON Schema of the arguments; `strict` is a boolean.
+ *
+ * @example
+ * ```ts
+ * bedrockProblems({ toolSpec: { name: 'a b', description: '', inputSchema: { json: { type: 'object' } } } }, false);
+ * // ['name "a b" breaks /^[a-zA-Z0-9_-]{1,64}$/', 'description must have at least one character']
+ * ```
+ */
+export function bedrockProblems(value: unknown, strict: boolean): string[] {
+  const tool = entry(value);
+  const problems: string[] = [];
+  const members = Object.keys(tool);
+  if (members.length !== 1 || members[0] !== 'toolSpec') problems.push('a Tool holds exactly one member, toolSpec');
+  const spec = entry(tool.toolSpec);
+  for (const key of Object.keys(spec))
+    if (!['name', 'description', 'inputSchema', 'strict'].includes(key))
+      problems.push(`toolSpec has no field '${key}'`);
+  if (typeof spec.name !== 'string' || !BEDROCK_NAME.test(spec.name))
+    problems.push(`name ${JSON.stringify(spec.name)} breaks ${BEDROCK_NAME}`);
+  if (spec.description !== undefined && (typeof spec.description !== 'string' || spec.description.length === 0))
+    problems.push('description must have at least one character');
+  if (spec.strict !== undefined && typeof spec.strict !== 'boolean') problems.push('strict must be a boolean');
+  if (strict && spec.strict !== true) problems.push('strict export must set strict: true');
+  const input = entry(spec.inputSchema);
+  if (Object.keys(input).length !== 1 || !isPlainObject(input.json))
+    problems.push('inputSchema holds exactly one member, json (a JSON Schema object)');
+  const schema = entry(input.json);
+  if (schema.type !== 'object') problems.push("inputSchema.json must have type 'object'");
+  problems.push(...validJsonSchema(schema));
   return problems;
 }
 
@@ -746,6 +824,31 @@ export const EXPORTER_TARGETS: readonly ExporterTarget[] = [
     nameOf: (value) => String(entry(value).name),
     schemaOf: (value) => entry(value).parameters,
     problems: geminiProblems,
+  },
+  {
+    id: 'gemini-json-schema',
+    exportTools: (specs) => toGeminiTools(specs, { schemaMode: 'json-schema' }),
+    entries: (result) =>
+      result.tools.flatMap((tool) => (entry(tool).functionDeclarations as unknown[] | undefined) ?? []),
+    nameOf: (value) => String(entry(value).name),
+    schemaOf: (value) => entry(value).parametersJsonSchema,
+    problems: geminiJsonSchemaProblems,
+  },
+  {
+    id: 'bedrock',
+    exportTools: (specs) => toBedrockTools(specs),
+    entries: flatEntries,
+    nameOf: (value) => String(entry(entry(value).toolSpec).name),
+    schemaOf: (value) => entry(entry(entry(value).toolSpec).inputSchema).json,
+    problems: (value) => bedrockProblems(value, false),
+  },
+  {
+    id: 'bedrock-strict',
+    exportTools: (specs) => toBedrockTools(specs, { strict: true }),
+    entries: flatEntries,
+    nameOf: (value) => String(entry(entry(value).toolSpec).name),
+    schemaOf: (value) => entry(entry(entry(value).toolSpec).inputSchema).json,
+    problems: (value) => bedrockProblems(value, true),
   },
   {
     id: 'mcp',

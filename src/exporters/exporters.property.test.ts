@@ -273,7 +273,8 @@ describe('exporters on arbitrary schemas', () => {
       // The generator must reach the converters, not only their rejections.
       for (const [target, count] of exported) expect(count / total, target).toBeGreaterThan(0.1);
     },
-    Math.max(30_000, RUNS * 50),
+    // Every run also lints each schema, compiling a validator per default it checks.
+    Math.max(60_000, RUNS * 200),
   );
 
   it(

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../core/approvals.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { McpToolEntry } from '../exporters/mcp/mcp-tool.js';
 import { toMcpTools } from '../exporters/mcp/to-mcp-tools.js';
-import { canonicalJson } from '../registry/approvals.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 
 /**

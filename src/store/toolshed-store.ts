@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { FileBackend } from '../builtins/filesystem/file-backend.js';
+import type { ApprovalStore, PendingApproval } from '../core/approvals.js';
 import type { JsonObjectSchema } from '../core/json-schema.js';
 import type { ToolAnnotations, ToolRequirements, ToolSpec } from '../core/tool-spec.js';
-import type { ApprovalStore, PendingApproval } from '../registry/approvals.js';
 import type { Database } from './database.js';
 import type { SqliteDriver } from './sqlite/sqlite-driver.js';
 import type {

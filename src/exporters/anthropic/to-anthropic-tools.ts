@@ -1,6 +1,6 @@
-import type { ToolSpec } from '../../core/tool-spec.js';
 import { exportEach } from '../shared/export-each.js';
 import type { ExportResult } from '../shared/export-result.js';
+import type { ToolSource } from '../shared/tool-source.js';
 import { toAnthropicSchema } from './anthropic-schema.js';
 import type { AnthropicTool } from './anthropic-tool.js';
 
@@ -20,7 +20,7 @@ import type { AnthropicTool } from './anthropic-tool.js';
  * }
  * ```
  */
-export function toAnthropicTools(specs: readonly ToolSpec[]): ExportResult<AnthropicTool> {
+export function toAnthropicTools(specs: ToolSource): ExportResult<AnthropicTool> {
   return exportEach(specs, 'anthropic', (input, issues) => ({
     name: input.name,
     description: input.description,

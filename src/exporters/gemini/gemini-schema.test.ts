@@ -24,6 +24,25 @@ describe('toGeminiSchema', () => {
     });
   });
 
+  it('keeps enum on strings only: string values on another type move into the description', () => {
+    const { result, issues } = gemini({
+      properties: {
+        flag: { type: 'boolean', enum: ['True', 'False'], description: 'Flag.' },
+        count: { type: 'integer', enum: [1, 2] },
+        unit: { type: 'string', enum: ['c', 'f'] },
+      },
+    });
+    expect(result?.properties).toEqual({
+      flag: { type: 'boolean', description: 'Flag. Allowed values: "True", "False".' },
+      count: { type: 'integer', description: 'Allowed values: 1, 2.' },
+      unit: { type: 'string', enum: ['c', 'f'] },
+    });
+    expect(issues.toWarnings('t', 'gemini').map((warning) => warning.message)).toEqual([
+      "'enum' on type boolean moved into the description (Gemini takes 'enum' on strings only) (at /properties/flag)",
+      "Non-string 'enum' values moved into the description (Gemini enums hold strings only) (at /properties/count)",
+    ]);
+  });
+
   it('splits a type list into anyOf branches that keep their own keywords', () => {
     const { result } = gemini({
       properties: { v: { type: ['string', 'number'], maxLength: 5, minimum: 0, description: 'V' } },

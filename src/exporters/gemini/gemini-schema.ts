@@ -213,9 +213,15 @@ class GeminiConverter {
         values = values.filter((value) => value !== null);
       }
       if (values.length === 0) return fail(pointer, 'a schema that only allows null');
-      if (values.every((value) => typeof value === 'string')) {
+      if (values.every((value) => typeof value === 'string') && (types.length === 0 || types.includes('string'))) {
         out.enum = values as string[];
         if (types.length === 0) types = ['string'];
+      } else if (values.every((value) => typeof value === 'string')) {
+        valuesHint = `Allowed values: ${values.map((value) => JSON.stringify(value)).join(', ')}.`;
+        this.issues.rewritten(
+          pointer,
+          `'enum' on type ${types.join(', ')} moved into the description (Gemini takes 'enum' on strings only)`,
+        );
       } else {
         valuesHint = `Allowed values: ${values.map((value) => JSON.stringify(value)).join(', ')}.`;
         this.issues.rewritten(
@@ -267,6 +273,8 @@ class GeminiConverter {
         valuesHint = `Allowed values: ${values.map((value) => JSON.stringify(value)).join(', ')}.`;
         this.issues.rewritten(pointer, "'enum' over several types moved into the description");
       }
+      // Moved, not copied: beside anyOf, an enum of strings would constrain the branches of other types.
+      delete out.enum;
       const description = withHint(schema.description, valuesHint);
       if (description !== undefined) out.description = description;
       if (nullable) out.nullable = true;

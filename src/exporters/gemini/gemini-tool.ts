@@ -56,7 +56,26 @@ export interface GeminiSchema {
 export interface GeminiFunctionDeclaration {
   name: string;
   description: string;
+  /** The arguments in Gemini's OpenAPI 3.0 subset (the default `schemaMode: 'openapi'`). */
   parameters?: GeminiSchema;
+  /** The arguments as JSON Schema (`schemaMode: 'json-schema'`); never set together with `parameters`. */
+  parametersJsonSchema?: Record<string, unknown>;
+}
+
+/**
+ * Options of `toGeminiTools`. `schemaMode: 'openapi'` (the default) converts each schema to Gemini's
+ * OpenAPI 3.0 subset in `parameters`; `'json-schema'` sends it as JSON Schema in
+ * `parametersJsonSchema`, which the Gemini API accepts beside the OpenAPI subset (the two fields are
+ * mutually exclusive) and which expresses what the subset cannot (any-value properties, open maps,
+ * `$ref`, tuples).
+ *
+ * @example
+ * ```ts
+ * const options: GeminiToolsOptions = { schemaMode: 'json-schema' };
+ * ```
+ */
+export interface GeminiToolsOptions {
+  schemaMode?: 'openapi' | 'json-schema';
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isPlainObject } from '../../core/json-schema.js';
-import type { ToolSpec } from '../../core/tool-spec.js';
 import { exportEach } from '../shared/export-each.js';
 import type { ExportResult } from '../shared/export-result.js';
+import type { ToolSource } from '../shared/tool-source.js';
 import { toMcpInputSchema, toMcpOutputSchema } from './mcp-schema.js';
 import type { McpObjectSchema, McpToolAnnotations, McpToolEntry } from './mcp-tool.js';
 
@@ -23,7 +23,7 @@ import type { McpObjectSchema, McpToolAnnotations, McpToolEntry } from './mcp-to
  * server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
  * ```
  */
-export function toMcpTools(specs: readonly ToolSpec[]): ExportResult<McpToolEntry> {
+export function toMcpTools(specs: ToolSource): ExportResult<McpToolEntry> {
   return exportEach(specs, 'mcp', (input, issues): McpToolEntry => {
     const { spec } = input;
     const title = typeof spec.title === 'string' && spec.title !== '' ? spec.title : undefined;

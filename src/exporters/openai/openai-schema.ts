@@ -103,6 +103,18 @@ export const OPTIONAL_BECOMES_NULLABLE =
   'Optional property made required and nullable (strict mode requires every property; decodeStrictArguments turns null back into absent)';
 
 /**
+ * The warning for an object below the root that the schema leaves open (no `additionalProperties`)
+ * and strict mode closes: a model can then no longer send keys the schema does not declare.
+ *
+ * @example
+ * ```ts
+ * const closed = warnings.filter((warning) => warning.message.startsWith(OPEN_OBJECT_CLOSED));
+ * ```
+ */
+export const OPEN_OBJECT_CLOSED =
+  "Open object closed with 'additionalProperties: false' (strict mode requires it; the model can no longer send undeclared keys)";
+
+/**
  * What {@link toOpenAISchema} produced.
  *
  * @example
@@ -308,6 +320,9 @@ class StrictConverter {
       this.propertyCount += names.length;
       out.properties = properties;
       out.required = names;
+      // The root is closed at call time too (undeclared arguments are dropped or refused); below it, an
+      // object the schema leaves open changes meaning when closed.
+      if (extra === undefined && pointer !== '') this.issues.rewritten(pointer, OPEN_OBJECT_CLOSED);
       out.additionalProperties = false;
     }
 

@@ -1,6 +1,6 @@
-import type { ToolSpec } from '../../core/tool-spec.js';
 import { exportEach } from '../shared/export-each.js';
 import type { ExportResult } from '../shared/export-result.js';
+import type { ToolSource } from '../shared/tool-source.js';
 import { toOpenAISchema } from './openai-schema.js';
 import type {
   OpenAIChatTool,
@@ -34,20 +34,17 @@ import type {
  * }
  * ```
  */
+export function toOpenAITools(specs: ToolSource, options?: OpenAIChatToolsOptions): ExportResult<OpenAIChatTool>;
 export function toOpenAITools(
-  specs: readonly ToolSpec[],
-  options?: OpenAIChatToolsOptions,
-): ExportResult<OpenAIChatTool>;
-export function toOpenAITools(
-  specs: readonly ToolSpec[],
+  specs: ToolSource,
   options: OpenAIResponsesToolsOptions,
 ): ExportResult<OpenAIResponsesTool>;
 export function toOpenAITools(
-  specs: readonly ToolSpec[],
+  specs: ToolSource,
   options?: OpenAIToolsOptions,
 ): ExportResult<OpenAIChatTool> | ExportResult<OpenAIResponsesTool>;
 export function toOpenAITools(
-  specs: readonly ToolSpec[],
+  specs: ToolSource,
   options: OpenAIToolsOptions = { api: 'chat' },
 ): ExportResult<OpenAIChatTool> | ExportResult<OpenAIResponsesTool> {
   const strict = options.strict === true;

@@ -1,4 +1,4 @@
-import type { ToolSpec } from '../../core/tool-spec.js';
+import { type ToolSource, toolList } from '../shared/tool-source.js';
 
 /**
  * Names of the tools that have no CLI decision (`cli` is neither a keyword nor `null`), sorted: the
@@ -12,8 +12,8 @@ import type { ToolSpec } from '../../core/tool-spec.js';
  * });
  * ```
  */
-export function cliDecisionGaps(specs: readonly ToolSpec[]): string[] {
-  const list: readonly unknown[] = Array.isArray(specs) ? specs : [];
+export function cliDecisionGaps(specs: ToolSource): string[] {
+  const list = toolList(specs);
   const names = new Set<string>();
   for (const candidate of list) {
     if (typeof candidate !== 'object' || candidate === null) continue;

@@ -1,4 +1,5 @@
 import type { ToolSpec } from '../../core/tool-spec.js';
+import { type ToolSource, toolList } from '../shared/tool-source.js';
 
 /**
  * Options of {@link renderPromptDocs}.
@@ -51,7 +52,7 @@ interface DocEntry {
  * // ...
  * ```
  */
-export function renderPromptDocs(specs: readonly ToolSpec[], options: PromptDocsOptions = {}): string {
+export function renderPromptDocs(specs: ToolSource, options: PromptDocsOptions = {}): string {
   const format = options.format ?? 'markdown';
   switch (format) {
     case 'markdown':
@@ -92,8 +93,8 @@ function cliLine(tool: DocEntry): string {
   return `- ${tool.name} — not exposed via CLI (no CLI decision yet)`;
 }
 
-function entries(specs: readonly ToolSpec[]): DocEntry[] {
-  const list: readonly unknown[] = Array.isArray(specs) ? specs : [];
+function entries(specs: ToolSource): DocEntry[] {
+  const list = toolList(specs);
   const result: DocEntry[] = [];
   for (const candidate of list) {
     if (typeof candidate !== 'object' || candidate === null) continue;

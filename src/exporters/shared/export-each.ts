@@ -3,6 +3,7 @@ import type { ToolSpec } from '../../core/tool-spec.js';
 import type { ExportResult, ExportTarget, ExportWarning } from './export-result.js';
 import { jsonSchemaProblems } from './json-schema-problems.js';
 import { SchemaIssues } from './schema-issues.js';
+import { type ToolSource, toolList } from './tool-source.js';
 import { createWireNameMap, toWireName } from './wire-name.js';
 
 /**
@@ -34,12 +35,15 @@ export const TARGET_LABELS: Readonly<Record<ExportTarget, string>> = {
   openai: 'OpenAI',
   anthropic: 'Anthropic',
   gemini: 'Gemini',
+  bedrock: 'Amazon Bedrock',
   mcp: 'MCP',
 };
 
 /**
  * The loop every exporter shares: check each spec, give it its wire name, convert it with `build`, and
- * turn whatever went wrong for one tool into a warning for that tool alone. Never throws.
+ * turn whatever went wrong for one tool into a warning for that tool alone. `specs` may be a registry
+ * (its tools are exported); anything that is neither a list nor a registry is a `TypeError`, the only
+ * throw.
  *
  * A spec that is not a spec (no name, an input schema that is not a JSON Schema object with
  * `type: 'object'`, a schema Ajv rejects) and a second spec with a taken name are `dropped`; a tool for
@@ -56,7 +60,7 @@ export const TARGET_LABELS: Readonly<Record<ExportTarget, string>> = {
  * ```
  */
 export function exportEach<Tool>(
-  specs: readonly ToolSpec[],
+  specs: ToolSource,
   target: ExportTarget,
   build: (input: ExportInput, issues: SchemaIssues) => Tool | undefined,
 ): ExportResult<Tool> {
@@ -65,7 +69,7 @@ export function exportEach<Tool>(
   const accepted: Array<{ spec: ToolSpec; name: string; issues: SchemaIssues; inputSchema: Record<string, unknown> }> =
     [];
   const seen = new Set<string>();
-  const list: readonly unknown[] = Array.isArray(specs) ? specs : [];
+  const list = toolList(specs);
   list.forEach((candidate, index) => {
     const label = toolLabel(candidate, index);
     const issues = new SchemaIssues();

@@ -6,7 +6,7 @@
  * const target: ExportTarget = 'gemini';
  * ```
  */
-export type ExportTarget = 'openai' | 'anthropic' | 'gemini' | 'mcp';
+export type ExportTarget = 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'mcp';
 
 /**
  * What happened to a tool that did not export as is.

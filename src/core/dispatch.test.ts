@@ -1,9 +1,9 @@
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
-import type { ToolFailure, ToolResult, ToolSuccess } from '../core/tool-result.js';
-import { toModelText } from '../core/tool-result.js';
-import { ToolRegistry } from './tool-registry.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { defineTool } from './define-tool.js';
+import type { ToolFailure, ToolResult, ToolSuccess } from './tool-result.js';
+import { toModelText } from './tool-result.js';
 
 function expectFailure(result: ToolResult): ToolFailure {
   if (result.status === 'success' || result.status === 'pending_approval') {

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { defineTool } from '../core/define-tool.js';
-import { ToolshedError } from '../core/errors/toolshed-error.js';
-import { type ToolPendingApproval, type ToolResult, toModelText } from '../core/tool-result.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
 import { canonicalJson, MemoryApprovalStore } from './approvals.js';
-import { ToolRegistry } from './tool-registry.js';
+import { defineTool } from './define-tool.js';
+import { ToolshedError } from './errors/toolshed-error.js';
+import { type ToolPendingApproval, type ToolResult, toModelText } from './tool-result.js';
 
 function expectPending(result: ToolResult): ToolPendingApproval {
   if (result.status !== 'pending_approval')

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
-import { ERROR_CODES } from '../core/errors/error-code.js';
-import { ToolResult } from '../core/tool-result.js';
-import { ToolRegistry } from './tool-registry.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { defineTool } from './define-tool.js';
+import { ERROR_CODES } from './errors/error-code.js';
+import { ToolResult } from './tool-result.js';
 
 const RUNS = Number(process.env.TOOLSHED_FUZZ_RUNS ?? 10_000);
 // About half a millisecond per run; `npm run fuzz` runs 100 000.

@@ -1,11 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import { defineTool } from '../core/define-tool.js';
-import { type CallHook, type CallInfo, TimeoutError } from '../core/dispatch.js';
-import { ToolCallError } from '../core/errors/tool-call-error.js';
-import { ToolshedError } from '../core/errors/toolshed-error.js';
-import { type ToolFailure, ToolResult, type ToolSuccess, toModelText } from '../core/tool-result.js';
-import type { ToolContext } from '../core/tool-spec.js';
-import { ToolRegistry } from './tool-registry.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { defineTool } from './define-tool.js';
+import type { CallHook, CallInfo } from './dispatch.js';
+import { TimeoutError } from './errors/timeout-error.js';
+import { ToolCallError } from './errors/tool-call-error.js';
+import { ToolshedError } from './errors/toolshed-error.js';
+import { type ToolFailure, ToolResult, type ToolSuccess, toModelText } from './tool-result.js';
+import type { ToolContext } from './tool-spec.js';
 
 function expectFailure(result: ToolResult): ToolFailure {
   if (result.status === 'success' || result.status === 'pending_approval') {

@@ -26,9 +26,10 @@ const UPSTREAM_TOOL: Tool = {
 it('serves an imported tool again with its $schema, annotations, execution, icons and _meta', async () => {
   const upstream = new Server({ name: 'charts', version: '1.0.0' }, { capabilities: { tools: {} } });
   upstream.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [UPSTREAM_TOOL] }));
-  upstream.setRequestHandler(CallToolRequestSchema, (request) => ({
-    content: [{ type: 'text', text: `${(request.params.arguments?.series as number[]).length} points` }],
-  }));
+  upstream.setRequestHandler(CallToolRequestSchema, (request) => {
+    const series = (request.params.arguments ?? {}).series as number[];
+    return { content: [{ type: 'text', text: `${series.length} points` }] };
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await upstream.connect(serverSide);
   const registry = new ToolRegistry();

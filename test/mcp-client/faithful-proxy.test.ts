@@ -27,7 +27,7 @@ it('serves an imported tool again with its $schema, annotations, execution, icon
   const upstream = new Server({ name: 'charts', version: '1.0.0' }, { capabilities: { tools: {} } });
   upstream.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [UPSTREAM_TOOL] }));
   upstream.setRequestHandler(CallToolRequestSchema, (request) => {
-    const series = (request.params.arguments ?? {}).series as number[];
+    const series = request.params.arguments?.series as number[];
     return { content: [{ type: 'text', text: `${series.length} points` }] };
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { ConfigError, formatDiagnostic } from '../config/config-diagnostic.js';
 import type { LoadedConfig } from '../config/create-registry-from-config.js';
-import type { AgentConfig } from '../config/load-config.js';
+import type { AgentConfig } from '../config/validate-config.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolsOptions } from './cli-context.js';
 import { CliError } from './cli-error.js';

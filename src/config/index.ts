@@ -9,8 +9,8 @@ export type { LoadConfigOptions, LoadedConfig } from './create-registry-from-con
 export { loadConfig } from './create-registry-from-config.js';
 export type { Expansion, ExpansionProblem } from './expand-env.js';
 export { expandEnv } from './expand-env.js';
-export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './load-config.js';
-export { validateConfig } from './load-config.js';
+export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './validate-config.js';
+export { validateConfig } from './validate-config.js';
 export type { RestToolConfig } from './rest-tool-config.js';
 export type { SecretFinding } from './secrets.js';
 export { findLiteralSecrets } from './secrets.js';

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../core/define-tool.js';
 import { formatDiagnostic } from './config-diagnostic.js';
-import { validateConfig } from './load-config.js';
+import { validateConfig } from './validate-config.js';
 
 const FIXTURES = join(import.meta.dirname, '__fixtures__');
 

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { ConfigError, formatDiagnostic } from '../config/config-diagnostic.js';
-import type { LoadedConfig } from '../config/create-registry-from-config.js';
+import type { LoadedConfig } from '../config/load-config.js';
 import type { AgentConfig } from '../config/validate-config.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolsOptions } from './cli-context.js';
@@ -257,7 +257,7 @@ export function displayPath(path: string, cwd: string): string {
 }
 
 async function loadConfigOrExplain(file: string, label: string, io: CliIo): Promise<LoadedConfig> {
-  const { loadConfig } = await import('../config/create-registry-from-config.js');
+  const { loadConfig } = await import('../config/load-config.js');
   try {
     return await loadConfig(file, { env: io.env });
   } catch (error) {

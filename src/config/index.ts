@@ -5,8 +5,8 @@
 
 export type { ConfigDiagnostic } from './config-diagnostic.js';
 export { ConfigError, formatDiagnostic } from './config-diagnostic.js';
-export type { LoadConfigOptions, LoadedConfig } from './create-registry-from-config.js';
-export { loadConfig } from './create-registry-from-config.js';
+export type { LoadConfigOptions, LoadedConfig } from './load-config.js';
+export { loadConfig } from './load-config.js';
 export type { Expansion, ExpansionProblem } from './expand-env.js';
 export { expandEnv } from './expand-env.js';
 export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './validate-config.js';

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/config-diagnostic.js';
-import { loadConfig } from '../../src/config/create-registry-from-config.js';
-import { toModelText } from '../../src/core/tool-result.js';
+import { ConfigError } from './config-diagnostic.js';
+import { loadConfig } from './load-config.js';
+import { toModelText } from '../core/tool-result.js';
 
 const EVERYTHING = resolve(
   import.meta.dirname,
@@ -148,7 +148,7 @@ describe('loadConfig', () => {
 
 describe('agent views', () => {
   it('pick up a listed tool that an MCP server adds later', async () => {
-    const fixture = resolve(import.meta.dirname, '../cli/fixtures/mcp-config/dynamic-server.mjs');
+    const fixture = resolve(import.meta.dirname, '../../test/cli/fixtures/mcp-config/dynamic-server.mjs');
     const file = writeConfig(
       [
         'mcp_servers:',

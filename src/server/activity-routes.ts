@@ -4,7 +4,7 @@ import { canonicalJson } from '../registry/approvals.js';
 import { ApiError, notFound, validationError } from './api-error.js';
 import { toolCallView } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
-import { recordCall, type ServerContext, toolViewOf } from './server-context.js';
+import { recordCall, type ServerContext, toolViewOf } from './tool-scope.js';
 
 /** `GET /api/calls` (the call log) and `POST /api/approvals/:id` (decide a pending call). */
 export function registerActivityRoutes(app: FastifyInstance, context: ServerContext): void {

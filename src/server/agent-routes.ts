@@ -5,7 +5,7 @@ import { notFound, validationError } from './api-error.js';
 import { agentView, attachedToolView } from './api-views.js';
 import { optionalObject, optionalString, requireObjectBody, requireString } from './body-validation.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
-import { type ServerContext, toolViewOf, viewRegistry } from './server-context.js';
+import { type ServerContext, toolViewOf, viewRegistry } from './tool-scope.js';
 
 type AgentParams = { Params: { agentId: string } };
 

@@ -16,7 +16,7 @@ import {
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
 } from './mcp-session-limits.js';
 import { McpViews } from './mcp-views.js';
-import { recordCall, type ServerContext } from './server-context.js';
+import { recordCall, type ServerContext } from './tool-scope.js';
 
 /**
  * Agents defined outside the store (the `agents:` of a `--config` file): served at

@@ -1,7 +1,7 @@
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { type StoreChange, StoreNotFoundError } from '../store/index.js';
-import { type ServerContext, servedNames, toolViewOf } from './server-context.js';
+import { type ServerContext, servedNames, toolViewOf } from './tool-scope.js';
 
 /**
  * The tools one MCP endpoint serves, kept current: `registry` gains and loses tools as attachments,

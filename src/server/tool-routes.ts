@@ -8,7 +8,7 @@ import { ApiError, notFound, validationError } from './api-error.js';
 import { toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
-import { callInView, type ServerContext, toolViewOf } from './server-context.js';
+import { callInView, type ServerContext, toolViewOf } from './tool-scope.js';
 import { HTTP_HANDLER_KEY } from './workspace-registries.js';
 
 const validateRestTool = compileValidator(REST_TOOL_SCHEMA);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBuiltins } from '../builtins/index.js';
 import { createStore, type ToolshedStore } from '../store/index.js';
-import { type ServerContext, toolViewOf } from './server-context.js';
+import { type ServerContext, toolViewOf } from './tool-scope.js';
 import { ServerMetrics } from './server-metrics.js';
 import { WorkspaceRegistries } from './workspace-registries.js';
 

@@ -5,12 +5,12 @@
 
 export type { ConfigDiagnostic } from './config-diagnostic.js';
 export { ConfigError, formatDiagnostic } from './config-diagnostic.js';
-export type { LoadConfigOptions, LoadedConfig } from './load-config.js';
-export { loadConfig } from './load-config.js';
 export type { Expansion, ExpansionProblem } from './expand-env.js';
 export { expandEnv } from './expand-env.js';
-export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './validate-config.js';
-export { validateConfig } from './validate-config.js';
+export type { LoadConfigOptions, LoadedConfig } from './load-config.js';
+export { loadConfig } from './load-config.js';
 export type { RestToolConfig } from './rest-tool-config.js';
 export type { SecretFinding } from './secrets.js';
 export { findLiteralSecrets } from './secrets.js';
+export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './validate-config.js';
+export { validateConfig } from './validate-config.js';

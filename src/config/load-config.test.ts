@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toModelText } from '../core/tool-result.js';
 import { ConfigError } from './config-diagnostic.js';
 import { loadConfig } from './load-config.js';
-import { toModelText } from '../core/tool-result.js';
 
 const EVERYTHING = resolve(
   import.meta.dirname,

@@ -15,7 +15,7 @@ import { ApiError, type ApiErrorBody } from './api-error.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
 import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';
-import type { ServerContext } from './tool-scope.js';
+import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
 import { createServiceBuiltins, type ServiceBuiltins, type ServiceBuiltinsOptions } from './service-builtins.js';
 import { registerToolRoutes } from './tool-routes.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isPlainObject } from '../core/json-schema.js';
 import { requireSecretName, type SecretRecord, StoreError } from '../store/index.js';
 import { ApiError, notFound, validationError } from './api-error.js';
-import type { ServerContext } from './tool-scope.js';
+import type { ServerContext } from './server-context.js';
 
 /**
  * A workspace secret as the API shows it: its name and dates, never its value.

@@ -1,23 +1,14 @@
-import { ToolResult } from '../core/tool-result.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
-import type { AttachedTool, ToolRecord, ToolshedStore } from '../store/index.js';
-import { notFound } from './api-error.js';
-import type { ServerMetrics } from './server-metrics.js';
-import type { WorkspaceRegistries } from './workspace-registries.js';
+import type { AttachedTool, ToolRecord } from '../store/index.js';
+import type { ServerContext } from './server-context.js';
 
-/** What the routes share. */
-export interface ServerContext {
-  store: ToolshedStore;
-  registries: WorkspaceRegistries;
-  metrics: ServerMetrics;
-  /** The environment the tools see (the registries' `env`, default `process.env`). */
-  env: Readonly<Record<string, string | undefined>>;
-}
-
-/** The tools a request may use: an agent's (or the workspace default set) in the workspace registry. */
-export interface ToolView {
+/**
+ * The tools a request may use: an agent's (or the workspace default set) in the workspace registry.
+ * Not an API shape (those are the `*View` types of `api-views.ts`).
+ */
+export interface ToolScope {
   registry: ToolRegistry;
-  /** The names callable in this view. */
+  /** The names callable in this scope. */
   names: Set<string>;
   /** Per-tool attachment config, handed to handlers as `ctx.config`. */
   config: Record<string, Record<string, unknown>>;
@@ -30,11 +21,12 @@ export interface ToolView {
  *
  * @example
  * ```ts
- * const view = await toolViewOf(context, 'acme', 'agt_1');
+ * const scope = await toolScopeOf(context, 'acme', 'agt_1');
+ * scope.names.has('read_file');
  * ```
  */
-export async function toolViewOf(context: ServerContext, workspaceId: string, agentId?: string): Promise<ToolView> {
-  // What the view is made of: the store's records (the same objects while its read cache holds them)
+export async function toolScopeOf(context: ServerContext, workspaceId: string, agentId?: string): Promise<ToolScope> {
+  // What the scope is made of: the store's records (the same objects while its read cache holds them)
   // and, for an agent, each attachment (tool and config) and whether it is the fallback set.
   let sources: readonly object[];
   let includeExtra = true;
@@ -51,38 +43,38 @@ export async function toolViewOf(context: ServerContext, workspaceId: string, ag
   if (
     memo !== undefined &&
     memo.includeExtra === includeExtra &&
-    memo.view.registry === context.registries.peek(workspaceId) &&
+    memo.scope.registry === context.registries.peek(workspaceId) &&
     sameItems(memo.sources, sources)
   ) {
-    return memo.view;
+    return memo.scope;
   }
-  const view = buildView(context, workspaceId, sources, agentId !== undefined, includeExtra);
-  if (memos.size >= MAX_VIEW_MEMOS) memos.clear();
-  memos.set(key, { sources, includeExtra, view });
-  return view;
+  const scope = buildScope(context, workspaceId, sources, agentId !== undefined, includeExtra);
+  if (memos.size >= MAX_SCOPE_MEMOS) memos.clear();
+  memos.set(key, { sources, includeExtra, scope });
+  return scope;
 }
 
-/** Views kept per server at most; a full memo starts over. */
-const MAX_VIEW_MEMOS = 10_000;
+/** Scopes kept per server at most; a full memo starts over. */
+const MAX_SCOPE_MEMOS = 10_000;
 
-interface ViewMemo {
+interface ScopeMemo {
   sources: readonly object[];
   includeExtra: boolean;
-  view: ToolView;
+  scope: ToolScope;
 }
 
 /**
- * The last view of each workspace and agent, reused while the store hands out the same records: a
- * changed tool or attachment is a new object (the store's cache is dropped and reloaded), so a view
- * built from the same objects is the same view. Saves rebuilding it for every call.
+ * The last scope of each workspace and agent, reused while the store hands out the same records: a
+ * changed tool or attachment is a new object (the store's cache is dropped and reloaded), so a scope
+ * built from the same objects is the same scope. Saves rebuilding it for every call.
  */
-const viewMemos = new WeakMap<ServerContext, Map<string, ViewMemo>>();
+const scopeMemos = new WeakMap<ServerContext, Map<string, ScopeMemo>>();
 
-function memosOf(context: ServerContext): Map<string, ViewMemo> {
-  let memos = viewMemos.get(context);
+function memosOf(context: ServerContext): Map<string, ScopeMemo> {
+  let memos = scopeMemos.get(context);
   if (memos === undefined) {
     memos = new Map();
-    viewMemos.set(context, memos);
+    scopeMemos.set(context, memos);
   }
   return memos;
 }
@@ -93,13 +85,13 @@ function sameItems(left: readonly object[], right: readonly object[]): boolean {
   return true;
 }
 
-function buildView(
+function buildScope(
   context: ServerContext,
   workspaceId: string,
   sources: readonly object[],
   attached: boolean,
   includeExtra: boolean,
-): ToolView {
+): ToolScope {
   const config: Record<string, Record<string, unknown>> = {};
   let records: readonly ToolRecord[];
   if (attached) {
@@ -115,64 +107,12 @@ function buildView(
   return { registry, names, config };
 }
 
-/** The view's tools that have a handler on this server, sorted. */
-export function servedNames(view: ToolView): string[] {
-  return [...view.names].filter((name) => view.registry.has(name)).sort();
+/** The scope's tools that have a handler on this server, sorted. */
+export function servedNames(scope: ToolScope): string[] {
+  return [...scope.names].filter((name) => scope.registry.has(name)).sort();
 }
 
-/** A registry holding only the view's tools that have a handler here, for exports and prompt docs. */
-export function viewRegistry(view: ToolView): ToolRegistry {
-  return view.registry.subset(servedNames(view), { strict: false, config: view.config });
-}
-
-/**
- * Call `name` in the view, log the call in `tool_calls` and count it in the metrics. A name outside
- * the view is a 404; a tool without a handler on this server is an `EXECUTION_FAILED` result.
- */
-export async function callInView(
-  context: ServerContext,
-  workspaceId: string,
-  view: ToolView,
-  name: string,
-  args: unknown,
-  agentId: string | undefined,
-): Promise<ToolResult> {
-  if (!view.names.has(name)) {
-    throw notFound(
-      agentId === undefined
-        ? `Tool '${name}' does not exist in this workspace.`
-        : `Tool '${name}' is not available to agent '${agentId}'.`,
-    );
-  }
-  const result = view.registry.has(name)
-    ? await view.registry.call(name, args, {
-        context: {
-          ...(Object.hasOwn(view.config, name) ? { config: view.config[name] } : {}),
-          // Stored with an approval the call may need, so the approved call runs in the same view.
-          ...(agentId === undefined ? {} : { agentId }),
-        },
-      })
-    : ToolResult.error('EXECUTION_FAILED', `Tool '${name}' has no handler on this server.`, {
-        metadata: { tool: name },
-      });
-  await recordCall(context, workspaceId, name, result, agentId);
-  return result;
-}
-
-/** Log a finished call and count it. */
-export async function recordCall(
-  context: ServerContext,
-  workspaceId: string,
-  name: string,
-  result: ToolResult,
-  agentId: string | undefined | null,
-): Promise<void> {
-  context.metrics.observe(name, result);
-  await context.store.toolCalls.record(workspaceId, {
-    agentId: agentId ?? null,
-    toolId: name,
-    status: result.status,
-    errorCode: result.status === 'success' || result.status === 'pending_approval' ? null : result.error.code,
-    durationMs: Math.max(0, result.metadata.durationMs),
-  });
+/** A registry holding only the scope's tools that have a handler here, for exports and prompt docs. */
+export function scopeRegistry(scope: ToolScope): ToolRegistry {
+  return scope.registry.subset(servedNames(scope), { strict: false, config: scope.config });
 }

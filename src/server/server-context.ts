@@ -1,0 +1,12 @@
+import type { ToolshedStore } from '../store/index.js';
+import type { ServerMetrics } from './server-metrics.js';
+import type { WorkspaceRegistries } from './workspace-registries.js';
+
+/** What the routes share. */
+export interface ServerContext {
+  store: ToolshedStore;
+  registries: WorkspaceRegistries;
+  metrics: ServerMetrics;
+  /** The environment the tools see (the registries' `env`, default `process.env`). */
+  env: Readonly<Record<string, string | undefined>>;
+}

@@ -2,6 +2,8 @@ import { CallContext, type CallContextOptions } from './call-context.js';
 import type { Deadline, DeadlineQueue } from './deadline-queue.js';
 import { describeValue } from './define-tool.js';
 import { closestNames } from './did-you-mean.js';
+import { InvalidToolSchemaError } from './errors/invalid-tool-schema-error.js';
+import { ToolshedError } from './errors/toolshed-error.js';
 import { locateJsonError } from './json-error.js';
 import type { JsonObjectSchema } from './json-schema.js';
 import { isPlainObject } from './json-schema.js';
@@ -567,9 +569,9 @@ function progressDeadline(
 }
 
 /** The error a handler's `ctx.signal` is aborted with when its deadline passes. */
-export class TimeoutError extends Error {
+export class TimeoutError extends ToolshedError<'TIMEOUT'> {
   constructor(message: string) {
-    super(message);
+    super('TIMEOUT', message);
     this.name = 'TimeoutError';
   }
 }
@@ -789,7 +791,7 @@ function cancelledResult(toolName: string, signal: AbortSignal | undefined): Too
 }
 
 function internalFailure(toolName: string, error: unknown): ToolFailure {
-  if (error instanceof Error && error.name === 'InvalidToolSchemaError') {
+  if (error instanceof InvalidToolSchemaError) {
     return ToolResult.error('EXECUTION_FAILED', error.message, {
       hint: 'This is a fault in the tool definition, not in your arguments; use another tool.',
     });

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { ToolshedError } from '../core/errors/toolshed-error.js';
 import type { SqliteDriver } from '../store/sqlite/sqlite-driver.js';
 import { sqliteDriverOf } from '../store/sqlite/sqlite-store-dialect.js';
 import type { StoreDialectName } from '../store/store-records.js';
@@ -89,8 +90,12 @@ function insertStatements(driver: SqliteDriver): SqliteStatements {
 }
 
 /** Raised by {@link EmailStore.search} for a query with no searchable words. */
-export class EmailQueryError extends Error {
+export class EmailQueryError extends ToolshedError<'INVALID_QUERY'> {
   override readonly name = 'EmailQueryError';
+
+  constructor(message: string) {
+    super('INVALID_QUERY', message);
+  }
 }
 
 /**

@@ -5,6 +5,14 @@
 
 export type { ApiErrorBody, ApiErrorCode } from './api-error.js';
 export { ApiError } from './api-error.js';
+export type {
+  AgentView,
+  AttachedToolView,
+  RequiredEnvVarStatus,
+  ToolCallView,
+  ToolDetailView,
+  ToolView,
+} from './api-shapes.js';
 export type { ServerOptions } from './create-server.js';
 export { createServer, DEFAULT_BODY_LIMIT } from './create-server.js';
 export type { ConfigAgents, ServerMcpOptions } from './mcp-routes.js';

@@ -65,6 +65,12 @@ export interface McpServerOptions {
    * that throws or rejects goes to `onError`; the client still gets the result.
    */
   onCallResult?: (tool: string, result: ToolResult) => void | Promise<void>;
+  /**
+   * Asked before each `tools/call` runs (a quota): return a result to answer with instead of running the
+   * tool, or a function that is called once the call has finished, or nothing. A call answered this way
+   * does not reach `onCallResult`.
+   */
+  admitCall?: (tool: string) => ToolResult | (() => void) | undefined;
 }
 
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -128,6 +134,18 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
   });
 
   const callTool = async (params: CallToolRequest['params'], extra: CallExtra) => {
+    const name = params.name;
+    const admission = options.admitCall?.(name);
+    if (admission === undefined) return runTool(params, extra);
+    if (typeof admission !== 'function') return toCallToolResult(admission, false);
+    try {
+      return await runTool(params, extra);
+    } finally {
+      admission();
+    }
+  };
+
+  const runTool = async (params: CallToolRequest['params'], extra: CallExtra) => {
     const name = params.name;
     // Notifications are sent without blocking the tool, but must reach the client before the result.
     const sending: Promise<void>[] = [];

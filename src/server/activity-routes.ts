@@ -55,16 +55,27 @@ export function registerActivityRoutes(app: FastifyInstance, context: ServerCont
     if (record.status !== 'pending') {
       throw new ApiError(409, 'APPROVAL_INVALID', `Approval '${id}' was already decided (${record.status}).`);
     }
+    // An approved call runs now: admitted before the decision is stored, so a refusal leaves it pending.
+    const admission = decision === 'approve' ? context.calls.admit(request.tokenIdentity, record.toolId) : undefined;
+    if (admission !== undefined && !admission.admitted) {
+      context.metrics.observe(record.toolId, admission.result);
+      const { message, hint } = admission.result.error;
+      throw new ApiError(429, 'RATE_LIMITED', `${message} The approval is still pending.`, { hint });
+    }
     try {
-      await approvals.decide(id, decision);
-    } catch (error) {
-      if (ApiError.isInstance(error)) throw error;
-      throw new ApiError(409, 'APPROVAL_INVALID', `Approval '${id}' was already decided.`);
+      try {
+        await approvals.decide(id, decision);
+      } catch (error) {
+        if (ApiError.isInstance(error)) throw error;
+        throw new ApiError(409, 'APPROVAL_INVALID', `Approval '${id}' was already decided.`);
+      }
+      if (decision === 'deny') {
+        return { approval: { id, status: 'denied' } };
+      }
+      const result = await callApprovedTool(context, workspaceId, record, admission?.release);
+      return { approval: { id, status: 'used' }, result };
+    } finally {
+      admission?.release();
     }
-    if (decision === 'deny') {
-      return { approval: { id, status: 'denied' } };
-    }
-    const result = await callApprovedTool(context, workspaceId, record);
-    return { approval: { id, status: 'used' }, result };
   });
 }

@@ -17,6 +17,8 @@ export type ApiErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   /** 415: the body is not JSON. */
   | 'UNSUPPORTED_MEDIA_TYPE'
+  /** 429: the token or workspace is at its limit of calls running at once; retry when one finishes. */
+  | 'RATE_LIMITED'
   /** 503: the database is unavailable. */
   | 'UNAVAILABLE'
   /** 500: a bug; the message says nothing about internals. */

@@ -12,6 +12,7 @@ import {
 import { registerActivityRoutes } from './activity-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
+import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
 import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';
@@ -49,6 +50,11 @@ export interface ServerOptions {
    * handler settings and `--config` agents, or `false` for no MCP endpoints.
    */
   mcp?: ServerMcpOptions | false;
+  /**
+   * How many tool calls may run at once per API token and per workspace, over REST, MCP and approved
+   * calls together; a call past either limit is answered `RATE_LIMITED` without running.
+   */
+  calls?: CallQuotaOptions;
   /** The folder of the built web catalog served at `/` (default `dist/web` of this package), or `false` for none. */
   webCatalog?: string | false;
 }
@@ -93,6 +99,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     registries,
     // /metrics is public: only the server's own tools are named, a workspace's are counted together.
     metrics: new ServerMetrics({ namedTool: (tool) => registries.serverToolNames.has(tool) }),
+    calls: new CallQuotas(options.calls),
     env: options.registryOptions?.env ?? process.env,
   };
   // First, so every route registered below declares its auth and no other hook runs before it.

@@ -13,6 +13,12 @@ export type {
   ToolDetailView,
   ToolView,
 } from './api-shapes.js';
+export type { CallAdmitted, CallQuotaOptions, CallRefused } from './call-quotas.js';
+export {
+  CallQuotas,
+  DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
+  DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
+} from './call-quotas.js';
 export type { ServerOptions } from './create-server.js';
 export { createServer, DEFAULT_BODY_LIMIT } from './create-server.js';
 export type { ConfigAgents, ServerMcpOptions } from './mcp-routes.js';

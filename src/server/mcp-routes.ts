@@ -112,8 +112,17 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
       const { agentId } = target;
       const onCallResult = (tool: string, result: Parameters<typeof recordCall>[3]) =>
         recordCall(context, workspaceId, tool, result, agentId);
+      const admitCall = (tool: string) => {
+        const admission = context.calls.admit(target.identity, tool);
+        if (admission.admitted) return admission.release;
+        context.metrics.observe(tool, admission.result);
+        return admission.result;
+      };
       if (agentId !== undefined && target.configAgent && configAgents !== undefined) {
-        return { registry: configAgents.agent(agentId), options: { context: { agentId }, onCallResult } };
+        return {
+          registry: configAgents.agent(agentId),
+          options: { context: { agentId }, onCallResult, admitCall },
+        };
       }
       const view = await views.open(workspaceId, agentId);
       return {
@@ -127,6 +136,7 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
             };
           },
           onCallResult,
+          admitCall,
         },
       };
     },

@@ -1,4 +1,5 @@
 import type { ToolshedStore } from '../store/index.js';
+import type { CallQuotas } from './call-quotas.js';
 import type { ServerMetrics } from './server-metrics.js';
 import type { WorkspaceRegistries } from './workspace-registries.js';
 
@@ -7,6 +8,8 @@ export interface ServerContext {
   store: ToolshedStore;
   registries: WorkspaceRegistries;
   metrics: ServerMetrics;
+  /** How many calls each API token and workspace may have running at once. */
+  calls: CallQuotas;
   /** The environment the tools see (the registries' `env`, default `process.env`). */
   env: Readonly<Record<string, string | undefined>>;
 }

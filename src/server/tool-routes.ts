@@ -128,7 +128,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       throw validationError('agent_id', `'agent_id' must be a string, got ${describeValue(agentId)}.`);
     }
     const agent = typeof agentId === 'string' ? agentId : undefined;
-    return callTool(context, request.workspaceId, request.params.id, args ?? {}, agent);
+    return callTool(context, request.tokenIdentity, request.params.id, args ?? {}, agent);
   });
 }
 

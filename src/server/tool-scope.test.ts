@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBuiltins } from '../builtins/index.js';
 import { createStore, type ToolshedStore } from '../store/index.js';
+import { CallQuotas } from './call-quotas.js';
 import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
 import { toolScopeOf } from './tool-scope.js';
@@ -14,7 +15,13 @@ beforeEach(async () => {
   await store.migrate();
   await store.tools.upsertBuiltins(createBuiltins());
   await store.workspaces.create({ id: 'acme', name: 'Acme' });
-  context = { store, registries: new WorkspaceRegistries({ store }), metrics: new ServerMetrics(), env: {} };
+  context = {
+    store,
+    registries: new WorkspaceRegistries({ store }),
+    metrics: new ServerMetrics(),
+    calls: new CallQuotas(),
+    env: {},
+  };
 });
 
 afterEach(() => store.close());

@@ -1,5 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import {
+  DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
+  DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
+} from '../../server/call-quotas.js';
+import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_SESSIONS_PER_TOKEN,
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
@@ -33,6 +37,10 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
    * per call; 100 for JavaScript, a fresh QuickJS runtime per call).
    */
   sandboxRunsPerProcess?: number;
+  /** Most tool calls one API token may have running at once (default 32). */
+  maxConcurrentCallsPerToken?: number;
+  /** Most tool calls one workspace may have running at once (default 64). */
+  maxConcurrentCallsPerWorkspace?: number;
 }
 
 /**
@@ -46,6 +54,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  * that is not a whole number from 0 to 65535 is a usage error (exit 2). Port 0 picks a free port.
  * `--mcp-max-sessions-per-token`, `--mcp-max-sessions-per-workspace` and `--mcp-max-sessions` set the
  * MCP session quotas (whole numbers of at least 1, the workspace's at most the total; else exit 2).
+ * `--max-concurrent-calls-per-token` and `--max-concurrent-calls-per-workspace` bound the tool calls
+ * running at once (REST, MCP and approved calls together); a call past either is answered `RATE_LIMITED`.
  * `--sandbox-runs-per-process` lets a sandbox process of `execute_python` / `execute_javascript` serve
  * that many calls of one workspace (by default every Python call gets a fresh process).
  *
@@ -83,6 +93,18 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       '--sandbox-runs-per-process <n>',
       "calls one execute_python / execute_javascript process may run, all of one workspace; above 1 a workspace's calls can see what its earlier calls left (default: 1 for Python, a fresh process per call; 100 for JavaScript, a fresh QuickJS runtime per call)",
       parseSessionLimit,
+    )
+    .option(
+      '--max-concurrent-calls-per-token <n>',
+      'most tool calls one API token may have running at once, REST and MCP together; past it a call is answered RATE_LIMITED without running',
+      parseSessionLimit,
+      DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
+    )
+    .option(
+      '--max-concurrent-calls-per-workspace <n>',
+      'most tool calls one workspace may have running at once, all its tokens together',
+      parseSessionLimit,
+      DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
     );
   return addToolsOptions(command, { json: false })
     .addHelpText(
@@ -92,7 +114,7 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
         'Routes: /api (REST), /mcp and /mcp/agents/:id (MCP, Streamable HTTP), GET /health, GET /metrics; every',
         '/api and /mcp request needs "Authorization: Bearer <token>". The database is TOOLSHED_DATABASE_URL.',
         'Stops on SIGINT or SIGTERM (exit 0). Exit codes: 1 the address cannot be bound or the tools fail to',
-        'load; 2 usage error (a bad --port, session limit or --sandbox-runs-per-process).',
+        'load; 2 usage error (a bad --port, session or call limit, or --sandbox-runs-per-process).',
         '',
         'Examples:',
         '  toolshed serve --config examples/toolshed.yaml',
@@ -139,6 +161,11 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       store,
       extraTools: tools.registry.tools(),
       ...(runs === undefined ? {} : { builtins: { sandbox: { maxRunsPerSandbox: runs } } }),
+      calls: {
+        maxConcurrentCallsPerToken: options.maxConcurrentCallsPerToken ?? DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
+        maxConcurrentCallsPerWorkspace:
+          options.maxConcurrentCallsPerWorkspace ?? DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
+      },
       mcp: {
         onError: report,
         maxSessions,

@@ -1,0 +1,153 @@
+import { type ToolFailure, ToolResult } from '../core/tool-result.js';
+import type { TokenIdentity } from '../store/index.js';
+
+/**
+ * The default of `maxConcurrentCallsPerToken`: most tool calls one API token may have running at once,
+ * over REST and MCP together.
+ *
+ * @example
+ * ```ts
+ * createServer({ store, calls: { maxConcurrentCallsPerToken: DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN * 2 } });
+ * ```
+ */
+export const DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN = 32;
+
+/**
+ * The default of `maxConcurrentCallsPerWorkspace`: most tool calls one workspace may have running at
+ * once, all its tokens together.
+ *
+ * @example
+ * ```ts
+ * createServer({ store, calls: { maxConcurrentCallsPerWorkspace: 16 } });
+ * ```
+ */
+export const DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE = 64;
+
+/** Options of {@link CallQuotas}: how many calls may run at once per API token and per workspace. */
+export interface CallQuotaOptions {
+  /** Most calls one API token may have running at once (default {@link DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN}). */
+  maxConcurrentCallsPerToken?: number;
+  /** Most calls one workspace may have running at once (default {@link DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE}). */
+  maxConcurrentCallsPerWorkspace?: number;
+}
+
+/** A call let in: call `release()` once it has finished (more calls are harmless). */
+export interface CallAdmitted {
+  admitted: true;
+  release(): void;
+}
+
+/** A call turned away: `result` is the `RATE_LIMITED` result to answer with. */
+export interface CallRefused {
+  admitted: false;
+  result: ToolFailure;
+}
+
+interface Quota {
+  key: string;
+  limit: number;
+  holder: string;
+  option: string;
+  flag: string;
+}
+
+/**
+ * Counts the tool calls running for each API token and each workspace of a server, and turns away a
+ * call that would take either past its limit, so one tenant's burst of calls cannot take every slow
+ * resource (sandbox processes, upstream connections, outbound requests) the others need. A refused
+ * call never runs: it is answered at once with a `RATE_LIMITED` result (retryable) naming the limit it
+ * hit. The counts live in this process.
+ *
+ * @example
+ * ```ts
+ * const quotas = new CallQuotas({ maxConcurrentCallsPerToken: 4 });
+ * const admission = quotas.admit({ workspaceId: 'acme', tokenId: 'tok_1' }, 'search');
+ * if (!admission.admitted) return admission.result;
+ * try {
+ *   return await registry.call('search', args);
+ * } finally {
+ *   admission.release();
+ * }
+ * ```
+ */
+export class CallQuotas {
+  readonly #perToken: number;
+  readonly #perWorkspace: number;
+  readonly #running = new Map<string, number>();
+
+  constructor(options: CallQuotaOptions = {}) {
+    this.#perToken = callLimit(
+      'maxConcurrentCallsPerToken',
+      options.maxConcurrentCallsPerToken,
+      DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
+    );
+    this.#perWorkspace = callLimit(
+      'maxConcurrentCallsPerWorkspace',
+      options.maxConcurrentCallsPerWorkspace,
+      DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
+    );
+  }
+
+  /** Let a call of `tool` for `identity` in, or refuse it when its token or workspace is at its limit. */
+  admit(identity: TokenIdentity, tool: string): CallAdmitted | CallRefused {
+    const quotas: Quota[] = [
+      {
+        key: `token\n${identity.tokenId}`,
+        limit: this.#perToken,
+        holder: 'this API token',
+        option: 'maxConcurrentCallsPerToken',
+        flag: '--max-concurrent-calls-per-token',
+      },
+      {
+        key: `workspace\n${identity.workspaceId}`,
+        limit: this.#perWorkspace,
+        holder: 'this workspace',
+        option: 'maxConcurrentCallsPerWorkspace',
+        flag: '--max-concurrent-calls-per-workspace',
+      },
+    ];
+    for (const quota of quotas) {
+      if ((this.#running.get(quota.key) ?? 0) >= quota.limit) {
+        return {
+          admitted: false,
+          result: ToolResult.error(
+            'RATE_LIMITED',
+            `Too many tool calls running at once for ${quota.holder} (limit ${quota.limit}); '${tool}' was not run.`,
+            {
+              hint: `Wait for a running call to finish, then try again, or have the operator raise ${quota.option} (toolshed serve ${quota.flag}).`,
+              metadata: { tool },
+            },
+          ),
+        };
+      }
+    }
+    for (const quota of quotas) this.#running.set(quota.key, (this.#running.get(quota.key) ?? 0) + 1);
+    let released = false;
+    return {
+      admitted: true,
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const quota of quotas) {
+          const left = (this.#running.get(quota.key) ?? 1) - 1;
+          if (left === 0) this.#running.delete(quota.key);
+          else this.#running.set(quota.key, left);
+        }
+      },
+    };
+  }
+
+  /** How many calls are running for a token (`{ tokenId }`) or a workspace (`{ workspaceId }`). */
+  running(of: { tokenId: string } | { workspaceId: string }): number {
+    const key = 'tokenId' in of ? `token\n${of.tokenId}` : `workspace\n${of.workspaceId}`;
+    return this.#running.get(key) ?? 0;
+  }
+}
+
+function callLimit(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new TypeError(`${name} must be a whole number of at least 1, got ${String(value)}.`);
+  }
+  return value;
+}

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { RestToolOptions } from '../config/rest-tool.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { ToolRegistryOptions } from '../registry/tool-registry.js';
@@ -82,7 +82,15 @@ export interface ServerOptions {
  */
 export function createServer(options: ServerOptions): FastifyInstance {
   const { store } = options;
-  const app = Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, logger: options.logger ?? false });
+  const app = Fastify({
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    logger: options.logger ?? false,
+    // Errors the router raises before any route matched: the API's error shape, never the URL echoed.
+    frameworkErrors: (error, _request, reply) => {
+      const apiError = routerError(error);
+      void (reply as FastifyReply).code(apiError.statusCode).send(apiError.toBody());
+    },
+  });
   const shared = options.builtins === false ? undefined : createServiceBuiltins(store, options.builtins);
   const extraTools = options.extraTools?.filter((tool) => !replacedByService(tool, shared));
   const registries = new WorkspaceRegistries({
@@ -156,6 +164,22 @@ const STORE_FIELD_NAMES: Readonly<Record<string, string>> = {
   parametersSchema: 'parameters',
   whenToUse: 'when_to_use',
 };
+
+/** A URL the router cannot take apart: a malformed percent-encoding, or a path segment over the limit. */
+function routerError(error: FastifyError): ApiError {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new ApiError(
+      414,
+      'VALIDATION_ERROR',
+      'A path segment of the URL is longer than 100 characters; no id is that long.',
+      { field: 'path' },
+    );
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return new ApiError(400, 'VALIDATION_ERROR', 'The URL path has a malformed percent-encoding.', { field: 'path' });
+  }
+  return toApiError(error);
+}
 
 function toApiError(error: unknown): ApiError {
   if (ApiError.isInstance(error)) return error;

@@ -66,3 +66,40 @@ describe('URLs the router cannot take apart', () => {
     expect(response.statusCode).toBe(401);
   });
 });
+
+describe('a failure on the server side', () => {
+  it('answers 500 INTERNAL saying nothing of the cause, and hands the error to onError', async () => {
+    const store = await createStore(':memory:');
+    await store.migrate();
+    await store.workspaces.create({ id: 'acme', name: 'Acme' });
+    const { token } = await store.tokens.create('acme', { name: 't' });
+    // A bug in a store method: the API must not pass its text on.
+    Object.assign(store.agents, {
+      list: () => {
+        throw new TypeError('Cannot read properties of undefined (reading /srv/toolshed/secret)');
+      },
+    });
+    const reported: unknown[] = [];
+    const app = createServer({
+      store,
+      builtins: false,
+      webCatalog: false,
+      onError: (error) => reported.push(error),
+    });
+    try {
+      const response = await app.inject({
+        method: 'GET',
+        url: '/api/agents',
+        headers: { authorization: `Bearer ${token}`, 'x-workspace-id': 'acme' },
+      });
+      expect(response.statusCode).toBe(500);
+      expect(response.json()).toEqual({ error: { code: 'INTERNAL', message: 'Something went wrong on the server.' } });
+      expect(reported.map((error) => (error as Error).message)).toEqual([
+        'Cannot read properties of undefined (reading /srv/toolshed/secret)',
+      ]);
+    } finally {
+      await app.close();
+      await store.close();
+    }
+  });
+});

@@ -92,13 +92,7 @@ describe('ToolSearchIndex', () => {
 
   it('corrects a short word by one edit (or one swap of neighbouring letters) only, so other words stay apart', () => {
     const index = new ToolSearchIndex();
-    index.add({
-      name: 'fetch_url',
-      description: 'Fetch a page.',
-      category: 'web',
-      tags: [],
-      inputSchema: { type: 'object' },
-    });
+    index.add(tool('fetch_url', 'Fetch a page.', { category: 'web' }));
     expect(index.search('french')).toEqual([]);
     expect(index.search('fecth')[0]?.name).toBe('fetch_url');
     expect(index.search('fetc')[0]?.name).toBe('fetch_url');

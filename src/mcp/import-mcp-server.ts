@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ContentBlock } from '../core/content-block.js';
 import { defineTool } from '../core/define-tool.js';
+import { ToolshedError } from '../core/errors/toolshed-error.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import { ToolResult } from '../core/tool-result.js';
 import type { ToolContext, ToolSpec } from '../core/tool-spec.js';
@@ -236,7 +237,7 @@ export async function importMcpServer(
       upstream.kill?.();
       await upstream.transport.close().catch(() => undefined);
       const tail = upstream.tail();
-      return new Error(
+      return new McpServerUnavailableError(
         `${what} MCP server '${config.name}': ${explain(config, error)}${tail === '' ? '' : `\n--- stderr of '${config.name}' (last lines) ---\n${tail}`}`,
         { cause: error },
       );
@@ -357,6 +358,14 @@ function unavailable(server: string, tool: string, why: string | undefined, reco
       details: { mcpServer: server, unavailable: true },
     },
   );
+}
+
+/** Thrown by {@link importMcpServer} when the server does not come up: it names the server and quotes the tail of its stderr. */
+export class McpServerUnavailableError extends ToolshedError<'MCP_SERVER_UNAVAILABLE'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('MCP_SERVER_UNAVAILABLE', message, options);
+    this.name = 'McpServerUnavailableError';
+  }
 }
 
 interface Upstream {

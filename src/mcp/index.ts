@@ -10,7 +10,7 @@ export type { McpObjectSchema, McpToolAnnotations, McpToolEntry } from '../expor
 export type { HostPolicy } from './host-validation.js';
 export { checkHostAndOrigin } from './host-validation.js';
 export type { ImportMcpServerOptions, McpServerConfig, McpServerConnection } from './import-mcp-server.js';
-export { importMcpServer } from './import-mcp-server.js';
+export { importMcpServer, McpServerUnavailableError } from './import-mcp-server.js';
 export type { McpCallToolResult } from './mcp-call-result.js';
 export { toCallToolResult } from './mcp-call-result.js';
 export type {

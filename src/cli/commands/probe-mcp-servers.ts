@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ConfigDiagnostic } from '../../config/config-diagnostic.js';
-import type { ToolshedConfig } from '../../config/load-config.js';
+import type { ToolshedConfig } from '../../config/validate-config.js';
 import { parseYamlSource } from '../../definitions/yaml-source.js';
 
 /** What probing one `mcp_servers` entry found: its tools, or why it did not answer. */

@@ -2,12 +2,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/create-registry-from-config.js';
-import { importMcpServer } from '../../src/mcp/import-mcp-server.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
-import { assertBuilt, runCli, startCli } from '../cli/run-cli.js';
+import { assertBuilt, runCli, startCli } from '../../test/cli/run-cli.js';
+import { loadConfig } from '../config/load-config.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { importMcpServer } from './import-mcp-server.js';
 
-const FIXTURES = resolve(import.meta.dirname, 'fixtures');
+const FIXTURES = resolve(import.meta.dirname, '__fixtures__');
 const BOOM = join(FIXTURES, 'boom-server.mjs');
 const SILENT = join(FIXTURES, 'silent-server.mjs');
 const EVERYTHING = resolve(

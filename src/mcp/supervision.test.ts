@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolResult } from '../../src/core/tool-result.js';
-import { toModelText } from '../../src/core/tool-result.js';
-import { importMcpServer, type McpServerConnection } from '../../src/mcp/import-mcp-server.js';
-import { listMcpTools } from '../../src/mcp/mcp-tool-list.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
+import type { ToolResult } from '../core/tool-result.js';
+import { toModelText } from '../core/tool-result.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { importMcpServer, type McpServerConnection } from './import-mcp-server.js';
+import { listMcpTools } from './mcp-tool-list.js';
 
 const EVERYTHING = resolve(
   import.meta.dirname,

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toModelText } from '../../src/core/tool-result.js';
-import { importMcpServer } from '../../src/mcp/import-mcp-server.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
+import { toModelText } from '../core/tool-result.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { importMcpServer } from './import-mcp-server.js';
 
 const TOKEN = 'Bearer upstream-secret-4f1c9a';
 

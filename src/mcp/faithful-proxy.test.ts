@@ -2,10 +2,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { expect, it } from 'vitest';
-import { toModelText } from '../../src/core/tool-result.js';
-import { importMcpServer } from '../../src/mcp/import-mcp-server.js';
-import { listMcpTools } from '../../src/mcp/mcp-tool-list.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
+import { toModelText } from '../core/tool-result.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { importMcpServer } from './import-mcp-server.js';
+import { listMcpTools } from './mcp-tool-list.js';
 
 const UPSTREAM_TOOL: Tool = {
   name: 'render',

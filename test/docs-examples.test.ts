@@ -1,11 +1,15 @@
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { examplesOf } from './support/doc-examples.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const WORK = join(ROOT, 'test', '.examples');
+// Examples are written outside the repository; the folder links the repository's node_modules so their
+// imports of dependencies (zod, ...) resolve as they would in a project.
+const WORK = mkdtempSync(join(tmpdir(), 'toolshed-examples-'));
+symlinkSync(join(ROOT, 'node_modules'), join(WORK, 'node_modules'), 'dir');
 
 const documents = [
   join(ROOT, 'README.md'),
@@ -25,7 +29,6 @@ describe('examples in the documentation', () => {
   for (const example of examples) {
     const name = `${example.file.slice(ROOT.length + 1)} example ${example.index + 1}`;
     it(`runs ${name}${example.output === undefined ? '' : ' and prints what the document shows'}`, async () => {
-      mkdirSync(WORK, { recursive: true });
       const path = join(WORK, `${name.replace(/[^a-z0-9]+/gi, '-')}.ts`);
       writeFileSync(path, example.code);
       const printed: string[] = [];

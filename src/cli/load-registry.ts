@@ -3,6 +3,7 @@ import { relative, resolve } from 'node:path';
 import { ConfigError, formatDiagnostic } from '../config/config-diagnostic.js';
 import type { LoadedConfig } from '../config/create-registry-from-config.js';
 import type { AgentConfig } from '../config/load-config.js';
+import { ToolshedError } from '../core/errors/toolshed-error.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolsOptions } from './cli-context.js';
 import { CliError } from './cli-error.js';
@@ -107,6 +108,7 @@ export interface ToolSetup {
  * Decide where tools come from without loading anything: `--config FILE` (or `./toolshed.yaml` when it
  * exists) and the `--tools` paths, which combine. Without a configuration and without `--tools`,
  * `./tools` is used when that folder exists; with a configuration it is not (the file names its tools).
+ * With none of them, {@link loadTools} gives the built-in tools.
  *
  * Throws {@link CliError} (exit 1) for a `--tools` path that does not exist, and for `--agent` without
  * a configuration.
@@ -134,11 +136,6 @@ export async function resolveToolSetup(options: ToolsOptions, cwd: string): Prom
   return { configFile, sources, agent: options.agent };
 }
 
-/** True when a setup names no tools at all: no configuration and no `--tools` paths. */
-export function isEmptySetup(setup: ToolSetup): boolean {
-  return setup.configFile === undefined && setup.sources.length === 0;
-}
-
 /** The tools of a run, loaded: what the verb works on, and the whole set behind it. */
 export interface LoadedTools {
   /** The tools the verb works on: the agent's view with `--agent`, else every tool. */
@@ -156,9 +153,18 @@ export interface LoadedTools {
 }
 
 /**
+ * The tools a command may call, for which it prints missing-credential warnings: `'all'` (`mcp`,
+ * `serve`), some names (`call`), or none (`[]`: `list`, `describe`, `export` and the other verbs that
+ * only read definitions).
+ */
+export type ToolsCalled = 'all' | readonly string[];
+
+/**
  * Load the tools of a {@link ToolSetup}: the configuration through `loadConfig` (its warnings go to
- * stderr; its errors become a {@link CliError} listing each diagnostic as `file:line:col: ...`, exit 1),
- * then the `--tools` paths into the same registry, then the `--agent` view.
+ * stderr, a missing credential only for a tool in `calls`; its errors become a {@link CliError} listing
+ * each diagnostic as `file:line:col: ...`, exit 1), then the `--tools` paths into the same registry,
+ * then the `--agent` view. With neither a configuration nor `--tools` paths, the built-in tools, file
+ * tools rooted at the working folder (said in a note on stderr).
  *
  * The config module (and with it the registry, the built-ins and the MCP client it imports) loads
  * here, inside the verb's action. Call `close()` when done: configured MCP servers are child
@@ -174,9 +180,9 @@ export interface LoadedTools {
  * }
  * ```
  */
-export async function loadTools(setup: ToolSetup, io: CliIo): Promise<LoadedTools> {
+export async function loadTools(setup: ToolSetup, io: CliIo, calls: ToolsCalled = 'all'): Promise<LoadedTools> {
   if (setup.configFile === undefined) {
-    const registry = await loadRegistry(setup.sources);
+    const registry = setup.sources.length === 0 ? await builtinRegistry(io) : await loadRegistry(setup.sources);
     return {
       registry,
       all: registry,
@@ -189,7 +195,11 @@ export async function loadTools(setup: ToolSetup, io: CliIo): Promise<LoadedTool
   const configLabel = displayPath(setup.configFile, io.cwd);
   const config = await loadConfigOrExplain(setup.configFile, configLabel, io);
   try {
-    for (const diagnostic of config.diagnostics) io.stderr.write(`${visible(formatDiagnostic(diagnostic))}\n`);
+    for (const diagnostic of config.diagnostics) {
+      // A missing credential matters only to a command that may call its tool.
+      if (diagnostic.tool !== undefined && calls !== 'all' && !calls.includes(diagnostic.tool)) continue;
+      io.stderr.write(`${visible(formatDiagnostic(diagnostic))}\n`);
+    }
     await loadRegistry(setup.sources, config.registry);
     let agent: AgentConfig | undefined;
     let registry = config.registry;
@@ -205,8 +215,36 @@ export async function loadTools(setup: ToolSetup, io: CliIo): Promise<LoadedTool
 }
 
 /**
+ * What a "not found" adds when no configuration was loaded: where the rest of the tools would come from.
+ *
+ * @example
+ * ```ts
+ * `Tool 'word_count' not found. ${NO_CONFIGURATION_HINT}`;
+ * ```
+ */
+export const NO_CONFIGURATION_HINT = `No configuration was loaded: pass --config FILE (a toolshed.yaml) or --tools PATH, or create ./${DEFAULT_CONFIG_FILE}.`;
+
+/** The note a run with neither a configuration nor `--tools` prints on stderr: it works on the built-ins. */
+export function builtinsNote(cwd: string): string {
+  return `note: no configuration or --tools: using the built-in tools; the file tools work in ${cwd}.`;
+}
+
+/** The built-in tools, file tools rooted at the working folder, with {@link builtinsNote} on stderr. */
+async function builtinRegistry(io: CliIo): Promise<ToolRegistry> {
+  const [{ ToolRegistry }, { createBuiltins }] = await Promise.all([
+    import('../registry/tool-registry.js'),
+    import('../builtins/create-builtins.js'),
+  ]);
+  const registry = new ToolRegistry();
+  registry.registerAll(createBuiltins({ files: { root: io.cwd } }));
+  io.stderr.write(`${visible(builtinsNote(io.cwd))}\n`);
+  return registry;
+}
+
+/**
  * Run `action` over the tools of `options` and disconnect configured MCP servers afterwards, whatever
- * happens.
+ * happens. A tool name the action cannot find (`TOOL_NOT_FOUND`) becomes a {@link CliError} that also
+ * says, when no configuration was loaded, how to load one ({@link NO_CONFIGURATION_HINT}).
  *
  * @example
  * ```ts
@@ -217,10 +255,16 @@ export async function withTools<T>(
   options: ToolsOptions,
   io: CliIo,
   action: (tools: LoadedTools) => T | Promise<T>,
+  calls: ToolsCalled = [],
 ): Promise<T> {
-  const tools = await loadTools(await resolveToolSetup(options, io.cwd), io);
+  const tools = await loadTools(await resolveToolSetup(options, io.cwd), io, calls);
   try {
     return await action(tools);
+  } catch (error) {
+    if (tools.config === undefined && ToolshedError.isInstance(error) && error.code === 'TOOL_NOT_FOUND') {
+      throw new CliError(`${error.message} ${NO_CONFIGURATION_HINT}`);
+    }
+    throw error;
   } finally {
     await tools.close();
   }

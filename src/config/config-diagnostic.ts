@@ -5,6 +5,11 @@ export interface ConfigDiagnostic {
   column: number;
   severity: 'error' | 'warning';
   message: string;
+  /**
+   * The tool a missing-credential warning is about: a command that never calls that tool (`list`,
+   * `describe`, a `call` of another tool) need not print it.
+   */
+  tool?: string;
 }
 
 /**

@@ -405,11 +405,12 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
         nameWritten === undefined
           ? variable.description
           : variable.description?.replace(new RegExp(`\\b${entry.name}\\b`, 'g'), () => nameWritten);
-      warning(
-        source,
-        pointerOf(config, entry.name, agentsKey),
-        `tool '${toolShown(entry.name)}' needs ${variable.name}${description === undefined ? '' : ` (${description})`}, which is not set; its calls will fail with MISSING_CREDENTIALS.${where} export ${variable.name}=...`,
-      );
+      diagnostics.push({
+        ...at(source, pointerOf(config, entry.name, agentsKey)),
+        severity: 'warning',
+        message: `tool '${toolShown(entry.name)}' needs ${variable.name}${description === undefined ? '' : ` (${description})`}, which is not set; its calls will fail with MISSING_CREDENTIALS.${where} export ${variable.name}=...`,
+        tool: entry.name,
+      });
     }
   }
   return done(config);

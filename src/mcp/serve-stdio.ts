@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
 
@@ -39,7 +40,9 @@ export interface StdioServing {
 
 /**
  * Serve a registry over stdio, the way MCP clients such as Claude Desktop launch local servers
- * (`toolshed mcp`). Resolves once the server listens; `closed` settles when the client closes stdin.
+ * (`toolshed mcp`). Resolves once the server listens; `closed` settles when the client has closed stdin
+and every request read before that has been answered (a client may write its requests and close at
+once: it still gets every answer).
  *
  * stdout carries the protocol, so nothing else may write to it while serving: tools should log with
  * `ctx.log` (sent to the client) or to stderr, never with `console.log`.
@@ -55,7 +58,6 @@ export interface StdioServing {
 export async function serveStdio(registry: ToolRegistry, options: StdioServeOptions = {}): Promise<StdioServing> {
   const { stdin = process.stdin, stdout = process.stdout, ...serverOptions } = options;
   const server = createMcpServer(registry, serverOptions);
-  const transport = new StdioServerTransport(stdin, stdout);
   let markClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
@@ -66,11 +68,50 @@ export async function serveStdio(registry: ToolRegistry, options: StdioServeOpti
     markClosed();
     previousOnClose?.();
   };
-  // The SDK transport does not notice the client going away; an ended stdin is the end of the session.
+  let ended = false;
+  const closeWhenAnswered = () => {
+    if (ended && transport.answering === 0) server.close().catch(() => markClosed());
+  };
+  const transport = new AnsweringStdioTransport(stdin, stdout, closeWhenAnswered);
+  // The SDK transport does not notice the client going away; an ended stdin is the end of the session,
+  // once every request already read has been answered (each call is bounded by its own timeout).
   const onEnd = () => {
-    server.close().catch(() => markClosed());
+    ended = true;
+    closeWhenAnswered();
   };
   stdin.on('end', onEnd);
   await server.connect(transport);
   return { server, closed, close: () => server.close() };
+}
+
+/** The SDK's stdio transport, counting the requests it has read and not yet answered. */
+class AnsweringStdioTransport extends StdioServerTransport {
+  readonly #unanswered = new Set<string | number>();
+  readonly #onAnswered: () => void;
+
+  constructor(stdin: Readable, stdout: Writable, onAnswered: () => void) {
+    super(stdin, stdout);
+    this.#onAnswered = onAnswered;
+  }
+
+  /** Requests read whose response has not been written yet. */
+  get answering(): number {
+    return this.#unanswered.size;
+  }
+
+  override async start(): Promise<void> {
+    // The server has set `onmessage` by now (connect() does, then starts the transport).
+    const deliver = this.onmessage;
+    this.onmessage = (message: JSONRPCMessage) => {
+      if ('method' in message && 'id' in message) this.#unanswered.add(message.id);
+      deliver?.(message);
+    };
+    await super.start();
+  }
+
+  override async send(message: JSONRPCMessage): Promise<void> {
+    await super.send(message);
+    const id = 'method' in message || !('id' in message) ? undefined : message.id;
+    if (id !== undefined && this.#unanswered.delete(id)) this.#onAnswered();
+  }
 }

@@ -6,7 +6,10 @@ import { assertBuilt, lines, runCli } from './run-cli.js';
 
 beforeAll(assertBuilt);
 
-const AVAILABLE = 'Available tools: add_numbers, banner, echo, explode, sleep, web_search.';
+const NO_CONFIGURATION =
+  'No configuration was loaded: pass --config FILE (a toolshed.yaml) or --tools PATH, or create ./toolshed.yaml.';
+// Without a configuration, a name that is not found also says how to load one.
+const AVAILABLE = `Available tools: add_numbers, banner, echo, explode, sleep, web_search. ${NO_CONFIGURATION}`;
 const JSON_HINT = 'Hint: Send the arguments as one JSON object, such as {"name": "value"}.';
 const ONE_MEGABYTE = 1024 * 1024;
 

@@ -18,11 +18,31 @@ const EXAMPLE_TOOLS = [
 ];
 
 describe('--config', () => {
-  it('loads the tools a configuration names, printing its warnings on stderr', async () => {
+  it('loads the tools a configuration names; listing calls none, so no credential warning', async () => {
     const run = await runCli(['list', '--config', 'examples/toolshed.yaml'], { cwd: ROOT });
     expect(run.exitCode).toBe(0);
     expect(lines(run.stdout)).toEqual(EXAMPLE_TOOLS);
-    expect(lines(run.stderr)).toEqual([SERPER_WARNING]);
+    expect(run.stderr).toBe('');
+  });
+
+  it('warns of a missing credential only for a tool the command calls, once', async () => {
+    const other = await runCli(
+      ['call', 'calculator', '--args', '{"expression":"6*7"}', '--config', 'examples/toolshed.yaml'],
+      {
+        cwd: ROOT,
+      },
+    );
+    expect(other.exitCode).toBe(0);
+    expect(other.stderr).toBe('');
+    const serper = await runCli(
+      ['call', 'serper_search', '--args', '{"query":"x"}', '--config', 'examples/toolshed.yaml'],
+      {
+        cwd: ROOT,
+      },
+    );
+    expect(serper.exitCode).toBe(1);
+    expect(lines(serper.stderr).filter((line) => line === SERPER_WARNING)).toHaveLength(1);
+    expect(lines(serper.stderr)[1]).toMatch(/^Error \[MISSING_CREDENTIALS\]: Tool 'serper_search' needs/);
   });
 
   it('reads ./toolshed.yaml when no --config is given, without loading ./tools a second time', async () => {
@@ -113,7 +133,6 @@ describe('--agent', () => {
     });
     expect(run.exitCode).toBe(1);
     expect(lines(run.stderr)).toEqual([
-      SERPER_WARNING,
       "Tool 'fetch_url' not found. Available tools: calculator, list_files, read_file, read_tool_output, search_code, word_count.",
     ]);
   });
@@ -123,7 +142,6 @@ describe('--agent', () => {
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toBe('');
     expect(lines(run.stderr)).toEqual([
-      SERPER_WARNING,
       "error: agent 'asistant' not found in examples/toolshed.yaml. Did you mean 'assistant'? Agents: assistant.",
     ]);
   });
@@ -131,7 +149,7 @@ describe('--agent', () => {
   it('treats inherited property names as unknown ids', async () => {
     const run = await runCli(['list', '--config', 'examples/toolshed.yaml', '--agent', 'constructor'], { cwd: ROOT });
     expect(run.exitCode).toBe(1);
-    expect(lines(run.stderr)[1]).toBe(
+    expect(lines(run.stderr)).toContain(
       "error: agent 'constructor' not found in examples/toolshed.yaml. Agents: assistant.",
     );
   });

@@ -3,7 +3,10 @@ import { assertBuilt, lines, runCli } from './run-cli.js';
 
 beforeAll(assertBuilt);
 
-const AVAILABLE = 'Available tools: add_numbers, banner, echo, explode, sleep, web_search.';
+const NO_CONFIGURATION =
+  'No configuration was loaded: pass --config FILE (a toolshed.yaml) or --tools PATH, or create ./toolshed.yaml.';
+// Without a configuration, a name that is not found also says how to load one.
+const AVAILABLE = `Available tools: add_numbers, banner, echo, explode, sleep, web_search. ${NO_CONFIGURATION}`;
 
 describe('toolshed describe', () => {
   it('shows title, description, when-to-use, facts, parameters, requirements and annotations', async () => {
@@ -108,6 +111,6 @@ describe('toolshed describe', () => {
   it('sees only the tools of the --tools paths given', async () => {
     const run = await runCli(['describe', 'echo', '--tools', 'tools/add_numbers.yaml']);
     expect(run.exitCode).toBe(1);
-    expect(lines(run.stderr)).toEqual(["Tool 'echo' not found. Available tools: add_numbers."]);
+    expect(lines(run.stderr)).toEqual([`Tool 'echo' not found. Available tools: add_numbers. ${NO_CONFIGURATION}`]);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,17 +81,38 @@ describe('toolshed list', () => {
     expect(lines(run.stdout)).toHaveLength(6);
   });
 
-  it('prints a friendly line when there are no tools and no ./tools folder', async () => {
+  it('lists the built-in tools with no configuration, no --tools and no ./tools folder, saying so', async () => {
     const run = await runCli(['list'], { cwd: empty });
     expect(run.exitCode).toBe(0);
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toBe(`${NO_TOOLS}\n`);
+    expect(run.stderr).toBe(
+      `note: no configuration or --tools: using the built-in tools; the file tools work in ${empty}.\n`,
+    );
+    expect(lines(run.stdout).map((line) => line.split(/\s+/)[0])).toEqual([
+      'calculator',
+      'duckduckgo_search',
+      'fetch_url',
+      'list_files',
+      'read_file',
+      'search_code',
+      'serper_search',
+      'write_file',
+    ]);
   });
 
-  it('prints an empty list with --json when there are no tools', async () => {
+  it('prints the built-ins with --json too, the note on stderr only', async () => {
     const run = await runCli(['list', '--json'], { cwd: empty });
     expect(run.exitCode).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ tools: [] });
+    expect((JSON.parse(run.stdout) as { tools: unknown[] }).tools).toHaveLength(8);
+  });
+
+  it('describes and calls a built-in without a configuration, its file tools rooted at the working folder', async () => {
+    const described = await runCli(['describe', 'read_file'], { cwd: empty });
+    expect(described.exitCode).toBe(0);
+    expect(lines(described.stdout)[0]).toMatch(/^read_file\b/);
+    await writeFile(join(empty, 'hello.txt'), 'hi there\n');
+    const read = await runCli(['call', 'read_file', '--args', '{"path":"hello.txt"}', '--json'], { cwd: empty });
+    expect(read.exitCode).toBe(0);
+    expect(JSON.stringify(JSON.parse(read.stdout))).toContain('hi there');
   });
 
   it('prints the friendly line for a --tools folder without definitions', async () => {

@@ -142,6 +142,30 @@ describe('toolshed mcp process', () => {
     expect(running.stderr).toBe('');
   });
 
+  it('answers every request it read before stdin closed, slow ones included, then exits 0', async () => {
+    const running = startCli(['mcp', '--tools', 'tools']);
+    const call = (id: number, name: string, args: object) =>
+      `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })}\n`;
+    // A client that writes all its requests and closes its end at once.
+    running.child.stdin.end(
+      [
+        initialize,
+        `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
+        call(2, 'sleep', { ms: 400 }),
+        call(3, 'echo', { text: 'fast' }),
+        call(4, 'sleep', { ms: 200 }),
+      ].join(''),
+    );
+    expect(await running.exited).toEqual({ exitCode: 0, signal: null });
+    const answers = running.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { id: number; result: { content: Array<{ text: string }> } });
+    expect(answers.map((answer) => answer.id).sort()).toEqual([1, 2, 3, 4]);
+    const text = (id: number) => answers.find((answer) => answer.id === id)?.result.content[0]?.text;
+    expect([text(2), text(3), text(4)]).toEqual(['slept 400 ms', 'fast', 'slept 200 ms']);
+  });
+
   it.each(['SIGTERM', 'SIGINT'] as const)('exits 0 on %s', async (signal) => {
     const running = startCli(['mcp', '--tools', 'tools']);
     running.child.stdin.write(initialize);

@@ -4,7 +4,7 @@ import { createBuiltins } from '../../src/builtins/create-builtins.js';
 import { READ_TOOL_OUTPUT } from '../../src/registry/read-tool-output.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
 import { createSearchToolsTool } from '../../src/search/search-tools-tool.js';
-import { assertBuilt, FIXTURES, lines, ROOT, runCli, SERPER_WARNING } from './run-cli.js';
+import { assertBuilt, FIXTURES, lines, ROOT, runCli } from './run-cli.js';
 
 beforeAll(assertBuilt);
 
@@ -14,7 +14,7 @@ describe('toolshed prompt', () => {
   it('prints the system-prompt block of the example configuration', async () => {
     const run = await runCli(['prompt', ...CONFIG], { cwd: ROOT });
     expect(run.exitCode).toBe(0);
-    expect(lines(run.stderr)).toEqual([SERPER_WARNING]);
+    expect(run.stderr).toBe('');
     await expect(run.stdout).toMatchFileSnapshot('./__snapshots__/prompt.md.snap');
   });
 

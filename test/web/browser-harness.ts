@@ -6,8 +6,12 @@ import { type BrowserContext, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../../scripts/ensure-chromium.mjs';
 import { assertBuilt, ROOT, type RunningCli, startCli } from '../cli/run-cli.js';
 
-/** Where the test run writes the screenshots docs/web.md shows. */
-export const SCREENSHOTS = join(ROOT, 'docs', 'screenshots');
+/**
+ * Where the browser tests write the screenshots docs/web.md shows: a temporary folder, so a test run
+ * leaves the repository as it was, or `TOOLSHED_SCREENSHOTS` (`npm run screenshots` points it at
+ * docs/screenshots to refresh the pictures).
+ */
+export const SCREENSHOTS = process.env.TOOLSHED_SCREENSHOTS ?? join(tmpdir(), `toolshed-screenshots-${process.pid}`);
 
 /** A `toolshed serve` on a fresh temporary database, with the token it printed. */
 export interface RunningService {

@@ -3,7 +3,7 @@ import { ToolResult, toModelText } from '../../core/tool-result.js';
 import type { ToolRegistry } from '../../registry/tool-registry.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
 import type { ExitCode } from '../cli-error.js';
-import { withTools } from '../load-registry.js';
+import { NO_CONFIGURATION_HINT, withTools } from '../load-registry.js';
 import { type CliIo, toJson, visible } from '../output.js';
 import { type ArgumentsInput, MAX_ARGUMENT_BYTES, readArguments } from '../read-arguments.js';
 
@@ -66,7 +66,21 @@ export function defineCallCommand(program: Command, context: CliContext): Comman
 
 /** The `call` action; returns the exit code. */
 export async function runCall(name: string, options: CallCommandOptions, { io }: CliContext): Promise<ExitCode> {
-  const result = await withTools(options, io, (tools) => callTool(tools.registry, name, options, io));
+  const result = await withTools(
+    options,
+    io,
+    async (tools) => {
+      const called = await callTool(tools.registry, name, options, io);
+      if (tools.config !== undefined || called.status !== 'error' || called.error.code !== 'TOOL_NOT_FOUND') {
+        return called;
+      }
+      return ToolResult.error('TOOL_NOT_FOUND', `${called.error.message} ${NO_CONFIGURATION_HINT}`, {
+        ...(called.error.hint === undefined ? {} : { hint: called.error.hint }),
+        metadata: called.metadata,
+      });
+    },
+    [name],
+  );
   if (options.json === true) io.stdout.write(toJson(result));
   else {
     const text = visible(toModelText(result));

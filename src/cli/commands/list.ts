@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
-import { isEmptySetup, loadTools, resolveToolSetup } from '../load-registry.js';
+import { loadTools, resolveToolSetup } from '../load-registry.js';
 import { firstSentence, formatTable, oneLine, toJson, truncate } from '../output.js';
 
 /** One tool in `toolshed list --json`; `title` is `null` when the tool has none. */
@@ -21,9 +21,9 @@ export const NO_TOOLS_MESSAGE =
  * Add `toolshed list`: one aligned line per tool (name, category, first sentence of the description),
  * or `{"tools": [...]}` with `--json`.
  *
- * With no configuration, no `--tools` and no `./tools` folder, it prints {@link NO_TOOLS_MESSAGE}
- * without loading the registry at all, which keeps the empty case as fast as `--help`. `--agent ID`
- * lists that agent's tools only.
+ * With no configuration, no `--tools` and no `./tools` folder, it lists the built-in tools (their file
+ * tools rooted at the working folder, said in a note on stderr); `--tools` paths that hold no
+ * definitions print {@link NO_TOOLS_MESSAGE}. `--agent ID` lists that agent's tools only.
  *
  * @example
  * ```ts
@@ -53,15 +53,12 @@ export function defineListCommand(program: Command, context: CliContext): Comman
 
 /** The `list` action; returns the exit code. */
 export async function runList(options: ToolsOptions, { io }: CliContext): Promise<0> {
-  const setup = await resolveToolSetup(options, io.cwd);
-  let tools: ToolSpec[] = [];
-  if (!isEmptySetup(setup)) {
-    const loaded = await loadTools(setup, io);
-    try {
-      tools = loaded.registry.tools();
-    } finally {
-      await loaded.close();
-    }
+  const loaded = await loadTools(await resolveToolSetup(options, io.cwd), io, []);
+  let tools: ToolSpec[];
+  try {
+    tools = loaded.registry.tools();
+  } finally {
+    await loaded.close();
   }
   if (options.json === true) {
     io.stdout.write(toJson({ tools: tools.map(toListedTool) }));

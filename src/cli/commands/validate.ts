@@ -75,8 +75,18 @@ export async function runValidate(
   const absolutePath = resolve(io.cwd, path);
   const check = await validateConfig(absolutePath, { env: io.env });
   const diagnostics = check.diagnostics;
-  if (options.json === true) io.stdout.write(toJson({ diagnostics } satisfies ValidateJson));
-  else io.stdout.write(diagnostics.map((diagnostic) => `${visible(formatDiagnostic(diagnostic))}\n`).join(''));
+  if (options.json === true) {
+    // Where, how bad and what: not the `tool` a credential warning is about, which may be a name the
+    // file takes from the environment (messages show it as written).
+    const shown = diagnostics.map(({ file, line, column, severity, message }) => ({
+      file,
+      line,
+      column,
+      severity,
+      message,
+    }));
+    io.stdout.write(toJson({ diagnostics: shown } satisfies ValidateJson));
+  } else io.stdout.write(diagnostics.map((diagnostic) => `${visible(formatDiagnostic(diagnostic))}\n`).join(''));
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   const warnings = diagnostics.length - errors;
   io.stderr.write(`${summary(displayPath(absolutePath, io.cwd), errors, warnings)}\n`);

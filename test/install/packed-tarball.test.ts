@@ -192,13 +192,14 @@ describe('the installed package, without dev dependencies', () => {
     expect(version.stdout).toBe(`${manifest.version}\n`);
   });
 
-  it('runs toolshed describe read_file in an empty folder', async () => {
-    const describeRun = await run('toolshed', ['describe', 'read_file'], { cwd: app, bin });
-    expect(describeRun).toEqual({
-      exitCode: 1,
-      stdout: '',
-      stderr: "Tool 'read_file' not found. No tools are available.\n",
-    });
+  it('describes the built-in read_file in an empty folder, without a configuration', async () => {
+    const described = await run('toolshed', ['describe', 'read_file'], { cwd: app, bin });
+    expect(described.exitCode).toBe(0);
+    expect(described.stdout.split('\n')[0]).toBe('read_file — Read File');
+    expect(described.stdout).toContain('\nParameters:\n');
+    expect(described.stderr).toBe(
+      `note: no configuration or --tools: using the built-in tools; the file tools work in ${app}.\n`,
+    );
   });
 
   it('imports every entry point; the optional integrations fail only for want of their peer', async () => {

@@ -1,6 +1,9 @@
 /** The error codes of the REST API, each with its HTTP status. */
 export type ApiErrorCode =
-  /** 400: the body, a parameter or a header is malformed; `details.field` names it. */
+  /**
+   * 400: the body, a parameter or a header is malformed; `details.field` names it (`path` for a URL
+   * with a malformed percent-encoding, or 414 for a path segment over 100 characters).
+   */
   | 'VALIDATION_ERROR'
   /** 401: no token, a malformed, unknown or revoked one. */
   | 'UNAUTHORIZED'

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { RestToolOptions } from '../config/rest-tool.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { ToolRegistryOptions } from '../registry/tool-registry.js';
@@ -39,6 +39,12 @@ export interface ServerOptions {
   restTool?: RestToolOptions;
   /** Fastify's logger option (default off). */
   logger?: boolean;
+  /**
+   * Told about every request that failed on the server's side (a 500 `INTERNAL`, whose body says
+   * nothing about the cause) and every unusable secret key (503), with the error itself — for the
+   * operator's log. Default: Fastify's logger (`logger`).
+   */
+  onError?: (error: unknown) => void;
   /**
    * The built-ins shared by every workspace: `execute_python` / `execute_javascript` (one sandbox pool
    * each, started on the first call and stopped when the server closes) and `email_search` /
@@ -82,7 +88,16 @@ export interface ServerOptions {
  */
 export function createServer(options: ServerOptions): FastifyInstance {
   const { store } = options;
-  const app = Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, logger: options.logger ?? false });
+  const app = Fastify({
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    logger: options.logger ?? false,
+    // Errors the router raises before any route matched: the API's error shape, never the URL echoed.
+    frameworkErrors: (error, _request, reply) => {
+      const apiError = routerError(error);
+      void (reply as FastifyReply).code(apiError.statusCode).send(apiError.toBody());
+    },
+  });
+  const report = options.onError ?? ((error: unknown) => app.log.error(error));
   const shared = options.builtins === false ? undefined : createServiceBuiltins(store, options.builtins);
   const extraTools = options.extraTools?.filter((tool) => !replacedByService(tool, shared));
   const registries = new WorkspaceRegistries({
@@ -100,6 +115,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // /metrics is public: only the server's own tools are named, a workspace's are counted together.
     metrics: new ServerMetrics({ namedTool: (tool) => registries.serverToolNames.has(tool) }),
     calls: new CallQuotas(options.calls),
+    report,
     env: options.registryOptions?.env ?? process.env,
   };
   // First, so every route registered below declares its auth and no other hook runs before it.
@@ -108,7 +124,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.setErrorHandler((error, _request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.statusCode >= 500) app.log.error(error);
+    // An ApiError is an answer chosen on purpose (and reported where it was chosen); the rest are news.
+    if (apiError.statusCode >= 500 && !ApiError.isInstance(error)) report(error);
     return reply.code(apiError.statusCode).send(apiError.toBody());
   });
   app.setNotFoundHandler((request, reply) => {
@@ -156,6 +173,22 @@ const STORE_FIELD_NAMES: Readonly<Record<string, string>> = {
   parametersSchema: 'parameters',
   whenToUse: 'when_to_use',
 };
+
+/** A URL the router cannot take apart: a malformed percent-encoding, or a path segment over the limit. */
+function routerError(error: FastifyError): ApiError {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new ApiError(
+      414,
+      'VALIDATION_ERROR',
+      'A path segment of the URL is longer than 100 characters; no id is that long.',
+      { field: 'path' },
+    );
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return new ApiError(400, 'VALIDATION_ERROR', 'The URL path has a malformed percent-encoding.', { field: 'path' });
+  }
+  return toApiError(error);
+}
 
 function toApiError(error: unknown): ApiError {
   if (ApiError.isInstance(error)) return error;

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { isPlainObject } from '../core/json-schema.js';
 import { requireSecretName, type SecretRecord, StoreError } from '../store/index.js';
 import { ApiError, notFound, validationError } from './api-error.js';
@@ -70,7 +70,7 @@ export function registerSecretRoutes(app: FastifyInstance, context: ServerContex
     if (!Object.hasOwn(body, 'value')) {
       throw validationError('value', "'value' is required: the secret's value, as a string.");
     }
-    const stored = await withSecretKey(request, () =>
+    const stored = await withSecretKey(context, () =>
       store.secrets.set(request.workspaceId, name, body.value as string),
     );
     return reply.code(stored.created ? 201 : 200).send(secretView(stored));
@@ -85,14 +85,18 @@ export function registerSecretRoutes(app: FastifyInstance, context: ServerContex
   });
 }
 
-/** Run a secret write; a missing or unusable key is 503 with the store's message, logged for the operator. */
-async function withSecretKey<T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> {
+/**
+ * Run a secret write; a missing or unusable key is 503 with the store's message, every path in it cut
+ * to its file name (the server's folders are none of a tenant's business), and the whole error goes to
+ * the operator's log.
+ */
+async function withSecretKey<T>(context: ServerContext, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (!StoreError.isInstance(error) || error.code !== 'SECRET_KEY') throw error;
-    request.log.error(error);
-    throw new ApiError(503, 'UNAVAILABLE', error.message);
+    context.report(error);
+    throw new ApiError(503, 'UNAVAILABLE', error.message.replace(/(?:\/[^\s'/]+)+\/([^\s'/]+)/g, '$1'));
   }
 }
 

@@ -19,6 +19,7 @@ beforeEach(async () => {
     registries: new WorkspaceRegistries({ store }),
     metrics: new ServerMetrics(),
     calls: new CallQuotas(),
+    report: () => {},
     env: {},
   };
 });

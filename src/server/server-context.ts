@@ -13,6 +13,8 @@ export interface ServerContext {
   metrics: ServerMetrics;
   /** How many calls each API token and workspace may have running at once. */
   calls: CallQuotas;
+  /** The operator's log of server-side failures (`ServerOptions.onError`). */
+  report: (error: unknown) => void;
   /** The environment the tools see (the registries' `env`, default `process.env`). */
   env: Readonly<Record<string, string | undefined>>;
 }

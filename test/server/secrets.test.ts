@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -563,4 +563,44 @@ describe('a secret that an API echoes back', () => {
     expect(logged).toContain('"msg":"request completed"');
     expectNoSecret(logged, 'the server log');
   }, 30_000);
+});
+
+describe('an unusable secret key file', () => {
+  it('tells the tenant what is wrong without the server’s folders, and the operator everything', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-secret-key-'));
+    const file = join(folder, 'service.db');
+    const keyFile = `${file}-secret.key`;
+    const store = await createStore(file);
+    // Something that is not a key file where the key file goes, after the server started.
+    mkdirSync(keyFile, { mode: 0o700 });
+    const reported: unknown[] = [];
+    const app = createServer({ store, builtins: false, webCatalog: false, onError: (error) => reported.push(error) });
+    try {
+      await store.migrate();
+      await store.workspaces.create({ id: 'acme', name: 'Acme' });
+      const { token } = await store.tokens.create('acme', { name: 't' });
+      const response = await app.inject({
+        method: 'PUT',
+        url: '/api/secrets/TOKEN',
+        headers: { authorization: `Bearer ${token}`, 'x-workspace-id': 'acme' },
+        payload: { value: 'v' },
+      });
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toEqual({
+        error: {
+          code: 'UNAVAILABLE',
+          message:
+            "The secret key file 'service.db-secret.key' cannot be used: EISDIR: illegal operation on a directory, read. Fix its folder's permissions, or set TOOLSHED_SECRET_KEY.",
+        },
+      });
+      expect(response.body).not.toContain(folder);
+      expect(reported).toHaveLength(1);
+      expect((reported[0] as Error).message).toContain(keyFile);
+      expect(await store.secrets.list('acme')).toEqual([]);
+    } finally {
+      await app.close();
+      await store.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });

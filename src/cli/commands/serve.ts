@@ -159,6 +159,7 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     const runs = options.sandboxRunsPerProcess;
     const api = createApiServer({
       store,
+      onError: report,
       extraTools: tools.registry.tools(),
       ...(runs === undefined ? {} : { builtins: { sandbox: { maxRunsPerSandbox: runs } } }),
       calls: {

@@ -13,7 +13,7 @@ export default defineConfig({
         find: /^toolshed\/(mcp|config|builtins|extract|store|server|sandbox|emails)$/,
         replacement: source('./src/$1/index.ts'),
       },
-      { find: /^toolshed\/(langchain|ai-sdk)$/, replacement: source('./src/adapters/$1/index.ts') },
+      { find: /^toolshed\/(langchain|ai-sdk)$/, replacement: source('./src/integrations/$1/index.ts') },
     ],
   },
   test: {

@@ -6,32 +6,8 @@
  * file-system code on first use. Node-only and heavy parts live behind subpath exports.
  */
 
-export type { AnthropicTool } from './adapters/anthropic/index.js';
-export { toAnthropicTools } from './adapters/anthropic/index.js';
-export type {
-  ExportCheckReport,
-  ExportCheckStatus,
-  ExportCheckTarget,
-  ToolExportCheck,
-} from './adapters/check-exports.js';
-export { checkExports } from './adapters/check-exports.js';
-export type { GeminiFunctionDeclaration, GeminiSchema, GeminiTool } from './adapters/gemini/index.js';
-export { toGeminiTools } from './adapters/gemini/index.js';
-export type { McpToolEntry } from './adapters/mcp/index.js';
-export { toMcpTools } from './adapters/mcp/index.js';
-export type {
-  OpenAIChatTool,
-  OpenAIChatToolsOptions,
-  OpenAIResponsesTool,
-  OpenAIResponsesToolsOptions,
-  OpenAIToolsOptions,
-} from './adapters/openai/index.js';
-export { decodeStrictArguments, toOpenAITools } from './adapters/openai/index.js';
-export type { PromptDocsOptions } from './adapters/prompt-docs/index.js';
-export { cliDecisionGaps, renderPromptDocs } from './adapters/prompt-docs/index.js';
-export type { ExportResult, ExportTarget, ExportWarning, ExportWarningKind } from './adapters/shared/export-result.js';
-export type { WireNameMap } from './adapters/shared/wire-name.js';
-export { createWireNameMap, toWireName, WIRE_NAME_PATTERN } from './adapters/shared/wire-name.js';
+export type { ApprovalRule, ApprovalStore, PendingApproval } from './core/approvals.js';
+export { canonicalJson, MemoryApprovalStore } from './core/approvals.js';
 export type { CallContextOptions, ProgressEvent } from './core/call-context.js';
 export type {
   AudioContent,
@@ -45,9 +21,10 @@ export type { JsonSchemaToolOptions, SchemaToolOptions, ToolOptionsBase } from '
 export { defineTool, isToolSpec, TOOL_NAME_PATTERN } from './core/define-tool.js';
 export { closestNames } from './core/did-you-mean.js';
 export type { CallHook, CallInfo, CallOptions } from './core/dispatch.js';
-export { expectedArguments, TimeoutError } from './core/dispatch.js';
 export type { ErrorCode } from './core/errors/error-code.js';
 export { ERROR_CODES, isRetryable } from './core/errors/error-code.js';
+export { expectedArguments } from './core/errors/failures.js';
+export { TimeoutError } from './core/errors/timeout-error.js';
 export { ToolCallError } from './core/errors/tool-call-error.js';
 export { ToolNotFoundError } from './core/errors/tool-not-found-error.js';
 export type { SourceLocation } from './core/errors/tool-registration-error.js';
@@ -80,8 +57,42 @@ export type {
   ToolSpec,
 } from './core/tool-spec.js';
 export type { CompiledValidator, ValidationIssue } from './core/validation-issue.js';
-export type { ApprovalRule, ApprovalStore, PendingApproval } from './registry/approvals.js';
-export { canonicalJson, MemoryApprovalStore } from './registry/approvals.js';
+export type { AnthropicTool } from './exporters/anthropic/index.js';
+export { toAnthropicTools } from './exporters/anthropic/index.js';
+export type { BedrockTool, BedrockToolsOptions } from './exporters/bedrock/index.js';
+export { toBedrockTools } from './exporters/bedrock/index.js';
+export type {
+  ExportCheckReport,
+  ExportCheckStatus,
+  ExportCheckTarget,
+  ToolExportCheck,
+} from './exporters/check-exports.js';
+export { checkExports } from './exporters/check-exports.js';
+export type {
+  GeminiFunctionDeclaration,
+  GeminiSchema,
+  GeminiTool,
+  GeminiToolsOptions,
+} from './exporters/gemini/index.js';
+export { toGeminiTools } from './exporters/gemini/index.js';
+export type { McpToolEntry } from './exporters/mcp/index.js';
+export { toMcpTools } from './exporters/mcp/index.js';
+export type {
+  OpenAIChatTool,
+  OpenAIChatToolsOptions,
+  OpenAIResponsesTool,
+  OpenAIResponsesToolsOptions,
+  OpenAIToolsOptions,
+} from './exporters/openai/index.js';
+export { decodeStrictArguments, toOpenAITools } from './exporters/openai/index.js';
+export type { PromptDocsOptions } from './exporters/prompt-docs/index.js';
+export { cliDecisionGaps, renderPromptDocs } from './exporters/prompt-docs/index.js';
+export type { SchemaFinding } from './exporters/schema-lint.js';
+export { formatSchemaFinding, lintSchema } from './exporters/schema-lint.js';
+export type { ExportResult, ExportTarget, ExportWarning, ExportWarningKind } from './exporters/shared/export-result.js';
+export type { ToolSource } from './exporters/shared/tool-source.js';
+export type { WireNameMap } from './exporters/shared/wire-name.js';
+export { createWireNameMap, toWireName, WIRE_NAME_PATTERN } from './exporters/shared/wire-name.js';
 export type { BatchCall } from './registry/call-many.js';
 export type { LoggerHookOptions, StructuredLogger } from './registry/logger-hook.js';
 export { createLoggerHook } from './registry/logger-hook.js';
@@ -98,7 +109,16 @@ export type {
 } from './registry/tool-registry.js';
 export { ToolRegistry } from './registry/tool-registry.js';
 export { compileValidator, describeSchema } from './schema/compile-validator.js';
-export type { SearchableRegistry } from './search/search-tools-tool.js';
+export type { EmbeddingProvider, OpenAIEmbeddingsOptions } from './search/embeddings.js';
+export { EmbeddingError, OpenAIEmbeddings } from './search/embeddings.js';
+export type {
+  HybridSearchOptions,
+  HybridSearchResult,
+  HybridSearchSource,
+  HybridToolSearchOptions,
+} from './search/hybrid-tool-search.js';
+export { HybridToolSearch } from './search/hybrid-tool-search.js';
+export type { SearchableRegistry, SearchToolsOptions } from './search/search-tools-tool.js';
 export { createSearchToolsTool, SEARCH_TOOLS } from './search/search-tools-tool.js';
 export type { ToolSearchHit, ToolSearchOptions } from './search/tool-search-index.js';
 export { ToolSearchIndex } from './search/tool-search-index.js';

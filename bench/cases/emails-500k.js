@@ -84,7 +84,7 @@ async function measure(url, corpus, mix) {
   const store = await createStore(url, { notifications: false });
   try {
     await store.migrate();
-    const emails = new EmailStore(store.db, store.dialect);
+    const emails = new EmailStore(store);
     const start = process.hrtime.bigint();
     const importCpuStart = process.cpuUsage();
     const report = await importEmails(corpus, { format: 'jsonl', emails });

@@ -1,9 +1,9 @@
+import { createRestTool, type RestToolOptions } from '../builtins/web/rest-tool.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { McpServerConnection } from '../mcp/import-mcp-server.js';
 import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
 import { type ConfigDiagnostic, ConfigError } from './config-diagnostic.js';
 import { type AgentConfig, type ConfigOptions, type ToolshedConfig, validateConfig } from './load-config.js';
-import { createRestTool, type RestToolOptions } from './rest-tool.js';
 
 /** A configuration turned into a live registry. */
 export interface LoadedConfig {

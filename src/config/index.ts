@@ -3,6 +3,7 @@
  * (`loadConfig`). Node-only: it reads files, `.env` and starts MCP servers.
  */
 
+export type { RestToolConfig } from '../builtins/web/rest-tool-config.js';
 export type { ConfigDiagnostic } from './config-diagnostic.js';
 export { ConfigError, formatDiagnostic } from './config-diagnostic.js';
 export type { LoadConfigOptions, LoadedConfig } from './create-registry-from-config.js';
@@ -11,6 +12,5 @@ export type { Expansion, ExpansionProblem } from './expand-env.js';
 export { expandEnv } from './expand-env.js';
 export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './load-config.js';
 export { validateConfig } from './load-config.js';
-export type { RestToolConfig } from './rest-tool-config.js';
 export type { SecretFinding } from './secrets.js';
 export { findLiteralSecrets } from './secrets.js';

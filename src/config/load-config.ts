@@ -2,6 +2,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseEnv } from 'node:util';
+import {
+  type RestToolConfig,
+  restToolRequirements,
+  workspaceSecretReferences,
+} from '../builtins/web/rest-tool-config.js';
 import { isToolSpec } from '../core/define-tool.js';
 import { closestNames } from '../core/did-you-mean.js';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
@@ -10,6 +15,7 @@ import { isToolProtocol } from '../core/tool-protocol.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { loadDefinitionDirectory, loadDefinitionFile } from '../definitions/load-yaml.js';
 import { parseYamlSource, type YamlSource } from '../definitions/yaml-source.js';
+import { formatSchemaFinding, lintSchema } from '../exporters/schema-lint.js';
 import type { McpServerConfig } from '../mcp/import-mcp-server.js';
 import type { RegistrableTool } from '../registry/tool-registry.js';
 import { validate as validateToolshedConfig } from '../schema/generated/toolshed-config.js';
@@ -17,7 +23,6 @@ import { runStandalone } from '../schema/run-standalone.js';
 import type { ConfigDiagnostic } from './config-diagnostic.js';
 import { AGENT_KEYS, CONFIG_SCHEMA, MCP_SERVER_SCHEMA, REST_TOOL_SCHEMA } from './config-schema.js';
 import { expandEnv } from './expand-env.js';
-import { type RestToolConfig, restToolRequirements, workspaceSecretReferences } from './rest-tool-config.js';
 import { findLiteralSecrets } from './secrets.js';
 
 /** An agent (a `nodes:` entry in the seed ADR's form) and the tools it may use. */
@@ -280,7 +285,9 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     if (asWritten !== undefined) writtenNames.set(tool.id, asWritten);
   });
   const toolShown = (name: string) => writtenNames.get(name) ?? name;
+  const lintedAt = new Map<string, string>();
   const add = (entry: CatalogEntry, pointer: string) => {
+    if (!lintedAt.has(entry.name)) lintedAt.set(entry.name, pointer);
     const existing = catalog.get(entry.name);
     if (existing !== undefined) {
       error(
@@ -389,6 +396,13 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       }
     }
   });
+
+  // Schema lint: mistakes in a tool's input schema that a model would pay for (see lintSchema).
+  for (const entry of catalog.values()) {
+    if (entry.spec === undefined) continue;
+    for (const finding of lintSchema(entry.spec.inputSchema))
+      warning(source, lintedAt.get(entry.name) ?? '/tools', formatSchemaFinding(toolShown(entry.name), finding));
+  }
 
   const warned = new Set<string>();
   for (const entry of catalog.values()) {

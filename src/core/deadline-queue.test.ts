@@ -47,6 +47,34 @@ describe('DeadlineQueue', () => {
   });
 });
 
+describe('DeadlineQueue within one turn of the event loop', () => {
+  it('arms no timer for deadlines cancelled in the turn they were added', async () => {
+    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const queue = new DeadlineQueue();
+      const fire = vi.fn();
+      for (let index = 0; index < 3; index++) queue.add(10, performance.now(), fire).cancel();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(setTimeoutSpy).not.toHaveBeenCalled();
+      await sleep(30);
+      expect(fire).not.toHaveBeenCalled();
+    } finally {
+      setTimeoutSpy.mockRestore();
+    }
+  });
+
+  it('keeps the pending deadlines, in order, among thousands cancelled in one turn', async () => {
+    const queue = new DeadlineQueue();
+    const fired: number[] = [];
+    for (let index = 0; index < 5000; index++) {
+      const deadline = queue.add(15, performance.now(), () => fired.push(index));
+      if (index % 1000 !== 0) deadline.cancel();
+    }
+    await sleep(60);
+    expect(fired).toEqual([0, 1000, 2000, 3000, 4000]);
+  });
+});
+
 describe('DeadlineQueue with long durations', () => {
   it('waits for a deadline beyond the 32-bit timer limit without re-arming a timer every millisecond', async () => {
     const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');

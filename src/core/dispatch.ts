@@ -1,15 +1,35 @@
+import { type ApprovalRule, type ApprovalStore, requestApproval } from './approvals.js';
 import { CallContext, type CallContextOptions } from './call-context.js';
-import type { Deadline, DeadlineQueue } from './deadline-queue.js';
-import { describeValue } from './define-tool.js';
-import { closestNames } from './did-you-mean.js';
-import { locateJsonError } from './json-error.js';
-import type { JsonObjectSchema } from './json-schema.js';
-import { isPlainObject } from './json-schema.js';
+import { type Deadline, DeadlineEntry, type DeadlineQueue } from './deadline-queue.js';
+import {
+  cancelledFailure,
+  executionFailed,
+  extraArgsFailure,
+  internalFailure,
+  invalidArguments,
+  missingCredentials,
+  outputInvalidFailure,
+  standardSchemaFailure,
+  timeoutFailure,
+} from './errors/failures.js';
+import { TimeoutError } from './errors/timeout-error.js';
+import { capOutput } from './output-budget.js';
 import type { OutputStore } from './output-store.js';
-import { summarizeValue } from './summarize-value.js';
-import { type ResultMetadata, stringifyData, type ToolFailure, ToolResult } from './tool-result.js';
+import { checkArgumentDepth, copyArguments, isPlainPrototype, parseArguments } from './parse-arguments.js';
+import { type ResultMetadata, type ToolFailure, ToolResult, type ToolSuccess } from './tool-result.js';
 import type { RequiredEnvVar, ToolSpec } from './tool-spec.js';
 import type { CompiledValidator, ValidationIssue } from './validation-issue.js';
+
+// One tool call, from the arguments a model sent to the result it reads (SPEC §3.4). The registry
+// finds the tool by name; everything after that happens here, in this order:
+//
+//   parse → validate → approve → execute → check output → budget → finish
+//
+// Each step is a function of the call's state (a `Call`) that hands the call to the next step, or
+// finishes it with a failure. A step answers with the result itself while everything stays
+// synchronous, and with a promise only from the point something awaits (a validator still loading,
+// an async Standard Schema, a database-backed approval store, an async handler), so a call whose
+// handler is sync allocates one promise, at the very end. See docs/decisions/001-dispatch-hot-path.md.
 
 /** Options of one call: cancellation, deadline and what the caller offers the handler. */
 export interface CallOptions {
@@ -40,6 +60,9 @@ export interface CallHook {
   after?(call: CallInfo, result: ToolResult): void | Promise<void>;
 }
 
+/** A listener told when a hook (or another listener) fails; see `registry.on('hook-error')`. */
+export type HookErrorListener = (error: unknown, hook: CallHook, call: CallInfo) => void;
+
 /** A registered tool with everything the hot path needs precomputed. */
 export interface PreparedTool {
   readonly spec: ToolSpec;
@@ -59,7 +82,10 @@ export interface PreparedTool {
   mayNeedApproval: boolean;
 }
 
-/** Registry-wide settings and services the dispatcher uses. */
+/**
+ * Registry-wide settings and services of the dispatcher: data only, so core never calls back into
+ * the layers above it.
+ */
 export interface DispatchRuntime {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly defaultTimeoutMs: number;
@@ -68,115 +94,117 @@ export interface DispatchRuntime {
   readonly outputs: OutputStore;
   readonly deadlines: DeadlineQueue;
   readonly hooks: readonly CallHook[];
-  reportHookError(hook: CallHook, error: unknown, call: CallInfo): void;
+  /** Told when a hook fails; with none, the failure is written to `console.warn`. */
+  readonly hookErrorListeners: ReadonlySet<HookErrorListener>;
+  /** Which calls need approval beyond the tools marked `requiresApproval`. */
+  readonly approvalRule: ApprovalRule | undefined;
+  /** Where calls waiting for approval are kept. */
+  readonly approvals: ApprovalStore;
   /**
-   * Arguments with nulls a provider's strict mode sent for optional properties, turned back into absent
-   * keys; tried only when validation fails, so valid calls never pay for it.
+   * Arguments with the nulls a provider's strict mode sends for optional properties turned back into
+   * absent keys (returns its argument when there is nothing to decode). Tried only when validation
+   * fails, so valid calls never pay for it.
    */
-  decodeNulls?(spec: ToolSpec, args: Record<string, unknown>): Record<string, unknown>;
-  /** Decide whether the call needs approval; returns a pending result when it does. */
-  approvalGate?(
-    tool: PreparedTool,
-    args: Record<string, unknown>,
-    metadata: ResultMetadata,
-    /** The agent the call runs for (`context.agentId`), stored with the approval. */
-    agentId: string | undefined,
-  ): ToolResult | Promise<ToolResult> | undefined;
+  readonly decodeNulls: ((spec: ToolSpec, args: Record<string, unknown>) => Record<string, unknown>) | undefined;
 }
+
+/** What a step answers: the result, or a promise of it once something was awaited. */
+type Outcome = ToolResult | Promise<ToolResult>;
 
 // `performance` is a lazy global getter in Node; holding the object saves ~10 ns a read, and the
 // dispatcher reads the clock twice per call.
 const clock = globalThis.performance;
 
-/**
- * Parse a model's arguments: an object as is; JSON text parsed; `''`, `null` and `undefined` as `{}`
- * (many models send an empty string for a tool without arguments).
- */
-export function parseArguments(
-  toolName: string,
-  raw: unknown,
-): { args: Record<string, unknown>; owned: boolean } | { failure: ToolFailure } {
-  if (raw === undefined || raw === null || raw === '') return { args: {}, owned: true };
-  let value = raw;
-  let owned = false;
-  if (typeof raw === 'string') {
-    if (raw.trim() === '') return { args: {}, owned: true };
-    try {
-      value = JSON.parse(raw);
-      owned = true;
-    } catch {
-      const location = locateJsonError(raw);
-      const where =
-        location === undefined
-          ? ''
-          : `: ${location.problem} at position ${location.position} (line ${location.line}, column ${location.column})`;
-      return {
-        failure: ToolResult.error('INVALID_ARGUMENTS', `Arguments for '${toolName}' are not valid JSON${where}.`, {
-          hint: 'Send the arguments as one JSON object, such as {"name": "value"}.',
-          details: location,
-        }),
-      };
-    }
+/** The state of one call, handed from step to step. */
+class Call {
+  readonly tool: PreparedTool;
+  readonly runtime: DispatchRuntime;
+  readonly options: CallOptions | undefined;
+  /** `clock.now()` when the call began; `metadata.durationMs` counts from here. */
+  readonly started: number;
+  readonly metadata: ResultMetadata;
+  args: Record<string, unknown>;
+  env: Readonly<Record<string, string | undefined>>;
+
+  constructor(
+    tool: PreparedTool,
+    options: CallOptions | undefined,
+    runtime: DispatchRuntime,
+    started: number,
+    metadata: ResultMetadata,
+  ) {
+    this.tool = tool;
+    this.options = options;
+    this.runtime = runtime;
+    this.started = started;
+    this.metadata = metadata;
+    this.args = EMPTY_ARGS;
+    this.env = runtime.env;
   }
-  if (!isPlainObject(value)) {
-    return {
-      failure: ToolResult.error(
-        'INVALID_ARGUMENTS',
-        `Arguments for '${toolName}' must be a JSON object, got ${describeArgs(value)}.`,
-        { hint: 'Send the arguments as one JSON object, such as {"name": "value"}.' },
-      ),
-    };
-  }
-  return { args: value, owned };
 }
 
 /**
- * How deep arguments may nest (the arguments object itself is the first level); deeper ones are
- * `INVALID_ARGUMENTS` before validation. Deeper data is no tool's input, and everything after this
- * step that walks it recursively — validation, the canonical copy of an approval, a hook, serialising
- * a result that quotes it — would overflow the stack.
+ * A call waiting for its async handler: whichever of output, deadline and the caller's abort comes
+ * first settles it, and the others find `settled` set. It is its own entry in the deadline queue, so
+ * the deadline costs no allocation beyond it.
+ */
+class Waiting extends DeadlineEntry {
+  readonly call: Call;
+  readonly context: CallContext;
+  readonly timeoutMs: number;
+  settled = false;
+  resolve: ((result: ToolResult) => void) | undefined = undefined;
+  /** The deadline when it is not this entry (progress-extended deadlines). */
+  ownDeadline: Deadline | undefined = undefined;
+  onAbort: (() => void) | undefined = undefined;
+
+  constructor(call: Call, context: CallContext, timeoutMs: number) {
+    super();
+    this.call = call;
+    this.context = context;
+    this.timeoutMs = timeoutMs;
+  }
+
+  /** The deadline passed before the handler answered. */
+  expire(): void {
+    this.timedOut(false);
+  }
+
+  // `capped`: the timer that fired was the maxTotalMs cap, not the (extended) timeout.
+  timedOut(capped: boolean): void {
+    if (this.settled) return;
+    const spec = this.call.tool.spec;
+    this.context.abort(new TimeoutError(`Tool '${spec.name}' timed out after ${this.timeoutMs} ms.`));
+    this.settle(finish(this.call, timeoutFailure(spec, this.timeoutMs, capped)));
+  }
+
+  /** Resolve the caller's promise, stop the deadline and stop listening to the caller's signal. */
+  settle(result: ToolResult): void {
+    this.settled = true;
+    if (this.ownDeadline === undefined) this.cancel();
+    else this.ownDeadline.cancel();
+    if (this.onAbort !== undefined) this.call.options?.signal?.removeEventListener('abort', this.onAbort);
+    this.resolve?.(result);
+  }
+}
+
+const EMPTY_ARGS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+function metadataFor(toolName: string, options: CallOptions | undefined): ResultMetadata {
+  const metadata: ResultMetadata = { tool: toolName, durationMs: 0 };
+  const toolCallId = options?.toolCallId;
+  if (toolCallId !== undefined) metadata.toolCallId = toolCallId;
+  return metadata;
+}
+
+/**
+ * Run one call of a found tool through the pipeline. Never throws and never rejects: every failure
+ * is a {@link ToolResult}.
  *
  * @example
  * ```ts
- * await registry.call('echo', { a: { b: [1] } }); // 3 levels: runs
+ * const result = await dispatchCall(prepareTool(spec), '{"a": 1}', undefined, runtime);
  * ```
- */
-export const MAX_ARGUMENT_DEPTH = 200;
-
-function tooDeepFailure(toolName: string): ToolFailure {
-  return ToolResult.error(
-    'INVALID_ARGUMENTS',
-    `Arguments for '${toolName}' are nested more than ${MAX_ARGUMENT_DEPTH} levels deep.`,
-    {
-      hint: `Send arguments with at most ${MAX_ARGUMENT_DEPTH} levels of nested objects and lists.`,
-      details: { maxDepth: MAX_ARGUMENT_DEPTH },
-    },
-  );
-}
-
-/** Whether lists and plain objects in `value` nest more than `limit` levels, checked without recursion. */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const pending: Array<[unknown, number]> = [[value, 1]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [node, depth] = next;
-    const children = Array.isArray(node) ? node : isPlainObject(node) ? Object.values(node) : undefined;
-    if (children === undefined) continue;
-    if (depth > limit) return true;
-    for (const child of children) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
-  }
-  return false;
-}
-
-function describeArgs(value: unknown): string {
-  if (Array.isArray(value)) return `a list of ${value.length} item${value.length === 1 ? '' : 's'}`;
-  if (typeof value === 'string') return `a string ${describeValue(value)}`;
-  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
-  return describeValue(value);
-}
-
-/**
- * Run one call through the dispatch pipeline (SPEC §3.4 steps 2-8; the lookup is the registry's).
- * Never throws: every failure is a {@link ToolResult}.
  */
 export function dispatchCall(
   tool: PreparedTool,
@@ -184,21 +212,74 @@ export function dispatchCall(
   options: CallOptions | undefined,
   runtime: DispatchRuntime,
 ): Promise<ToolResult> {
-  if (runtime.hooks.length > 0) return dispatchWithHooks(tool, rawArgs, options, runtime);
   const started = clock.now();
+  if (runtime.hooks.length > 0) {
+    return withHooks(tool.spec.name, rawArgs, options, runtime, () => run(tool, rawArgs, options, runtime, started));
+  }
+  const outcome = run(tool, rawArgs, options, runtime, started);
+  return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
+}
+
+function run(
+  tool: PreparedTool,
+  rawArgs: unknown,
+  options: CallOptions | undefined,
+  runtime: DispatchRuntime,
+  started: number,
+): Outcome {
+  const call = new Call(tool, options, runtime, started, metadataFor(tool.spec.name, options));
+  let outcome: Outcome;
   try {
-    return runPipeline(tool, rawArgs, options, runtime, started);
+    outcome = parse(call, rawArgs);
   } catch (error) {
     // A broken tool schema, or a bug in toolshed itself: still a result, never a throw.
-    return Promise.resolve(
-      stampResult(internalFailure(tool.spec.name, error), tool.spec.name, started, options?.toolCallId),
-    );
+    return stampResult(internalFailure(tool.spec.name, error), tool.spec.name, started, options?.toolCallId);
   }
+  return outcome;
+}
+
+/**
+ * Continue a call once `pending` settles (the rare steps that wait for something before the handler).
+ * A rejection, or a throw in `next`, ends the call with an internal failure, as a throw in a
+ * synchronous step does.
+ */
+function resume<T>(call: Call, pending: Promise<T>, next: (value: T) => Outcome): Promise<ToolResult> {
+  return pending
+    .then(next)
+    .then(undefined, (error: unknown) => finish(call, internalFailure(call.tool.spec.name, error)));
+}
+
+/**
+ * Run a call a person approved: its stored arguments, already validated when it was requested, go
+ * straight to the handler. `metadata` and `started` are the approval's.
+ *
+ * @example
+ * ```ts
+ * const result = await runApproved(tool, { path: '/tmp/x' }, {}, runtime, { tool: 'delete', durationMs: 0 }, performance.now());
+ * ```
+ */
+export function runApproved(
+  tool: PreparedTool,
+  args: Record<string, unknown>,
+  options: CallOptions,
+  runtime: DispatchRuntime,
+  metadata: ResultMetadata,
+  started: number,
+): Promise<ToolResult> {
+  const call = new Call(tool, options, runtime, started, metadata);
+  call.args = args;
+  const outcome = execute(call);
+  return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
 }
 
 /**
  * Deliver a result decided before dispatch (an unknown tool, a factory that failed) through the
  * registry's hooks, so middleware sees every call.
+ *
+ * @example
+ * ```ts
+ * await deliverFailure('nope', {}, undefined, runtime, ToolResult.error('TOOL_NOT_FOUND', "Tool 'nope' not found."));
+ * ```
  */
 export function deliverFailure(
   name: string,
@@ -209,9 +290,7 @@ export function deliverFailure(
 ): Promise<ToolResult> {
   const started = clock.now();
   if (runtime.hooks.length === 0) return Promise.resolve(stampResult(failure, name, started, options?.toolCallId));
-  return withHooks(name, rawArgs, options, runtime, () =>
-    Promise.resolve(stampResult(failure, name, started, options?.toolCallId)),
-  );
+  return withHooks(name, rawArgs, options, runtime, () => stampResult(failure, name, started, options?.toolCallId));
 }
 
 async function withHooks(
@@ -219,88 +298,94 @@ async function withHooks(
   rawArgs: unknown,
   options: CallOptions | undefined,
   runtime: DispatchRuntime,
-  run: () => Promise<ToolResult>,
+  dispatch: () => Outcome,
 ): Promise<ToolResult> {
-  const call: CallInfo = { tool: name, args: rawArgs, toolCallId: options?.toolCallId, options: options ?? {} };
+  const info: CallInfo = { tool: name, args: rawArgs, toolCallId: options?.toolCallId, options: options ?? {} };
   for (const hook of runtime.hooks) {
     if (hook.before === undefined) continue;
     try {
-      await hook.before(call);
+      await hook.before(info);
     } catch (error) {
-      runtime.reportHookError(hook, error, call);
+      reportHookError(runtime.hookErrorListeners, hook, error, info);
     }
   }
-  const result = await run();
+  const result = await dispatch();
   for (const hook of runtime.hooks) {
     if (hook.after === undefined) continue;
     try {
-      await hook.after(call, result);
+      await hook.after(info, result);
     } catch (error) {
-      runtime.reportHookError(hook, error, call);
+      reportHookError(runtime.hookErrorListeners, hook, error, info);
     }
   }
   return result;
 }
 
-function dispatchWithHooks(
-  tool: PreparedTool,
-  rawArgs: unknown,
-  options: CallOptions | undefined,
-  runtime: DispatchRuntime,
-): Promise<ToolResult> {
-  const started = clock.now();
-  return withHooks(tool.spec.name, rawArgs, options, runtime, async () => {
+/**
+ * Tell `listeners` that `hook` failed during `call`; with no listener, warn on the console. A
+ * listener that throws is ignored: it has nowhere left to report to.
+ *
+ * @example
+ * ```ts
+ * reportHookError(new Set(), { name: 'metrics' }, new Error('down'), info);
+ * // console.warn: toolshed: hook 'metrics' failed during 'add': Error: down
+ * ```
+ */
+export function reportHookError(
+  listeners: ReadonlySet<HookErrorListener>,
+  hook: CallHook,
+  error: unknown,
+  call: CallInfo,
+): void {
+  if (listeners.size === 0) {
+    console.warn(`toolshed: hook '${hook.name ?? 'anonymous'}' failed during '${call.tool}':`, error);
+    return;
+  }
+  for (const listener of listeners) {
     try {
-      return await runPipeline(tool, rawArgs, options, runtime, started);
-    } catch (error) {
-      return stampResult(internalFailure(tool.spec.name, error), tool.spec.name, started, options?.toolCallId);
+      listener(error, hook, call);
+    } catch {
+      // A failing error listener has nowhere left to report to.
     }
-  });
+  }
 }
 
-function runPipeline(
-  tool: PreparedTool,
-  rawArgs: unknown,
-  options: CallOptions | undefined,
-  runtime: DispatchRuntime,
-  started: number,
-): Promise<ToolResult> {
-  const spec = tool.spec;
-  const name = spec.name;
-  const metadata: ResultMetadata = { tool: name, durationMs: 0 };
-  const toolCallId = options?.toolCallId;
-  if (toolCallId !== undefined) metadata.toolCallId = toolCallId;
-  const signal = options?.signal;
-  if (signal?.aborted) return Promise.resolve(finish(cancelledResult(name, signal), metadata, started));
+// ─── parse ───────────────────────────────────────────────────────────────────────────────────────
 
+/** A call already cancelled; arguments as an object or JSON text; not nested too deep; copied when validation will write defaults. */
+function parse(call: Call, rawArgs: unknown): Outcome {
+  const tool = call.tool;
+  const name = tool.spec.name;
+  const signal = call.options?.signal;
+  if (signal?.aborted) return finish(call, cancelledFailure(name, signal));
   let args: Record<string, unknown>;
   let owned = false;
   if (typeof rawArgs === 'object' && rawArgs !== null && isPlainPrototype(rawArgs)) {
     args = rawArgs as Record<string, unknown>;
   } else {
     const parsed = parseArguments(name, rawArgs);
-    if ('failure' in parsed) return Promise.resolve(finish(parsed.failure, metadata, started));
+    if ('failure' in parsed) return finish(call, parsed.failure);
     args = parsed.args;
     owned = parsed.owned;
   }
-  if (nestedDeeperThan(args, MAX_ARGUMENT_DEPTH))
-    return Promise.resolve(finish(tooDeepFailure(name), metadata, started));
+  const tooDeep = checkArgumentDepth(name, args);
+  if (tooDeep !== undefined) return finish(call, tooDeep);
+  call.args = owned || tool.copyArgs === 'none' ? args : copyArguments(args, tool.copyArgs);
+  return validate(call);
+}
 
-  if (!owned && tool.copyArgs !== 'none') {
-    args = tool.copyArgs === 'shallow' ? { ...args } : (structuredCloneSafe(args) as Record<string, unknown>);
-  }
-  const issues = tool.validateInput(args);
-  if (issues === undefined) return afterInputSchema(tool, args, options, runtime, metadata, started);
+// ─── validate ────────────────────────────────────────────────────────────────────────────────────
+
+/** The JSON Schema (defaults applied), then the tool's own Standard Schema, then its credentials. */
+function validate(call: Call): Outcome {
+  const issues = call.tool.validateInput(call.args);
+  if (issues === undefined) return validateStandardSchema(call);
   if (issues instanceof Promise) {
-    return issues.then(
-      (found) =>
-        found === undefined
-          ? afterInputSchema(tool, args, options, runtime, metadata, started)
-          : afterInvalidInput(tool, args, found, options, runtime, metadata, started),
-      (error: unknown) => finish(internalFailure(name, error), metadata, started),
+    return resume(call, issues, (found) =>
+      found === undefined ? validateStandardSchema(call) : invalidInput(call, found),
     );
   }
-  return afterInvalidInput(tool, args, issues, options, runtime, metadata, started);
+  return invalidInput(call, issues);
 }
 
 /**
@@ -308,17 +393,10 @@ function runPipeline(
  * `prepareTool`), so they are looked for only here: dropped (and the rest validated again) or
  * rejected, as the tool says. Then nulls a strict provider sent for optional properties are decoded.
  */
-function afterInvalidInput(
-  tool: PreparedTool,
-  args: Record<string, unknown>,
-  issues: readonly ValidationIssue[],
-  options: CallOptions | undefined,
-  runtime: DispatchRuntime,
-  metadata: ResultMetadata,
-  started: number,
-): Promise<ToolResult> {
-  const spec = tool.spec;
+function invalidInput(call: Call, issues: readonly ValidationIssue[]): Outcome {
+  const tool = call.tool;
   const declared = tool.declaredArgs;
+  let args = call.args;
   if (declared !== undefined) {
     let extra: string[] | undefined;
     for (const key in args) {
@@ -328,35 +406,31 @@ function afterInvalidInput(
       }
     }
     if (extra !== undefined) {
-      if ((tool.extraArgs ?? runtime.extraArgs) === 'reject') {
-        return Promise.resolve(finish(extraArgsFailure(spec, extra), metadata, started));
-      }
+      if ((tool.extraArgs ?? call.runtime.extraArgs) === 'reject')
+        return finish(call, extraArgsFailure(tool.spec, extra));
       // Copied before validation when the tool has defaults, so the caller's object is not touched.
       const kept: Record<string, unknown> = {};
       for (const key in args) if (declared.has(key)) kept[key] = args[key];
-      metadata.droppedArgs = extra;
+      call.metadata.droppedArgs = extra;
+      call.args = args = kept;
       // The validator is compiled by now (this runs after it answered), so this answers at once.
       const again = tool.validateInput(kept) as ReturnType<CompiledValidator>;
-      if (again === undefined) return afterInputSchema(tool, kept, options, runtime, metadata, started);
-      args = kept;
+      if (again === undefined) return validateStandardSchema(call);
       issues = again;
     }
   }
-  const decoded = decodeNullsIfValid(tool, args, runtime);
-  if (decoded !== undefined) return afterInputSchema(tool, decoded, options, runtime, metadata, started);
-  return Promise.resolve(finish(invalidArguments(spec, issues), metadata, started));
+  const decoded = decodeNullsIfValid(call);
+  if (decoded === undefined) return finish(call, invalidArguments(tool.spec, issues));
+  call.args = decoded;
+  return validateStandardSchema(call);
 }
 
-function decodeNullsIfValid(
-  tool: PreparedTool,
-  args: Record<string, unknown>,
-  runtime: DispatchRuntime,
-): Record<string, unknown> | undefined {
-  if (runtime.decodeNulls === undefined || !containsNull(args, 0)) return undefined;
-  const decoded = runtime.decodeNulls(tool.spec, args);
-  if (decoded === args) return undefined;
-  const again = tool.validateInput(decoded);
-  return again === undefined ? decoded : undefined;
+function decodeNullsIfValid(call: Call): Record<string, unknown> | undefined {
+  const decodeNulls = call.runtime.decodeNulls;
+  if (decodeNulls === undefined || !containsNull(call.args, 0)) return undefined;
+  const decoded = decodeNulls(call.tool.spec, call.args);
+  if (decoded === call.args) return undefined;
+  return call.tool.validateInput(decoded) === undefined ? decoded : undefined;
 }
 
 function containsNull(value: unknown, depth: number): boolean {
@@ -366,196 +440,150 @@ function containsNull(value: unknown, depth: number): boolean {
   return false;
 }
 
-/** Step 4, second half: a tool's own Standard Schema (zod refinements and transforms). */
-function afterInputSchema(
-  tool: PreparedTool,
-  args: Record<string, unknown>,
-  options: CallOptions | undefined,
-  runtime: DispatchRuntime,
-  metadata: ResultMetadata,
-  started: number,
-): Promise<ToolResult> {
-  const spec = tool.spec;
-  if (spec.input !== undefined) {
-    const checked = spec.input['~standard'].validate(args);
-    if (checked instanceof Promise) {
-      return checked.then(
-        (outcome) => {
-          if (outcome.issues !== undefined) return finish(standardIssues(spec, outcome.issues), metadata, started);
-          try {
-            return afterValidation(tool, outcome.value as Record<string, unknown>, options, runtime, metadata, started);
-          } catch (error) {
-            return finish(internalFailure(spec.name, error), metadata, started);
-          }
-        },
-        (error: unknown) => finish(internalFailure(spec.name, error), metadata, started),
-      );
-    }
-    if (checked.issues !== undefined) {
-      return Promise.resolve(finish(standardIssues(spec, checked.issues), metadata, started));
-    }
-    return afterValidation(tool, checked.value as Record<string, unknown>, options, runtime, metadata, started);
+/** A tool's own Standard Schema (zod refinements and transforms), whose output becomes the arguments. */
+function validateStandardSchema(call: Call): Outcome {
+  const spec = call.tool.spec;
+  if (spec.input === undefined) return checkCredentials(call);
+  const checked = spec.input['~standard'].validate(call.args);
+  if (checked instanceof Promise) {
+    return resume(call, checked, (outcome) => {
+      if (outcome.issues !== undefined) return finish(call, standardSchemaFailure(spec, outcome.issues));
+      call.args = outcome.value as Record<string, unknown>;
+      return checkCredentials(call);
+    });
   }
-  return afterValidation(tool, args, options, runtime, metadata, started);
+  if (checked.issues !== undefined) return finish(call, standardSchemaFailure(spec, checked.issues));
+  call.args = checked.value as Record<string, unknown>;
+  return checkCredentials(call);
 }
 
-function afterValidation(
-  tool: PreparedTool,
-  args: Record<string, unknown>,
-  options: CallOptions | undefined,
-  runtime: DispatchRuntime,
-  metadata: ResultMetadata,
-  started: number,
-): Promise<ToolResult> {
-  const spec = tool.spec;
-  const env = options?.context?.env ?? runtime.env;
-  for (const variable of tool.requiredEnv) {
-    const value = env[variable.name];
-    if (value === undefined || value === '') {
-      return Promise.resolve(finish(missingCredentials(spec.name, variable), metadata, started));
-    }
+/** Every environment variable the tool requires is set (in the call's environment, else the registry's). */
+function checkCredentials(call: Call): Outcome {
+  const env = call.options?.context?.env;
+  if (env !== undefined) call.env = env;
+  const required = call.tool.requiredEnv;
+  for (let index = 0; index < required.length; index++) {
+    const variable = required[index] as RequiredEnvVar;
+    const value = call.env[variable.name];
+    if (value === undefined || value === '') return finish(call, missingCredentials(call.tool.spec.name, variable));
   }
-  if (tool.mayNeedApproval && runtime.approvalGate !== undefined) {
-    const pending = runtime.approvalGate(tool, args, metadata, options?.context?.agentId);
-    if (pending instanceof Promise) {
-      // A database-backed approval store: answer once the approval is stored, so it can be decided.
-      return pending.then(
-        (result) => finish(result, metadata, started),
-        (error: unknown) => finish(internalFailure(tool.spec.name, error), metadata, started),
-      );
-    }
-    if (pending !== undefined) return Promise.resolve(finish(pending, metadata, started));
-  }
-  return execute(tool, args, options, runtime, metadata, started, env);
+  return approve(call);
 }
 
-/** Run the handler under the deadline and the caller's signal (step 6), then check the output. */
-export function execute(
-  tool: PreparedTool,
-  args: Record<string, unknown>,
-  options: CallOptions | undefined,
-  runtime: DispatchRuntime,
-  metadata: ResultMetadata,
-  started: number,
-  env: Readonly<Record<string, string | undefined>> = runtime.env,
-): Promise<ToolResult> {
-  const spec = tool.spec;
-  const signal = options?.signal;
-  const context = new CallContext(spec.name, env, options?.toolCallId, signal, options?.context);
+// ─── approve ─────────────────────────────────────────────────────────────────────────────────────
+
+/** A call that needs a person's approval is stored and answered `pending_approval` instead of run. */
+function approve(call: Call): Outcome {
+  if (!call.tool.mayNeedApproval) return execute(call);
+  const runtime = call.runtime;
+  const pending = requestApproval(
+    call.tool.spec,
+    call.args,
+    call.metadata,
+    call.options?.context?.agentId,
+    runtime.approvalRule,
+    runtime.approvals,
+  );
+  if (pending === undefined) return execute(call);
+  if (pending instanceof Promise) {
+    // A database-backed approval store: answer once the approval is stored, so it can be decided.
+    return resume(call, pending, (result) => finish(call, result));
+  }
+  return finish(call, pending);
+}
+
+// ─── execute ─────────────────────────────────────────────────────────────────────────────────────
+
+/** Run the handler; a sync answer goes straight on, a promise is awaited under the deadline and the caller's signal. */
+function execute(call: Call): Outcome {
+  const spec = call.tool.spec;
+  const options = call.options;
+  const context = new CallContext(spec.name, call.env, options?.toolCallId, options?.signal, options?.context);
   let output: unknown;
   try {
-    output = spec.handler(args, context);
+    output = spec.handler(call.args, context);
   } catch (error) {
-    return Promise.resolve(finish(executionFailed(spec.name, error), metadata, started));
+    return finish(call, executionFailed(spec.name, error));
   }
   if (output === null || typeof output !== 'object' || typeof (output as PromiseLike<unknown>).then !== 'function') {
-    return Promise.resolve(finishOutput(tool, output, runtime, metadata, started));
+    return checkOutput(call, output);
   }
-  const timeoutMs = validTimeout(options?.timeoutMs) ?? spec.timeoutMs ?? runtime.defaultTimeoutMs;
-  if (timeoutMs === Number.POSITIVE_INFINITY && signal === undefined) {
-    return Promise.resolve(output as PromiseLike<unknown>).then(
-      (value) => finishOutputSafely(tool, value, runtime, metadata, started),
-      (error: unknown) => finish(executionFailed(spec.name, error), metadata, started),
-    );
-  }
-  return settle(output as PromiseLike<unknown>, tool, context, timeoutMs, signal, runtime, metadata, started);
+  return awaitOutput(call, context, output as PromiseLike<unknown>);
+}
+
+// `new Promise(captureResolve)` hands its resolver over here: no closure per call.
+let capturedResolve: ((result: ToolResult) => void) | undefined;
+function captureResolve(resolve: (result: ToolResult) => void): void {
+  capturedResolve = resolve;
 }
 
 /**
- * Wait for an async handler under its deadline and the caller's signal, resolving to the final
- * result: one promise per call, whichever of output, deadline and abort comes first wins.
+ * Wait for an async handler: one promise per call, settled by whichever of output, deadline and the
+ * caller's abort comes first.
  */
+function awaitOutput(call: Call, context: CallContext, pending: PromiseLike<unknown>): Promise<ToolResult> {
+  const spec = call.tool.spec;
+  const options = call.options;
+  const signal = options?.signal;
+  const timeoutMs = validTimeout(options?.timeoutMs) ?? spec.timeoutMs ?? call.runtime.defaultTimeoutMs;
+  if (timeoutMs === Number.POSITIVE_INFINITY && signal === undefined) return awaitUnbounded(call, pending);
+  const waiting = new Waiting(call, context, timeoutMs);
+  const promise = new Promise<ToolResult>(captureResolve);
+  waiting.resolve = capturedResolve;
+  capturedResolve = undefined;
+  if (spec.resetOnProgress === true) waiting.ownDeadline = progressDeadline(waiting);
+  else if (timeoutMs !== Number.POSITIVE_INFINITY) call.runtime.deadlines.enqueue(timeoutMs, call.started, waiting);
+  if (signal !== undefined) {
+    const onAbort = () => {
+      if (waiting.settled) return;
+      context.abort(signal.reason);
+      waiting.settle(finish(call, cancelledFailure(spec.name, signal)));
+    };
+    waiting.onAbort = onAbort;
+    signal.addEventListener('abort', onAbort, { once: true });
+  }
+  pending.then(
+    (output) => {
+      if (!waiting.settled) waiting.settle(checkOutputSafely(call, output));
+    },
+    (error: unknown) => {
+      if (!waiting.settled) waiting.settle(finish(call, executionFailed(spec.name, error)));
+    },
+  );
+  return promise;
+}
+
+/** No deadline and no signal: nothing can settle the call but the handler. */
+async function awaitUnbounded(call: Call, pending: PromiseLike<unknown>): Promise<ToolResult> {
+  let output: unknown;
+  try {
+    output = await pending;
+  } catch (error) {
+    return finish(call, executionFailed(call.tool.spec.name, error));
+  }
+  return checkOutputSafely(call, output);
+}
+
 // A per-call timeout that is not a positive number is ignored (the tool's or registry's applies):
 // dispatch never throws, and a NaN must not disable the deadline.
 function validTimeout(value: number | undefined): number | undefined {
   return typeof value === 'number' && value > 0 ? value : undefined;
 }
 
-function finishOutputSafely(
-  tool: PreparedTool,
-  value: unknown,
-  runtime: DispatchRuntime,
-  metadata: ResultMetadata,
-  started: number,
-): ToolResult {
-  try {
-    return finishOutput(tool, value, runtime, metadata, started);
-  } catch (error) {
-    return finish(internalFailure(tool.spec.name, error), metadata, started);
-  }
-}
-
-function settle(
-  pending: PromiseLike<unknown>,
-  tool: PreparedTool,
-  context: CallContext,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-  runtime: DispatchRuntime,
-  metadata: ResultMetadata,
-  started: number,
-): Promise<ToolResult> {
-  const spec = tool.spec;
-  return new Promise<ToolResult>((resolve) => {
-    // Whichever of output, deadline and abort comes first settles the call; the others find `done`.
-    let done = false;
-    let deadline: Deadline;
-    let onAbort: (() => void) | undefined;
-    const settleWith = (result: ToolResult) => {
-      done = true;
-      deadline.cancel();
-      if (onAbort !== undefined) signal!.removeEventListener('abort', onAbort);
-      resolve(result);
-    };
-    // `capped`: the timer that fired was the maxTotalMs cap, not the (extended) timeout.
-    const onTimeout = (capped = false) => {
-      if (done) return;
-      context.abort(new TimeoutError(`Tool '${spec.name}' timed out after ${timeoutMs} ms.`));
-      settleWith(finish(timeoutResult(spec.name, timeoutMs, spec, capped), metadata, started));
-    };
-    if (spec.resetOnProgress === true) deadline = progressDeadline(context, timeoutMs, spec, started, onTimeout);
-    else if (timeoutMs === Number.POSITIVE_INFINITY) deadline = NO_DEADLINE;
-    else deadline = runtime.deadlines.add(timeoutMs, started, onTimeout);
-    if (signal !== undefined) {
-      onAbort = () => {
-        if (done) return;
-        context.abort(signal.reason);
-        settleWith(finish(cancelledResult(spec.name, signal), metadata, started));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
-    pending.then(
-      (value) => {
-        if (!done) settleWith(finishOutputSafely(tool, value, runtime, metadata, started));
-      },
-      (error: unknown) => {
-        if (!done) settleWith(finish(executionFailed(spec.name, error), metadata, started));
-      },
-    );
-  });
-}
-
-const NO_DEADLINE: Deadline = { cancel: () => undefined };
-
 /** A plain timer that each progress report pushes back, capped by `maxTotalMs` (the rare path). */
-function progressDeadline(
-  context: CallContext,
-  timeoutMs: number,
-  spec: ToolSpec,
-  started: number,
-  onTimeout: (capped: boolean) => void,
-): Deadline {
-  const cap = started + (spec.maxTotalMs ?? Number.POSITIVE_INFINITY);
+function progressDeadline(waiting: Waiting): Deadline {
+  const timeoutMs = waiting.timeoutMs;
+  const cap = waiting.call.started + (waiting.call.tool.spec.maxTotalMs ?? Number.POSITIVE_INFINITY);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   const arm = () => {
     if (timer !== undefined) clearTimeout(timer);
     const untilCap = cap - clock.now();
     const capped = untilCap <= timeoutMs;
-    timer = setTimeout(() => onTimeout(capped), Math.max(0, capped ? untilCap : timeoutMs));
+    timer = setTimeout(() => waiting.timedOut(capped), Math.max(0, capped ? untilCap : timeoutMs));
   };
   arm();
-  context.onProgressTick = () => {
+  waiting.context.onProgressTick = () => {
     if (!stopped) arm();
   };
   return {
@@ -566,89 +594,56 @@ function progressDeadline(
   };
 }
 
-/** The error a handler's `ctx.signal` is aborted with when its deadline passes. */
-export class TimeoutError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TimeoutError';
-  }
-}
+// ─── check output ────────────────────────────────────────────────────────────────────────────────
 
-function finishOutput(
-  tool: PreparedTool,
-  output: unknown,
-  runtime: DispatchRuntime,
-  metadata: ResultMetadata,
-  started: number,
-): ToolResult {
-  const spec = tool.spec;
-  let result: ToolResult;
+/** A result the handler built passes as it is; plain output is wrapped and checked against the output schema. */
+function checkOutput(call: Call, output: unknown): ToolResult {
+  let result: ToolSuccess;
   if (ToolResult.isToolResult(output)) {
+    if (output.status !== 'success') return finish(call, output);
     result = output;
-    if (result.status !== 'success') return finish(result, metadata, started);
   } else {
-    result = { status: 'success', data: output, metadata };
+    result = { status: 'success', data: output, metadata: call.metadata };
   }
-  if (tool.validateOutput !== undefined && result.data !== undefined) {
-    const issues = tool.validateOutput(result.data);
-    if (issues !== undefined) {
-      return finish(
-        ToolResult.error(
-          'OUTPUT_INVALID',
-          `Tool '${spec.name}' returned output that does not match its output schema: ${issues
-            .slice(0, 3)
-            .map((issue) => issue.message.replace(/^the arguments /, 'the output '))
-            .join('; ')}.`,
-          {
-            hint: 'This is a fault in the tool, not in your arguments; try another approach.',
-            details: issueDetails(issues),
-          },
-        ),
-        metadata,
-        started,
-      );
-    }
+  const validateOutput = call.tool.validateOutput;
+  if (validateOutput !== undefined && result.data !== undefined) {
+    const issues = validateOutput(result.data);
+    if (issues !== undefined) return finish(call, outputInvalidFailure(call.tool.spec.name, issues));
   }
-  const limit = spec.maxOutputChars ?? runtime.maxOutputChars;
-  if (limit !== undefined && result.data !== undefined) {
-    const capped = capOutput(spec.name, result.data, limit, runtime.outputs);
-    if (capped !== undefined) {
-      if ('failure' in capped) return finish(capped.failure, metadata, started);
-      result = { ...result, data: capped.text };
-      metadata.truncated = true;
-      metadata.outputHandle = capped.handle;
-    }
-  }
-  return finish(result, metadata, started);
+  return budget(call, result);
 }
 
-function capOutput(
-  toolName: string,
-  data: unknown,
-  limit: number,
-  outputs: OutputStore,
-): { text: string; handle: string } | { failure: ToolFailure } | undefined {
-  if (typeof data === 'string' && data.length <= limit) return undefined;
-  const text = typeof data === 'string' ? data : stringifyData(data);
-  if (text.length <= limit) return undefined;
-  if (text.length > outputs.capacityChars) {
-    return {
-      failure: ToolResult.error(
-        'OUTPUT_TOO_LARGE',
-        `Tool '${toolName}' returned ${text.length} characters, more than the ${outputs.capacityChars} that can be kept.`,
-        { hint: 'Ask for less: narrow the query or request a smaller range.' },
-      ),
-    };
+function checkOutputSafely(call: Call, output: unknown): ToolResult {
+  try {
+    return checkOutput(call, output);
+  } catch (error) {
+    return finish(call, internalFailure(call.tool.spec.name, error));
   }
-  const handle = outputs.put(toolName, text);
-  const head = Math.ceil(limit * 0.7);
-  const tail = limit - head;
-  const omitted = text.length - head - tail;
-  const marker = `\n\n[... ${omitted} characters truncated; call read_tool_output with {"handle": "${handle}", "offset": ${head}} to read them ...]\n\n`;
-  return { text: text.slice(0, head) + marker + (tail > 0 ? text.slice(text.length - tail) : ''), handle };
 }
 
-function finish(result: ToolResult, metadata: ResultMetadata, started: number): ToolResult {
+// ─── budget ──────────────────────────────────────────────────────────────────────────────────────
+
+/** Output over the tool's (or registry's) character budget is truncated and kept for `read_tool_output`. */
+function budget(call: Call, result: ToolSuccess): ToolResult {
+  const spec = call.tool.spec;
+  const limit = spec.maxOutputChars ?? call.runtime.maxOutputChars;
+  if (limit === undefined || result.data === undefined) return finish(call, result);
+  const capped = capOutput(spec.name, result.data, limit, call.runtime.outputs);
+  if (capped === undefined) return finish(call, result);
+  if ('failure' in capped) return finish(call, capped.failure);
+  call.metadata.truncated = true;
+  call.metadata.outputHandle = capped.handle;
+  return finish(call, { ...result, data: capped.text });
+}
+
+// ─── finish ──────────────────────────────────────────────────────────────────────────────────────
+
+/** Give the result the call's metadata and its duration. */
+function finish(call: Call, result: ToolResult): ToolResult {
+  return finishWith(result, call.metadata, call.started);
+}
+
+function finishWith(result: ToolResult, metadata: ResultMetadata, started: number): ToolResult {
   if (result.metadata !== metadata) {
     // A handler-built result: keep its own metadata, but the dispatcher's fields win.
     const own = result.metadata;
@@ -659,184 +654,16 @@ function finish(result: ToolResult, metadata: ResultMetadata, started: number): 
   return result;
 }
 
-function extraArgsFailure(spec: ToolSpec, extra: string[]): ToolFailure {
-  const accepted = Object.keys(spec.inputSchema.properties);
-  const list = extra.map((key) => `'${key}'`).join(', ');
-  return ToolResult.error(
-    'INVALID_ARGUMENTS',
-    `Invalid arguments for '${spec.name}': unexpected argument${extra.length === 1 ? '' : 's'} ${list}; accepted arguments are ${accepted.length > 0 ? accepted.join(', ') : 'none'}.`,
-    { hint: expectedArguments(spec.inputSchema), details: { unexpected: extra } },
-  );
-}
-
-/** `INVALID_ARGUMENTS` for schema issues: the first three, in one sentence, plus the expected shape. */
-export function invalidArguments(spec: ToolSpec, issues: readonly ValidationIssue[]): ToolFailure {
-  const shown = issues.slice(0, 3).map((issue) => issue.message);
-  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
-  return ToolResult.error('INVALID_ARGUMENTS', `Invalid arguments for '${spec.name}': ${shown.join('; ')}${more}.`, {
-    hint: expectedArguments(spec.inputSchema),
-    details: issueDetails(issues),
-  });
-}
-
 /**
- * Validation issues as an error's `details`: each offending value summarised (see
- * {@link summarizeValue}), never copied whole, so that a huge value, or an output nested thousands of
- * levels deep, still gives a small result that can be serialised.
- */
-function issueDetails(issues: readonly ValidationIssue[]): ValidationIssue[] {
-  return issues.map((issue) =>
-    Object.hasOwn(issue, 'received') ? { ...issue, received: summarizeValue(issue.received) } : issue,
-  );
-}
-
-function standardIssues(
-  spec: ToolSpec,
-  issues: ReadonlyArray<{
-    message: string;
-    path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined;
-  }>,
-): ToolFailure {
-  return invalidArguments(
-    spec,
-    issues.map((issue) => {
-      const path = (issue.path ?? [])
-        .map((segment) => (typeof segment === 'object' ? segment.key : segment))
-        .map((key, index) => (typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`))
-        .join('');
-      return {
-        path,
-        pointer: '',
-        keyword: 'custom',
-        expected: issue.message,
-        message: path === '' ? issue.message : `'${path}': ${issue.message}`,
-      };
-    }),
-  );
-}
-
-/**
- * The hint shown with invalid arguments: each argument with its type, required ones marked.
+ * Fill `durationMs` (since `started`) for results built outside the pipeline (lookups that failed).
  *
  * @example
  * ```ts
- * expectedArguments({ type: 'object', properties: { a: { type: 'number' } }, required: ['a'] });
- * // 'Expected arguments: a (number, required).'
+ * const started = performance.now();
+ * stampResult(ToolResult.error('TOOL_NOT_FOUND', "Tool 'x' not found."), 'x', started).metadata;
+ * // { tool: 'x', durationMs: 0.01 }
  * ```
  */
-export function expectedArguments(schema: JsonObjectSchema): string {
-  const required = new Set(schema.required ?? []);
-  const parts = Object.entries(schema.properties).map(([key, property]) => {
-    const type = Array.isArray(property.type)
-      ? property.type.join(' or ')
-      : (property.type ?? (property.enum !== undefined ? 'enum' : 'any'));
-    const enumText =
-      property.enum !== undefined ? ` one of ${property.enum.map((value) => JSON.stringify(value)).join(', ')}` : '';
-    return `${key} (${type}${enumText}${required.has(key) ? ', required' : ''})`;
-  });
-  if (parts.length === 0) return 'This tool takes no arguments; send {}.';
-  const shown = parts.slice(0, 20).join(', ');
-  return `Expected arguments: ${shown}${parts.length > 20 ? `, and ${parts.length - 20} more` : ''}.`;
-}
-
-function missingCredentials(toolName: string, variable: RequiredEnvVar): ToolFailure {
-  const where = variable.url === undefined ? '' : ` Get one at ${variable.url}, then`;
-  const what = variable.description === undefined ? '' : ` (${variable.description})`;
-  return ToolResult.error(
-    'MISSING_CREDENTIALS',
-    `Tool '${toolName}' needs the environment variable ${variable.name}${what}, which is not set.`,
-    {
-      hint: `${where === '' ? 'Set it' : `${where.trim()} set it`} in the environment where toolshed runs: export ${variable.name}=...`,
-      details: { variable: variable.name, url: variable.url },
-    },
-  );
-}
-
-function executionFailed(toolName: string, error: unknown): ToolFailure {
-  if (error instanceof Error) {
-    const className = error.name !== 'Error' ? error.name : (error.constructor?.name ?? 'Error');
-    return ToolResult.error('EXECUTION_FAILED', `Tool '${toolName}' failed: ${className}: ${error.message}`, {
-      details: { errorClass: className },
-    });
-  }
-  return ToolResult.error('EXECUTION_FAILED', `Tool '${toolName}' failed: it threw ${describeValue(error)}.`, {
-    details: { errorClass: typeof error },
-  });
-}
-
-function timeoutResult(toolName: string, timeoutMs: number, spec: ToolSpec, capped: boolean): ToolFailure {
-  return ToolResult.error(
-    'TIMEOUT',
-    capped
-      ? `Tool '${toolName}' ran past its total limit of ${spec.maxTotalMs} ms.`
-      : `Tool '${toolName}' timed out after ${timeoutMs} ms.`,
-    {
-      hint: 'Try again, or ask for less work in one call.',
-      details: { timeoutMs, maxTotalMs: spec.maxTotalMs },
-    },
-  );
-}
-
-function cancelledResult(toolName: string, signal: AbortSignal | undefined): ToolFailure {
-  const reason = signal?.reason;
-  const why =
-    reason instanceof Error && reason.name !== 'AbortError'
-      ? `: ${reason.message}`
-      : typeof reason === 'string'
-        ? `: ${reason}`
-        : '';
-  return ToolResult.error('CANCELLED', `The call to '${toolName}' was cancelled${why}.`);
-}
-
-function internalFailure(toolName: string, error: unknown): ToolFailure {
-  if (error instanceof Error && error.name === 'InvalidToolSchemaError') {
-    return ToolResult.error('EXECUTION_FAILED', error.message, {
-      hint: 'This is a fault in the tool definition, not in your arguments; use another tool.',
-    });
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return ToolResult.error('EXECUTION_FAILED', `Tool '${toolName}' could not be dispatched: ${message}`, {
-    details: { internal: true },
-  });
-}
-
-function isPlainPrototype(value: object): boolean {
-  // Read through the `__proto__` accessor first: for argument shapes the call site has seen, the
-  // optimiser folds it to a constant, where Object.getPrototypeOf is a call into the runtime. An own
-  // `__proto__` key (JSON.parse makes those) or a null prototype falls through to the exact check.
-  // biome-ignore lint/suspicious/noProto: a read only, backed by the exact check below.
-  if ((value as { __proto__?: unknown }).__proto__ === Object.prototype) return true;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
-}
-
-function structuredCloneSafe(value: unknown): unknown {
-  try {
-    return structuredClone(value);
-  } catch {
-    return { ...(value as object) };
-  }
-}
-
-/** Fill `durationMs` for results built outside the pipeline (lookups that failed). */
 export function stampResult(result: ToolResult, toolName: string, started: number, toolCallId?: string): ToolResult {
-  const metadata: ResultMetadata = { tool: toolName, durationMs: 0 };
-  if (toolCallId !== undefined) metadata.toolCallId = toolCallId;
-  return finish(result, metadata, started);
-}
-
-/** The `TOOL_NOT_FOUND` result for `name`: closest names first, then (a capped list of) all names. */
-export function toolNotFound(name: unknown, available: readonly string[]): { message: string; suggestions: string[] } {
-  const shownName =
-    typeof name === 'string' ? (name.length > 80 ? `${name.slice(0, 77)}...` : name) : String(describeValue(name));
-  const suggestions = typeof name === 'string' && name.length <= 200 ? closestNames(name, available) : [];
-  let message = `Tool '${shownName}' not found.`;
-  if (suggestions.length > 0) message += ` Did you mean ${suggestions.map((entry) => `'${entry}'`).join(' or ')}?`;
-  if (available.length === 0) message += ' No tools are available.';
-  else {
-    const cap = 30;
-    const listed = available.slice(0, cap).join(', ');
-    message += ` Available tools: ${listed}${available.length > cap ? `, and ${available.length - cap} more` : ''}.`;
-  }
-  return { message, suggestions };
+  return finishWith(result, metadataFor(toolName, { toolCallId }), started);
 }

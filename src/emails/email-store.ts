@@ -1,7 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { SqliteDriver } from '../store/sqlite/sqlite-driver.js';
-import { sqliteDriverOf } from '../store/sqlite/sqlite-store-dialect.js';
-import type { StoreDialectName } from '../store/store-records.js';
+import type { SqliteDriver, StoreDialectName, ToolshedStore } from '../store/index.js';
 import type { EmailHit, EmailRecord, EmailSearchResult } from './email-record.js';
 import { emailSnippet } from './email-snippet.js';
 import { ftsMatch, ftsTerm, queryWords } from './search-query.js';
@@ -26,6 +24,17 @@ export interface EmailsTable {
 export interface EmailDatabase {
   emails: EmailsTable;
 }
+
+/**
+ * What {@link EmailStore} needs of a store: its Kysely instance, its dialect, and on SQLite the
+ * driver under it (a {@link ToolshedStore} is one).
+ *
+ * @example
+ * ```ts
+ * const source: EmailStoreSource = await createStore(':memory:');
+ * ```
+ */
+export type EmailStoreSource = Pick<ToolshedStore, 'db' | 'dialect' | 'sqliteDriver'>;
 
 /** The most results one search returns. */
 export const MAX_EMAIL_SEARCH_LIMIT = 50;
@@ -111,7 +120,7 @@ export class EmailQueryError extends Error {
  * ```ts
  * const store = await createStore(':memory:');
  * await store.migrate();
- * const emails = new EmailStore(store.db, store.dialect);
+ * const emails = new EmailStore(store);
  * await emails.insertBatch([email]);
  * const { emails: hits, total } = await emails.search('budget report', 'jane@enron.com', 10);
  * ```
@@ -126,9 +135,12 @@ export class EmailStore {
   /** The SQLite statements of {@link EmailStore.insertBatch}, prepared once per connection. */
   #sqlite: { driver: SqliteDriver; index: SqliteEmailIndex; statements: SqliteStatements } | undefined;
 
-  constructor(db: Kysely<unknown> | Kysely<never> | object, dialect: StoreDialectName) {
-    this.#db = db as Kysely<EmailDatabase>;
-    this.dialect = dialect;
+  readonly #store: EmailStoreSource;
+
+  constructor(store: EmailStoreSource) {
+    this.#store = store;
+    this.#db = store.db as unknown as Kysely<EmailDatabase>;
+    this.dialect = store.dialect;
   }
 
   /**
@@ -224,10 +236,9 @@ export class EmailStore {
   /** The store's SQLite connection and the email index on it, attached and caught up. */
   async #sqliteIndex(): Promise<{ driver: SqliteDriver; index: SqliteEmailIndex; statements: SqliteStatements }> {
     if (this.#sqlite === undefined) {
-      const driver = sqliteDriverOf(this.#db);
-      if (driver === undefined) {
-        throw new TypeError('EmailStore on SQLite needs the Kysely instance of a toolshed store (store.db).');
-      }
+      const driver = this.#store.sqliteDriver();
+      if (driver === undefined)
+        throw new TypeError('EmailStore on SQLite needs a toolshed store with its SQLite driver.');
       this.#sqlite = {
         driver,
         index: new SqliteEmailIndex(this.#db as Kysely<unknown>, driver),
@@ -294,7 +305,7 @@ export class EmailStore {
    * @example
    * ```ts
    * await store.migrate();
-   * await new EmailStore(store.db, store.dialect).prepare();
+   * await new EmailStore(store).prepare();
    * ```
    */
   async prepare(): Promise<void> {

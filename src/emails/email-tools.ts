@@ -27,7 +27,7 @@ export const MAX_EMAIL_QUERY_LENGTH = 10_000;
  *
  * @example
  * ```ts
- * registry.register(...createEmailTools({ emails: new EmailStore(store.db, store.dialect) }));
+ * registry.registerAll(createEmailTools({ emails: new EmailStore(store) }));
  * await registry.call('email_search', { query: 'meeting schedule', inbox_id: 'john.arnold@enron.com' });
  * ```
  */

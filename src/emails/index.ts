@@ -5,7 +5,7 @@
  */
 
 export type { EmailHit, EmailRecord, EmailSearchResult } from './email-record.js';
-export type { EmailDatabase, EmailsTable } from './email-store.js';
+export type { EmailDatabase, EmailStoreSource, EmailsTable } from './email-store.js';
 export { EmailQueryError, EmailStore, MAX_EMAIL_SEARCH_LIMIT } from './email-store.js';
 export type { EmailGetArgs, EmailSearchArgs, EmailToolsOptions } from './email-tools.js';
 export { createEmailTools, MAX_EMAIL_QUERY_LENGTH } from './email-tools.js';

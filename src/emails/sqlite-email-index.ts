@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Kysely, SqliteStatement } from 'kysely';
-import type { SqliteDriver } from '../store/sqlite/sqlite-driver.js';
+import type { SqliteDriver } from '../store/index.js';
 
 /** The rowids of one SQLite inbox: `inbox id × 2^32 + 1` upwards (migration `0003_emails_by_inbox`). */
 export const INBOX_SPAN = 4294967296;

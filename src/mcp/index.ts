@@ -6,6 +6,7 @@
  * internal and not exported.
  */
 
+export type { McpObjectSchema, McpToolAnnotations, McpToolEntry } from '../exporters/mcp/mcp-tool.js';
 export type { HostPolicy } from './host-validation.js';
 export { checkHostAndOrigin } from './host-validation.js';
 export type { ImportMcpServerOptions, McpServerConfig, McpServerConnection } from './import-mcp-server.js';
@@ -22,8 +23,8 @@ export type {
 export { createMcpHttpHandler } from './mcp-http-handler.js';
 export type { McpCallContext, McpServerOptions } from './mcp-server.js';
 export { createMcpServer } from './mcp-server.js';
-export type { McpTool, McpToolAnnotations, McpToolListing } from './mcp-tool-list.js';
-export { listMcpTools, toMcpTool, toolsHash } from './mcp-tool-list.js';
+export type { McpToolListing } from './mcp-tool-list.js';
+export { listMcpTools, toolsHash } from './mcp-tool-list.js';
 export { mcpToolName } from './mcp-tool-name.js';
 export type { StdioServeOptions, StdioServing } from './serve-stdio.js';
 export { serveStdio } from './serve-stdio.js';

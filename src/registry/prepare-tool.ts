@@ -2,6 +2,7 @@ import type { PreparedTool } from '../core/dispatch.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { CompiledValidator } from '../core/validation-issue.js';
+import { withoutHarmfulDefaults } from '../exporters/schema-lint.js';
 import { schemaProblems } from '../schema/meta-schema.js';
 
 type Compiler = typeof import('../schema/compile-validator.js');
@@ -77,7 +78,8 @@ function compileOrExplain(spec: ToolSpec, schema: JsonSchema, which: 'input' | '
     return brokenSchema(spec, which, 'the validator compiler is not loaded yet');
   }
   try {
-    return compiler.compileValidator(schema);
+    // A default that fails its own schema, or would fill in a required argument, is never applied.
+    return compiler.compileValidator(which === 'input' ? withoutHarmfulDefaults(schema) : schema);
   } catch (error) {
     return brokenSchema(spec, which, (error as Error).message);
   }

@@ -1,18 +1,4 @@
-import { type AnthropicTool, toAnthropicTools } from '../adapters/anthropic/index.js';
-import { checkExports, type ExportCheckReport } from '../adapters/check-exports.js';
-import { type GeminiTool, toGeminiTools } from '../adapters/gemini/index.js';
-import { type McpToolEntry, toMcpTools } from '../adapters/mcp/index.js';
-import {
-  decodeStrictArguments,
-  type OpenAIChatTool,
-  type OpenAIChatToolsOptions,
-  type OpenAIResponsesTool,
-  type OpenAIResponsesToolsOptions,
-  toOpenAITools,
-} from '../adapters/openai/index.js';
-import { type PromptDocsOptions, renderPromptDocs } from '../adapters/prompt-docs/index.js';
-import { type DeferLoadingOptions, markDeferred } from '../adapters/shared/defer-loading.js';
-import type { ExportResult } from '../adapters/shared/export-result.js';
+import { type ApprovalRule, type ApprovalStore, MemoryApprovalStore } from '../core/approvals.js';
 import type { CallContextOptions } from '../core/call-context.js';
 import { DeadlineQueue } from '../core/deadline-queue.js';
 import { createToolSpec, describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
@@ -23,37 +9,52 @@ import {
   type DispatchRuntime,
   deliverFailure,
   dispatchCall,
-  execute,
+  type HookErrorListener,
   type PreparedTool,
-  stampResult,
-  toolNotFound,
+  reportHookError,
 } from '../core/dispatch.js';
+import { toolNotFound } from '../core/errors/failures.js';
 import { ToolCallError } from '../core/errors/tool-call-error.js';
 import { ToolNotFoundError } from '../core/errors/tool-not-found-error.js';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
-import { ToolshedError } from '../core/errors/toolshed-error.js';
 import { OutputStore } from '../core/output-store.js';
 import { fromToolProtocol, isToolProtocol, type ToolProtocol } from '../core/tool-protocol.js';
-import { type ResultMetadata, ToolResult, toModelText } from '../core/tool-result.js';
+import { ToolResult, toModelText } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
-import { createSearchToolsTool, SEARCH_TOOLS } from '../search/search-tools-tool.js';
-import { type ToolSearchHit, ToolSearchIndex, type ToolSearchOptions } from '../search/tool-search-index.js';
+import type { AnthropicTool } from '../exporters/anthropic/index.js';
+import type { BedrockTool, BedrockToolsOptions } from '../exporters/bedrock/index.js';
+import type { ExportCheckReport } from '../exporters/check-exports.js';
+import type { GeminiTool, GeminiToolsOptions } from '../exporters/gemini/index.js';
+import type { McpToolEntry } from '../exporters/mcp/index.js';
 import {
-  type ApprovalRule,
-  type ApprovalStore,
-  canonicalJson,
-  MemoryApprovalStore,
-  type PendingApproval,
-} from './approvals.js';
+  decodeStrictArguments,
+  type OpenAIChatTool,
+  type OpenAIChatToolsOptions,
+  type OpenAIResponsesTool,
+  type OpenAIResponsesToolsOptions,
+} from '../exporters/openai/index.js';
+import type { PromptDocsOptions } from '../exporters/prompt-docs/index.js';
+import type { DeferLoadingOptions } from '../exporters/shared/defer-loading.js';
+import type { ExportResult } from '../exporters/shared/export-result.js';
+import { type ToolSearchHit, ToolSearchIndex, type ToolSearchOptions } from '../search/tool-search-index.js';
 import { type BatchCall, readBatch, runCallMany } from './call-many.js';
-import { loadValidatorCompiler, prepareTool } from './prepare-tool.js';
+import {
+  type LoadedDefinition,
+  loadDefinition,
+  loadYamlDefinitionDirectory,
+  loadYamlDefinitionFile,
+  type ToolDefinition,
+} from './load-definitions.js';
+import { prepareTool } from './prepare-tool.js';
 import { createReadToolOutputTool, READ_TOOL_OUTPUT } from './read-tool-output.js';
+import { checkRegisterArguments } from './register-arguments.js';
+import { RegistryExports } from './registry-exports.js';
+import { type ResolveApprovalOptions, resolveApproval } from './resolve-approval.js';
+
+export type { ToolDefinition } from './load-definitions.js';
 
 /** Anything `register` accepts: a spec from `defineTool`, spec-shaped options, or a protocol object. */
 export type RegistrableTool = ToolSpec<never> | ToolSpec | ToolProtocol | Record<string, unknown>;
-
-/** A declarative tool definition (the YAML form, snake_case keys), for `registerDefinition`. */
-export type ToolDefinition = Record<string, unknown> & { name: string; description: string; handler: string };
 
 /** Settings of a {@link ToolRegistry}. */
 export interface ToolRegistryOptions {
@@ -149,26 +150,21 @@ let defaultRegistry: ToolRegistry | undefined;
 export class ToolRegistry {
   readonly #entries: Map<string, Entry>;
   readonly #options: ToolRegistryOptions;
-  readonly #runtime: Mutable<DispatchRuntime> & { hooks: CallHook[] };
-  readonly #listeners = {
-    change: new Set<RegistryEvents['change']>(),
-    'hook-error': new Set<RegistryEvents['hook-error']>(),
-  };
-  readonly #approvals: ApprovalStore;
+  readonly #runtime: Mutable<DispatchRuntime> & { hooks: CallHook[]; hookErrorListeners: Set<HookErrorListener> };
+  readonly #changeListeners = new Set<RegistryEvents['change']>();
   #sortedNames: string[] | undefined;
   #searchIndex: ToolSearchIndex | undefined;
-  readonly #exports = new Map<string, { version: number; value: unknown }>();
+  readonly #exports = new RegistryExports(this);
   #toolConfig: Readonly<Record<string, Record<string, unknown>>> | undefined;
   #version = 0;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.#options = options;
     this.#entries = new Map();
-    this.#approvals = options.approvals ?? new MemoryApprovalStore();
     const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
     if (!(defaultTimeoutMs > 0))
       throw new RangeError(`defaultTimeoutMs must be greater than 0, got ${defaultTimeoutMs}.`);
-    const runtime: Mutable<DispatchRuntime> & { hooks: CallHook[] } = {
+    this.#runtime = {
       env: options.env ?? processEnv,
       defaultTimeoutMs,
       extraArgs: options.extraArgs ?? 'drop',
@@ -176,12 +172,12 @@ export class ToolRegistry {
       outputs: new OutputStore(options.outputStoreChars),
       deadlines: new DeadlineQueue(),
       hooks: [...(options.hooks ?? [])],
-      reportHookError: (hook, error, call) => this.#reportHookError(hook, error, call),
-      approvalGate: (tool, args, metadata, agentId) => this.#approvalGate(tool, args, metadata, agentId),
+      hookErrorListeners: new Set(),
+      approvalRule: options.approvalRule,
+      approvals: options.approvals ?? new MemoryApprovalStore(),
       // Models in OpenAI strict mode send null for optional arguments they leave out.
-      decodeNulls: (spec, args) => decodeStrictArguments(spec, args) as Record<string, unknown>,
+      decodeNulls: decodeStrictArguments as DispatchRuntime['decodeNulls'],
     };
-    this.#runtime = runtime;
     if (options.maxOutputChars !== undefined) this.#ensureOutputReader();
   }
 
@@ -211,9 +207,11 @@ export class ToolRegistry {
    * the structural tool protocol (`name`, `description`, `parameters`, `execute`/`executeAsync`).
    *
    * Throws `DUPLICATE_TOOL` when the name is taken, unless `allowOverride`; `INVALID_DEFINITION` when
-   * the tool breaks the model. Returns the registered spec.
+   * the tool breaks the model, and when given more than one tool (`register(...tools)` would put the
+   * second where the options go): use {@link registerAll} for several. Returns the registered spec.
    */
-  register(tool: RegistrableTool, options: RegisterOptions = {}): ToolSpec {
+  register(tool: RegistrableTool, options: RegisterOptions = {}, ...extra: never[]): ToolSpec {
+    checkRegisterArguments('register', options, extra.length);
     const spec = toSpec(tool);
     this.#commit(
       [{ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined } }],
@@ -225,7 +223,8 @@ export class ToolRegistry {
   /**
    * Register many tools at once, all or nothing: if any is invalid or taken, none is registered.
    */
-  registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}): ToolSpec[] {
+  registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}, ...extra: never[]): ToolSpec[] {
+    checkRegisterArguments('registerAll', options, extra.length);
     const specs = tools.map(toSpec);
     this.#commit(
       specs.map((spec) => ({
@@ -262,40 +261,15 @@ export class ToolRegistry {
    * Throws {@link ToolRegistrationError} naming the field and the cause.
    */
   async registerDefinition(definition: unknown, options: DefinitionOptions = {}): Promise<ToolSpec> {
-    const { definitionToSpec } = await import('../definitions/definition-to-spec.js');
-    const spec = await definitionToSpec(definition, {
-      baseDir: options.baseDir,
-      resolveBuiltin: this.#options.resolveBuiltin,
-    });
-    this.#commit(
-      [
-        {
-          name: spec.name,
-          entry: { kind: 'tool', prepared: this.#prepare(spec), definition: definition as ToolDefinition },
-        },
-      ],
-      options,
-    );
-    return spec;
+    const loaded = await loadDefinition(definition, options, this.#options.resolveBuiltin);
+    this.#commit([this.#definitionItem(loaded)], options);
+    return loaded.spec;
   }
 
   /** Load one YAML definition file (SPEC §4.1); errors name `file:line:col`, the field and what was expected. */
   async loadYamlFile(path: string, options: DefinitionOptions = {}): Promise<ToolSpec> {
-    const { loadDefinitionFile } = await import('../definitions/load-yaml.js');
-    const loaded = await loadDefinitionFile(path, {
-      baseDir: options.baseDir,
-      resolveBuiltin: this.#options.resolveBuiltin,
-    });
-    this.#commit(
-      [
-        {
-          name: loaded.spec.name,
-          entry: { kind: 'tool', prepared: this.#prepare(loaded.spec), definition: loaded.definition },
-        },
-      ],
-      options,
-      loaded.file,
-    );
+    const loaded = await loadYamlDefinitionFile(path, options, this.#options.resolveBuiltin);
+    this.#commit([{ ...this.#definitionItem(loaded), file: undefined }], options, loaded.file);
     return loaded.spec;
   }
 
@@ -305,21 +279,17 @@ export class ToolRegistry {
    * every failing file. Returns the registered names, sorted.
    */
   async loadYamlDirectory(directory: string, options: DirectoryOptions = {}): Promise<string[]> {
-    const { loadDefinitionDirectory } = await import('../definitions/load-yaml.js');
-    const loaded = await loadDefinitionDirectory(directory, {
-      pattern: options.pattern,
-      onProgress: options.onProgress,
-      resolveBuiltin: this.#options.resolveBuiltin,
-    });
+    const loaded = await loadYamlDefinitionDirectory(directory, options, this.#options.resolveBuiltin);
     this.#commit(
-      loaded.map((item) => ({
-        name: item.spec.name,
-        entry: { kind: 'tool', prepared: this.#prepare(item.spec), definition: item.definition },
-        file: item.file,
-      })),
+      loaded.map((item) => this.#definitionItem(item)),
       options,
     );
     return loaded.map((item) => item.spec.name).sort();
+  }
+
+  #definitionItem(loaded: LoadedDefinition): { name: string; entry: Entry; file?: string } {
+    const entry: Entry = { kind: 'tool', prepared: this.#prepare(loaded.spec), definition: loaded.definition };
+    return { name: loaded.spec.name, entry, file: loaded.file };
   }
 
   /** The tool named `name`; throws {@link ToolNotFoundError} listing the closest and the available names. */
@@ -435,13 +405,7 @@ export class ToolRegistry {
   toOpenAITools(
     options: OpenAIChatToolsOptions | (OpenAIResponsesToolsOptions & DeferLoadingOptions) = { api: 'chat' },
   ): ExportResult<OpenAIChatTool> | ExportResult<OpenAIResponsesTool> {
-    const defer = 'deferLoading' in options ? options.deferLoading : undefined;
-    const keep = this.#deferredKeep(defer);
-    return this.#cachedExport(`openai:${options.api ?? 'chat'}:${options.strict === true}:${deferKey(keep)}`, () => {
-      if (options.api !== 'responses') return toOpenAITools(this.tools(), options as OpenAIChatToolsOptions);
-      const exported = toOpenAITools(this.tools(), { api: 'responses', strict: options.strict === true });
-      return keep === undefined ? exported : { ...exported, tools: markDeferred(exported.tools, keep) };
-    });
+    return this.#exports.toOpenAITools(options);
   }
 
   /**
@@ -450,47 +414,38 @@ export class ToolRegistry {
    * model finds the rest by searching. Cached until the tool set changes.
    */
   toAnthropicTools(options: DeferLoadingOptions = {}): ExportResult<AnthropicTool> {
-    const keep = this.#deferredKeep(options.deferLoading);
-    return this.#cachedExport(`anthropic:${deferKey(keep)}`, () => {
-      const exported = toAnthropicTools(this.tools());
-      return keep === undefined ? exported : { ...exported, tools: markDeferred(exported.tools, keep) };
-    });
+    return this.#exports.toAnthropicTools(options);
   }
 
-  // The names a deferred export keeps loaded; registers search_tools, without which nothing deferred
-  // could ever be found.
-  #deferredKeep(defer: DeferLoadingOptions['deferLoading']): ReadonlySet<string> | undefined {
-    if (defer === undefined || defer === false) return undefined;
-    if (!this.has(SEARCH_TOOLS)) this.register(createSearchToolsTool(this));
-    return new Set([SEARCH_TOOLS, ...(defer === true ? [] : defer.alwaysLoaded)]);
+  /**
+   * The tools as Gemini `functionDeclarations`: in Gemini's OpenAPI subset (`parameters`), or as JSON
+   * Schema (`parametersJsonSchema`) with `{schemaMode: 'json-schema'}`. Cached until the tool set changes.
+   */
+  toGeminiTools(options: GeminiToolsOptions = {}): ExportResult<GeminiTool> {
+    return this.#exports.toGeminiTools(options);
   }
 
-  /** The tools as Gemini `functionDeclarations`. Cached until the tool set changes. */
-  toGeminiTools(): ExportResult<GeminiTool> {
-    return this.#cachedExport('gemini', () => toGeminiTools(this.tools()));
+  /**
+   * The tools as AWS Bedrock Converse `toolSpec`s, for `toolConfig.tools`; `{strict: true}` sets each
+   * tool's `strict` flag. Cached until the tool set changes.
+   */
+  toBedrockTools(options: BedrockToolsOptions = {}): ExportResult<BedrockTool> {
+    return this.#exports.toBedrockTools(options);
   }
 
   /** The tools as MCP `tools/list` entries. Cached until the tool set changes. */
   toMcpTools(): ExportResult<McpToolEntry> {
-    return this.#cachedExport('mcp', () => toMcpTools(this.tools()));
+    return this.#exports.toMcpTools();
   }
 
   /** The system-prompt block describing the tools (SPEC §5.2). */
   renderPromptDocs(options: PromptDocsOptions = {}): string {
-    return this.#cachedExport(`prompt:${JSON.stringify(options)}`, () => renderPromptDocs(this.tools(), options));
+    return this.#exports.renderPromptDocs(options);
   }
 
   /** Compile every tool for every export target and report, per tool and target, what was rewritten or left out. */
   check(): ExportCheckReport {
-    return this.#cachedExport('check', () => checkExports(this.tools()));
-  }
-
-  #cachedExport<T>(key: string, build: () => T): T {
-    const cached = this.#exports.get(key);
-    if (cached !== undefined && cached.version === this.#version) return cached.value as T;
-    const value = build();
-    this.#exports.set(key, { version: this.#version, value });
-    return value;
+    return this.#exports.check();
   }
 
   /** Add middleware run around every call (logging, metrics, tracing). */
@@ -501,7 +456,9 @@ export class ToolRegistry {
 
   /** Listen to `change` (tool set changed) or `hook-error`; returns a function that stops listening. */
   on<E extends keyof RegistryEvents>(event: E, listener: RegistryEvents[E]): () => void {
-    const listeners = this.#listeners[event] as Set<RegistryEvents[E]>;
+    const listeners = (event === 'change' ? this.#changeListeners : this.#runtime.hookErrorListeners) as Set<
+      RegistryEvents[E]
+    >;
     listeners.add(listener);
     return () => listeners.delete(listener);
   }
@@ -601,92 +558,13 @@ export class ToolRegistry {
    * `deny` returns a `CANCELLED` result. Throws `APPROVAL_INVALID` for an unknown or already decided
    * id, or when `expectedArguments` differ from what was stored (tampering).
    */
-  async resolveApproval(
-    id: string,
-    decision: 'approve' | 'deny',
-    options: { expectedArguments?: unknown; signal?: AbortSignal; context?: CallContextOptions } = {},
-  ): Promise<ToolResult> {
-    const pending = await this.#approvals.get(id);
-    if (pending === undefined) {
-      throw new ToolshedError('APPROVAL_INVALID', `Approval '${id}' is unknown or was already decided.`);
-    }
-    if (options.expectedArguments !== undefined && canonicalJson(options.expectedArguments) !== pending.arguments) {
-      throw new ToolshedError(
-        'APPROVAL_INVALID',
-        `Approval '${id}' was given for other arguments than the stored call; refusing to run it.`,
-      );
-    }
-    const taken = await this.#approvals.take(id);
-    if (taken === undefined) {
-      throw new ToolshedError('APPROVAL_INVALID', `Approval '${id}' is unknown or was already decided.`);
-    }
-    const started = performance.now();
-    const metadata: ResultMetadata = { tool: taken.tool, durationMs: 0, approvalId: id };
-    if (taken.toolCallId !== undefined) metadata.toolCallId = taken.toolCallId;
-    if (decision === 'deny') {
-      return stampResult(
-        ToolResult.error('CANCELLED', `The call to '${taken.tool}' was denied by the approver; do not retry it.`, {
-          metadata: { approvalId: id },
-        }),
-        taken.tool,
-        started,
-        taken.toolCallId,
-      );
-    }
-    const prepared = this.#prepared(taken.tool);
-    if (prepared === undefined) {
-      return stampResult(
-        ToolResult.error('TOOL_NOT_FOUND', `Tool '${taken.tool}' was removed before its approved call could run.`),
-        taken.tool,
-        started,
-      );
-    }
-    // The approved call skips input validation, which is what loads the output validator's compiler.
-    await loadValidatorCompiler();
-    const callOptions: CallOptions = {};
-    if (options.signal !== undefined) callOptions.signal = options.signal;
-    if (options.context !== undefined) callOptions.context = options.context;
-    if (taken.toolCallId !== undefined) callOptions.toolCallId = taken.toolCallId;
-    return execute(
-      prepared,
-      JSON.parse(taken.arguments) as Record<string, unknown>,
-      callOptions,
-      this.#runtime,
-      metadata,
-      started,
-    );
+  resolveApproval(id: string, decision: 'approve' | 'deny', options: ResolveApprovalOptions = {}): Promise<ToolResult> {
+    return resolveApproval(this.#runtime, (name) => this.#prepared(name), id, decision, options);
   }
 
   /** The approval store (to list or inspect pending approvals). */
   get approvals(): ApprovalStore {
-    return this.#approvals;
-  }
-
-  #approvalGate(
-    tool: PreparedTool,
-    args: Record<string, unknown>,
-    metadata: ResultMetadata,
-    agentId: string | undefined,
-  ): ToolResult | Promise<ToolResult> | undefined {
-    const spec = tool.spec;
-    const rule = spec.requiresApproval;
-    const needed =
-      rule === true ||
-      (typeof rule === 'function' && (rule as (args: Record<string, unknown>) => boolean)(args)) ||
-      (this.#options.approvalRule?.(spec, args) ?? false);
-    if (!needed) return undefined;
-    const canonical = canonicalJson(args);
-    const approval: PendingApproval = {
-      id: `appr_${globalThis.crypto.randomUUID().replaceAll('-', '')}`,
-      tool: spec.name,
-      arguments: canonical,
-      createdAt: new Date().toISOString(),
-    };
-    if (typeof metadata.toolCallId === 'string') approval.toolCallId = metadata.toolCallId;
-    if (agentId !== undefined) approval.agentId = agentId;
-    const pending = ToolResult.pendingApproval(approval.id, JSON.parse(canonical));
-    const saved = this.#approvals.save(approval);
-    return saved instanceof Promise ? saved.then(() => pending) : pending;
+    return this.#runtime.approvals;
   }
 
   #prepare(spec: ToolSpec): PreparedTool {
@@ -808,12 +686,12 @@ export class ToolRegistry {
   #changed(change: RegistryChange): void {
     this.#version++;
     this.#sortedNames = undefined;
-    if (this.#listeners.change.size === 0) return;
-    for (const listener of this.#listeners.change) {
+    if (this.#changeListeners.size === 0) return;
+    for (const listener of this.#changeListeners) {
       try {
         listener(change);
       } catch (error) {
-        this.#reportHookError({ name: 'change listener' }, error, {
+        reportHookError(this.#runtime.hookErrorListeners, { name: 'change listener' }, error, {
           tool: '',
           args: undefined,
           toolCallId: undefined,
@@ -822,28 +700,9 @@ export class ToolRegistry {
       }
     }
   }
-
-  #reportHookError(hook: CallHook, error: unknown, call: CallInfo): void {
-    const listeners = this.#listeners['hook-error'];
-    if (listeners.size === 0) {
-      console.warn(`toolshed: hook '${hook.name ?? 'anonymous'}' failed during '${call.tool}':`, error);
-      return;
-    }
-    for (const listener of listeners) {
-      try {
-        listener(error, hook, call);
-      } catch {
-        // A failing error listener has nowhere left to report to.
-      }
-    }
-  }
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-function deferKey(keep: ReadonlySet<string> | undefined): string {
-  return keep === undefined ? '' : `defer:${[...keep].sort().join(',')}`;
-}
 
 function toSpec(tool: RegistrableTool): ToolSpec {
   if (isToolProtocol(tool)) return fromToolProtocol(tool);

@@ -29,6 +29,9 @@ const bySchema = new WeakMap<object, CompiledValidator>();
  * Compile `schema` (draft 2020-12) into a {@link CompiledValidator}, once: validators are cached by
  * the schema object and by its JSON text, so 100 000 tools sharing a schema shape compile it once.
  *
+ * Validation applies the schema's property defaults to the value; dispatch first removes those that
+ * would hurt a call (`withoutHarmfulDefaults`).
+ *
  * Throws an `Error` naming the problem when the schema itself is invalid.
  *
  * @example

@@ -6,6 +6,15 @@ function tool(name: string, description: string, extra: Record<string, unknown> 
   return defineTool({ name, description, handler: () => undefined, ...extra });
 }
 
+const currencySchema = {
+  type: 'object',
+  properties: {
+    amount: { type: 'number', description: 'How much money to convert.' },
+    from: { type: 'string', description: 'Currency code to convert from, such as EUR.' },
+    to: { type: 'string', description: 'Currency code to convert to, such as USD (dollars).' },
+  },
+} as const;
+
 function catalogue(): ToolSearchIndex {
   const index = new ToolSearchIndex();
   index.add(tool('read_file', 'Read the contents of a file.', { category: 'filesystem', tags: ['files'] }));
@@ -40,6 +49,33 @@ describe('ToolSearchIndex', () => {
     index.add(tool('createInvoiceDraft'.toLowerCase(), 'Drafts.'));
     index.add(defineTool({ name: 'list_open_invoices', description: 'List invoices not yet paid.', handler: () => 0 }));
     expect(index.search('open invoices')[0]?.name).toBe('list_open_invoices');
+  });
+
+  it('finds a snake_case tool from a question phrased the way a user asks it', () => {
+    const index = catalogue();
+    index.add(tool('get_current_weather', 'Current conditions at a location.'));
+    index.add(tool('convert_currency', 'Convert an amount between currencies.', { inputSchema: currencySchema }));
+    index.add(tool('search_recipes', 'Find recipes by ingredient or dish.'));
+    expect(index.search("What's the current weather in Paris?")[0]?.name).toBe('get_current_weather');
+    expect(index.search('How much is 100 euros in dollars?')[0]?.name).toBe('convert_currency');
+    expect(index.search('I am searching for a recipe with mushrooms')[0]?.name).toBe('search_recipes');
+  });
+
+  it('matches stems, not only exact words, and skips stop words', () => {
+    const index = catalogue();
+    index.add(tool('search_recipes', 'Find recipes by ingredient or dish.'));
+    expect(index.search('recipe')[0]?.name).toBe('search_recipes');
+    expect(index.search('ingredients dishes')[0]?.name).toBe('search_recipes');
+    expect(index.search('searching').map((hit) => hit.name)).toEqual(['web_search', 'search_recipes']);
+    expect(index.search('the of and to')).toEqual([]);
+  });
+
+  it('splits acronyms out of camelCase and dotted names', () => {
+    const index = new ToolSearchIndex();
+    index.addName('getHTTPResponse');
+    index.addName('weather.OpenWeatherMap');
+    expect(index.search('http response')[0]?.name).toBe('getHTTPResponse');
+    expect(index.search('open weather map')[0]?.name).toBe('weather.OpenWeatherMap');
   });
 
   it('matches the last word as a prefix while it is being typed', () => {

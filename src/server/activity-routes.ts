@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { canonicalJson } from '../core/approvals.js';
 import { describeValue } from '../core/define-tool.js';
-import { canonicalJson } from '../registry/approvals.js';
 import { ApiError, notFound, validationError } from './api-error.js';
 import { toolCallView } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';

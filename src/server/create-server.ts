@@ -1,5 +1,5 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
-import type { RestToolOptions } from '../config/rest-tool.js';
+import type { RestToolOptions } from '../builtins/web/rest-tool.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { ToolRegistryOptions } from '../registry/tool-registry.js';
 import {

@@ -1,8 +1,8 @@
-import { toAnthropicTools } from '../adapters/anthropic/index.js';
-import { toGeminiTools } from '../adapters/gemini/index.js';
-import { toMcpTools } from '../adapters/mcp/index.js';
-import { toOpenAITools } from '../adapters/openai/index.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import { toAnthropicTools } from '../exporters/anthropic/index.js';
+import { toGeminiTools } from '../exporters/gemini/index.js';
+import { toMcpTools } from '../exporters/mcp/index.js';
+import { toOpenAITools } from '../exporters/openai/index.js';
 import { validationError } from './api-error.js';
 
 /** The provider formats of `GET /api/agents/:agentId/export` and `GET /api/tools/:id/export`. */

@@ -61,9 +61,7 @@ export function createServiceBuiltins(store: ToolshedStore, options: ServiceBuil
   }
   const [python, javascript] = pools;
   const emailTools =
-    options.emails === false
-      ? []
-      : (createEmailTools({ emails: new EmailStore(store.db, store.dialect) }) as ToolSpec[]);
+    options.emails === false ? [] : (createEmailTools({ emails: new EmailStore(store) }) as ToolSpec[]);
   return {
     tools: [...(python && javascript ? codeTools(python, javascript) : []), ...emailTools],
     forWorkspace(workspaceId) {

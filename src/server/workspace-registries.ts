@@ -1,7 +1,7 @@
 import { BUILTIN_NAMES, createBuiltins } from '../builtins/index.js';
-import type { RestToolOptions, WorkspaceSecrets } from '../config/rest-tool.js';
-import { createRestTool } from '../config/rest-tool.js';
-import type { RestToolConfig } from '../config/rest-tool-config.js';
+import type { RestToolOptions, WorkspaceSecrets } from '../builtins/web/rest-tool.js';
+import { createRestTool } from '../builtins/web/rest-tool.js';
+import type { RestToolConfig } from '../builtins/web/rest-tool-config.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
 import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';

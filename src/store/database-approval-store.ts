@@ -1,6 +1,6 @@
 import { type Selectable, sql } from 'kysely';
+import { canonicalJson, type PendingApproval } from '../core/approvals.js';
 import { describeValue } from '../core/define-tool.js';
-import { canonicalJson, type PendingApproval } from '../registry/approvals.js';
 import type { ApprovalsTable } from './database.js';
 import { approvalRecordOf, nowIso } from './row-mapping.js';
 import { StoreConflictError } from './store-conflict-error.js';

@@ -26,6 +26,7 @@ export { CHANGE_CHANNEL } from './postgres/postgres-change-feed.js';
 export { SECRET_KEY_ENV, SECRET_KEY_FILE_SUFFIX } from './secret-key.js';
 export { requireSecretName } from './secret-queries.js';
 export { createSqliteStore } from './sqlite/create-sqlite-store.js';
+export type { SqliteDriver } from './sqlite/sqlite-driver.js';
 export { StoreConflictError } from './store-conflict-error.js';
 export type { StoreErrorCode } from './store-error.js';
 export { StoreError } from './store-error.js';

@@ -10,6 +10,8 @@ import { MIGRATION_TABLES, ToolshedMigrationProvider } from './migrations/toolsh
 import { dropForChange, readCachesOf } from './read-cache.js';
 import type { SecretKeyring } from './secret-key.js';
 import { SecretQueries } from './secret-queries.js';
+import type { SqliteDriver } from './sqlite/sqlite-driver.js';
+import { sqliteDriverOf } from './sqlite/sqlite-store-dialect.js';
 import type { StoreContext } from './store-context.js';
 import type { StoreDialect } from './store-dialect.js';
 import { StoreError } from './store-error.js';
@@ -85,6 +87,10 @@ export class KyselyToolshedStore implements ToolshedStore {
 
   get db(): Kysely<Database> {
     return this.#dialect.db;
+  }
+
+  sqliteDriver(): SqliteDriver | undefined {
+    return sqliteDriverOf(this.#dialect.db);
   }
 
   files(workspaceId: string): FileBackend {

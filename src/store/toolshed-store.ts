@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { FileBackend } from '../builtins/filesystem/file-backend.js';
+import type { ApprovalStore, PendingApproval } from '../core/approvals.js';
 import type { JsonObjectSchema } from '../core/json-schema.js';
 import type { ToolAnnotations, ToolRequirements, ToolSpec } from '../core/tool-spec.js';
-import type { ApprovalStore, PendingApproval } from '../registry/approvals.js';
 import type { Database } from './database.js';
+import type { SqliteDriver } from './sqlite/sqlite-driver.js';
 import type {
   AgentRecord,
   AgentToolList,
@@ -243,8 +244,8 @@ export interface WorkspaceApprovalStore extends ApprovalStore {
 export interface ToolshedStore {
   readonly dialect: StoreDialectName;
   /**
-   * The Kysely instance, for store modules beside this one (email search) and for tests. Queries
-   * made through it bypass the workspace scoping of the methods.
+   * The Kysely instance, for modules that keep tables of their own in the store's database (the
+   * email corpus) and for tests. Queries made through it bypass the workspace scoping of the methods.
    */
   readonly db: Kysely<Database>;
   readonly workspaces: StoreWorkspaces;
@@ -254,6 +255,20 @@ export interface ToolshedStore {
   readonly attachments: StoreAttachments;
   readonly toolCalls: StoreToolCalls;
   readonly secrets: StoreSecrets;
+  /**
+   * The better-sqlite3 driver under {@link ToolshedStore.db} on SQLite, `undefined` on PostgreSQL:
+   * for modules that need what Kysely does not speak (statements prepared once and run many times,
+   * FTS5, attached database files), as the email index does. Use it inside
+   * `store.db.connection().execute(...)` so that Kysely keeps its own queries off it meanwhile; like
+   * `db`, it bypasses the workspace scoping of the methods.
+   *
+   * @example
+   * ```ts
+   * const driver = store.sqliteDriver();
+   * await store.db.connection().execute(async () => driver?.prepare('select 1 as one').all([]));
+   * ```
+   */
+  sqliteDriver(): SqliteDriver | undefined;
   /** The workspace's virtual filesystem, for the file built-ins. */
   files(workspaceId: string): FileBackend;
   /** The workspace's approvals, to pass to a `ToolRegistry` as `approvals`. */

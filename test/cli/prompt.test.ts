@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cliDecisionGaps } from '../../src/adapters/prompt-docs/cli-decision-gaps.js';
 import { createBuiltins } from '../../src/builtins/create-builtins.js';
+import { cliDecisionGaps } from '../../src/exporters/prompt-docs/cli-decision-gaps.js';
 import { READ_TOOL_OUTPUT } from '../../src/registry/read-tool-output.js';
 import { ToolRegistry } from '../../src/registry/tool-registry.js';
 import { createSearchToolsTool } from '../../src/search/search-tools-tool.js';

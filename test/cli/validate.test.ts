@@ -51,6 +51,19 @@ describe('toolshed validate over the configuration corpus', () => {
     expect(lines(run.stderr)).toEqual(['toolshed.yaml: 2 errors, 0 warnings.']);
   });
 
+  it('prints one line per schema lint finding, with the tool and the JSON pointer', async () => {
+    const run = await runCli(['validate'], { cwd: join(CORPUS, 'schema-lint') });
+    expect(run.exitCode).toBe(0);
+    expect(lines(run.stdout)).toEqual([
+      'toolshed.yaml:1:9: warning: find_hotels: default "false" fails its own schema (must be a boolean); it is never applied (at /properties/pets/default)',
+      "toolshed.yaml:1:9: warning: find_hotels: required property 'checkin' is not declared in properties (at /required/1)",
+      'toolshed.yaml:1:9: warning: find_hotels: enum value "5" is not an integer; no argument can match it (at /properties/stars/enum/2)',
+      'toolshed.yaml:1:9: warning: find_hotels: minimum 5 is above maximum 3; no value can match (at /properties/stars)',
+      "toolshed.yaml:1:9: warning: find_hotels: unknown format 'phone' is never checked (at /properties/phone/format)",
+    ]);
+    expect(lines(run.stderr)).toEqual(['toolshed.yaml is valid, with 5 warnings.']);
+  });
+
   it('passes a configuration with warnings only (exit 0)', async () => {
     const run = await runCli(['validate'], { cwd: join(CORPUS, 'unused-agent-config') });
     expect(run.exitCode).toBe(0);

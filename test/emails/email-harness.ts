@@ -24,7 +24,7 @@ function sqliteHarness(): EmailHarness {
       folder = mkdtempSync(join(tmpdir(), 'toolshed-emails-'));
       store = await createStore(join(folder, 'toolshed.db'));
       await store.migrate();
-      return { store, emails: new EmailStore(store.db, store.dialect) };
+      return { store, emails: new EmailStore(store) };
     },
     async teardown() {
       await store?.close();
@@ -43,7 +43,7 @@ function postgresHarness(): EmailHarness {
       database = await createPostgresTestDatabase('toolshed_emails', 'The email tests');
       store = await createStore(database.url, { notifications: false });
       await store.migrate();
-      return { store, emails: new EmailStore(store.db, store.dialect) };
+      return { store, emails: new EmailStore(store) };
     },
     async teardown() {
       await store?.close();

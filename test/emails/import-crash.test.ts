@@ -131,7 +131,7 @@ describe('an email import killed with SIGKILL', () => {
 
     const store = await createStore(database);
     try {
-      const emails = new EmailStore(store.db, store.dialect);
+      const emails = new EmailStore(store);
       const sample = [...generateEmails(CORPUS)].filter((_, index) => index % 3001 === 0);
       for (const email of sample) {
         const word = email.body.match(/[a-z]{7,}/)?.[0] ?? email.subject;

@@ -128,14 +128,14 @@ for (const harness of emailHarnesses()) {
 }
 
 describe('EmailStore on SQLite', () => {
-  it("refuses a Kysely instance that is not a toolshed store's, before writing anything", async () => {
+  it('refuses a store that has no SQLite driver to give, before writing anything', async () => {
     const { default: Database } = await import('better-sqlite3');
     const { Kysely, SqliteDialect } = await import('kysely');
     const { EmailStore: Store } = await import('../../src/emails/email-store.js');
     const database = new Database(':memory:');
     const db = new Kysely({ dialect: new SqliteDialect({ database }) });
     try {
-      const emails = new Store(db, 'sqlite');
+      const emails = new Store({ db: db as never, dialect: 'sqlite', sqliteDriver: () => undefined });
       await expect(
         emails.insertBatch([
           {
@@ -148,7 +148,7 @@ describe('EmailStore on SQLite', () => {
             body: 'b',
           },
         ]),
-      ).rejects.toThrow('EmailStore on SQLite needs the Kysely instance of a toolshed store (store.db).');
+      ).rejects.toThrow('EmailStore on SQLite needs a toolshed store with its SQLite driver.');
     } finally {
       await db.destroy();
     }

@@ -77,7 +77,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(await store.migrate()).toEqual({
         applied: ['0003_emails_by_inbox', '0004_emails_search_file', '0005_secrets'],
       });
-      const emails = new EmailStore(store.db, store.dialect);
+      const emails = new EmailStore(store);
 
       expect(await emails.count()).toBe(4);
       expect(await emails.count(ALICE)).toBe(2);

@@ -36,12 +36,12 @@ describe('the SQLite email index in its own file', () => {
   async function reopen(): Promise<EmailStore> {
     await store?.close();
     store = await createStore(path);
-    return new EmailStore(store.db, store.dialect);
+    return new EmailStore(store);
   }
 
   it('keeps the index in <database>-search and rebuilds it when that file is lost', async () => {
     const corpus = [...generateEmails(CORPUS)];
-    const emails = new EmailStore(store!.db, store!.dialect);
+    const emails = new EmailStore(store!);
     expect(await emails.insertBatch(corpus)).toBe(CORPUS.count);
     expect(existsSync(`${path}-search`)).toBe(true);
 
@@ -86,7 +86,7 @@ describe('the SQLite email index in its own file', () => {
 
   it('indexes the emails a crash left out of the index before it answers a search', async () => {
     const corpus = [...generateEmails(CORPUS)];
-    const emails = new EmailStore(store!.db, store!.dialect);
+    const emails = new EmailStore(store!);
     await emails.insertBatch(corpus.slice(0, 300));
     const lost = corpus.slice(300);
     await storeUnindexed(store!.db as Kysely<unknown>, lost);
@@ -102,7 +102,7 @@ describe('the SQLite email index in its own file', () => {
 
   it('prepare() catches the index up before anything asks, and so does every service verb', async () => {
     const corpus = [...generateEmails(CORPUS)];
-    await new EmailStore(store!.db, store!.dialect).insertBatch(corpus.slice(0, 100));
+    await new EmailStore(store!).insertBatch(corpus.slice(0, 100));
     await storeUnindexed(store!.db as Kysely<unknown>, corpus.slice(100, 200));
     const again = await reopen();
     await again.prepare();
@@ -130,7 +130,7 @@ describe('the SQLite email index in its own file', () => {
   });
   it('indexes every email exactly once, whichever writer gets to it first', async () => {
     const corpus = [...generateEmails({ ...CORPUS, inboxes: 1 })];
-    const first = new EmailStore(store!.db, store!.dialect);
+    const first = new EmailStore(store!);
     await first.insertBatch(corpus.slice(0, 100));
     // Another process's batch: stored, its index rows not written yet.
     const pending = corpus.slice(100, 200);

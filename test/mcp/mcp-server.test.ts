@@ -14,7 +14,13 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, ToolRegistry, ToolResult } from '../../src/index.js';
-import { createMcpServer, listMcpTools, type McpServerOptions, type McpTool, toolsHash } from '../../src/mcp/index.js';
+import {
+  createMcpServer,
+  listMcpTools,
+  type McpServerOptions,
+  type McpToolEntry,
+  toolsHash,
+} from '../../src/mcp/index.js';
 import { createConformanceRegistry, RED_PIXEL_PNG } from './conformance-tools.js';
 
 const open: Array<{ client: Client; server: Server }> = [];
@@ -63,7 +69,7 @@ const count = defineTool({
 });
 
 describe('MCP server over the SDK client', () => {
-  it('lists tools with titles, raw 2020-12 schemas, object output schemas and MCP hints', async () => {
+  it("lists the MCP exporter's entries: titles, raw 2020-12 schemas, object output schemas and every MCP hint", async () => {
     const registry = createConformanceRegistry();
     registry.registerAll([add, count]);
     const { client, server } = await connect(registry);
@@ -81,9 +87,16 @@ describe('MCP server over the SDK client', () => {
       description: 'Add two numbers.',
       inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
       outputSchema: { type: 'object', properties: { sum: { type: 'number' } } },
-      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     });
-    expect(addEntry?.annotations).not.toHaveProperty('destructiveHint');
+    // Every hint resolved, as the export routes give them: a read-only tool destroys nothing.
+    expect(addEntry?.annotations).toEqual({
+      title: 'Add Numbers',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(listing.tools).toEqual(registry.toMcpTools().tools);
 
     const rich = listing.tools.find((tool) => tool.name === 'json_schema_2020_12_tool');
     expect(rich?.inputSchema).toEqual({
@@ -140,8 +153,13 @@ describe('MCP server over the SDK client', () => {
     );
     const { client } = await connect(registry);
     const listing = await client.listTools();
-    expect(listing.tools[0]?.outputSchema).toHaveProperty('$schema', 'https://json-schema.org/draft/2020-12/schema');
-    expect(listing.tools[0]?.outputSchema).toHaveProperty('$defs');
+    expect(listing.tools[0]?.outputSchema).toEqual({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { point: { type: 'object', properties: { lat: { type: 'number' } }, required: ['lat'] } },
+      properties: { where: { $ref: '#/$defs/point' } },
+      required: ['where'],
+    });
     const result = await client.callTool({ name: 'locate' });
     expect(result.structuredContent).toEqual({ where: { lat: 52.1 } });
   });
@@ -273,7 +291,7 @@ describe('MCP server over the SDK client', () => {
     await expect.poll(() => changes).toBe(2);
     const back = await client.listTools();
     expect(back._meta?.tools_hash).toBe(before._meta?.tools_hash);
-    expect(toolsHash(back.tools as McpTool[])).toBe(before._meta?.tools_hash);
+    expect(toolsHash(back.tools as McpToolEntry[])).toBe(before._meta?.tools_hash);
   });
 
   it('coalesces a burst of registrations into one list_changed', async () => {

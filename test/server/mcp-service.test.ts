@@ -137,6 +137,43 @@ function defineMcpServiceCases(harness: ServerStoreHarness): void {
     expect(JSON.parse(text(sum))).toEqual({ expression: '6 * 7', result: 42 });
   });
 
+  it('lists the same MCP entries at /mcp as the export route, hints and all', async () => {
+    const owner = await tenant(store);
+    const agent = await createAgent(server.base, owner, 'hinted');
+    // read_file is read-only, write_file destructive, duckduckgo_search open-world.
+    for (const tool_id of ['read_file', 'write_file', 'duckduckgo_search']) {
+      expect((await rest(server.base, owner, 'POST', `/api/agents/${agent}/tools`, { tool_id })).status).toBe(201);
+    }
+    const client = await connect(server.base, `/mcp/agents/${agent}`, owner.token);
+    const listed = (await client.listTools()).tools;
+    const exported = await rest(server.base, owner, 'GET', `/api/agents/${agent}/export?format=mcp`);
+    expect(exported.body.warnings).toEqual([]);
+    expect(listed).toEqual(exported.body.tools);
+    expect(Object.fromEntries(listed.map((tool) => [tool.name, tool.annotations]))).toEqual({
+      duckduckgo_search: {
+        title: 'DuckDuckGo Search',
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: true,
+      },
+      read_file: {
+        title: 'Read File',
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+      write_file: {
+        title: 'Write File',
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    });
+  });
+
   it("serves an agent's attachments with their config, sends list_changed on attach and detach", async () => {
     const owner = await tenant(store);
     const agent = await createAgent(server.base, owner, 'researcher');

@@ -272,49 +272,57 @@ describe('toolshed serve: the files beside the database', () => {
   const repository = join(import.meta.dirname, '..', '..');
   const cloned = existsSync(join(repository, '.git'));
 
-  it.skipIf(!cloned)('writes only files that .gitignore keeps out of a commit (checked in a git clone)', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
-    const { io, stderr } = memoryIo(folder);
-    try {
-      const running = runCli(['serve', '--port', '0', '--tools', folder], io);
-      for (let attempt = 0; attempt < 100 && !stderr().includes('REST API at'); attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
-      const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
-      const headers = { authorization: `Bearer ${token}`, 'x-workspace-id': 'default', 'content-type': 'application/json' };
-      // A call (the call log and its lock), a secret (the key file) and a search (the search index).
-      const called = await fetch(`${base}/api/tools/calculator/call`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ arguments: { expression: '1 + 1' } }),
-      });
-      expect(called.status).toBe(200);
-      const secret = await fetch(`${base}/api/secrets/CRM_TOKEN`, {
-        method: 'PUT',
-        headers,
-        body: JSON.stringify({ value: 'hunter2' }),
-      });
-      expect(secret.status).toBe(201);
-      expect((await fetch(`${base}/api/tools?q=calculate`, { headers })).status).toBe(200);
-      process.emit('SIGINT');
-      expect(await running).toBe(0);
-
-      const written = readdirSync(folder);
-      expect(written).toContain('service.db');
-      expect(written).toContain('service.db-secret.key');
-      const { execFileSync } = await import('node:child_process');
-      const kept = written.filter((name) => {
-        try {
-          execFileSync('git', ['check-ignore', '--quiet', '--no-index', name], { cwd: repository });
-          return false;
-        } catch {
-          return true;
+  it.skipIf(!cloned)(
+    'writes only files that .gitignore keeps out of a commit (checked in a git clone)',
+    async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+      const { io, stderr } = memoryIo(folder);
+      try {
+        const running = runCli(['serve', '--port', '0', '--tools', folder], io);
+        for (let attempt = 0; attempt < 100 && !stderr().includes('REST API at'); attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
         }
-      });
-      expect(kept).toEqual([]);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
-  }, 60_000);
+        const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
+        const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
+        const headers = {
+          authorization: `Bearer ${token}`,
+          'x-workspace-id': 'default',
+          'content-type': 'application/json',
+        };
+        // A call (the call log and its lock), a secret (the key file) and a search (the search index).
+        const called = await fetch(`${base}/api/tools/calculator/call`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ arguments: { expression: '1 + 1' } }),
+        });
+        expect(called.status).toBe(200);
+        const secret = await fetch(`${base}/api/secrets/CRM_TOKEN`, {
+          method: 'PUT',
+          headers,
+          body: JSON.stringify({ value: 'hunter2' }),
+        });
+        expect(secret.status).toBe(201);
+        expect((await fetch(`${base}/api/tools?q=calculate`, { headers })).status).toBe(200);
+        process.emit('SIGINT');
+        expect(await running).toBe(0);
+
+        const written = readdirSync(folder);
+        expect(written).toContain('service.db');
+        expect(written).toContain('service.db-secret.key');
+        const { execFileSync } = await import('node:child_process');
+        const kept = written.filter((name) => {
+          try {
+            execFileSync('git', ['check-ignore', '--quiet', '--no-index', name], { cwd: repository });
+            return false;
+          } catch {
+            return true;
+          }
+        });
+        expect(kept).toEqual([]);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });

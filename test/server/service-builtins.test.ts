@@ -17,7 +17,7 @@ function defineServiceBuiltinCases(harness: ServerStoreHarness): void {
     const shared = createServiceBuiltins(store);
     await store.tools.upsertBuiltins([...createBuiltins(), ...shared.tools]);
     await shared.close();
-    await new EmailStore(store.db, store.dialect).insertBatch([
+    await new EmailStore(store).insertBatch([
       {
         message_id: '<quarterly@example.com>',
         inbox: 'jeff@example.com',

@@ -297,6 +297,18 @@ export function defineStoreCases(harness: StoreHarness): void {
       expect(tables).toEqual(expect.arrayContaining(TABLES));
     });
 
+    it('gives the SQLite driver under db on SQLite only, and it reads what db wrote', async () => {
+      const driver = store.sqliteDriver();
+      if (harness.dialect === 'postgres') {
+        expect(driver).toBeUndefined();
+        return;
+      }
+      const names = await store.db
+        .connection()
+        .execute(async () => driver?.prepare("select name from sqlite_master where name = 'workspaces'").all([]));
+      expect(names).toEqual([{ name: 'workspaces' }]);
+    });
+
     it('applies nothing when another instance migrates the same database again', async () => {
       const another = await openAnother();
       const reports = await Promise.all([another.migrate(), store.migrate()]);

@@ -154,7 +154,7 @@ async function withEmailStore<T>(
   const store = await createStore(url ?? env.TOOLSHED_DATABASE_URL ?? undefined, { notifications: false });
   try {
     await store.migrate();
-    return await work(new EmailStore(store.db, store.dialect));
+    return await work(new EmailStore(store));
   } finally {
     await store.close();
   }

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { ExportResult } from '../../adapters/shared/export-result.js';
+import type { ExportResult } from '../../exporters/shared/export-result.js';
 import type { ToolRegistry } from '../../registry/tool-registry.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
 import { CliError } from '../cli-error.js';

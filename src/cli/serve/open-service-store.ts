@@ -68,7 +68,7 @@ export async function prepareEmailIndex(store: ToolshedStore): Promise<void> {
   const found = await sql<{ any: number }>`select exists (select 1 from emails) as any`.execute(store.db);
   if (found.rows[0]?.any !== 1) return;
   const { EmailStore } = await import('../../emails/email-store.js');
-  await new EmailStore(store.db, store.dialect).prepare();
+  await new EmailStore(store).prepare();
 }
 
 /**

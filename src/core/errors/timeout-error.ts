@@ -1,0 +1,18 @@
+/**
+ * The error a handler's `ctx.signal` is aborted with when its deadline passes.
+ *
+ * @example
+ * ```ts
+ * handler: async (args, ctx) => {
+ *   ctx.signal.addEventListener('abort', () => {
+ *     if (ctx.signal.reason instanceof TimeoutError) console.log('out of time');
+ *   });
+ * }
+ * ```
+ */
+export class TimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TimeoutError';
+  }
+}

@@ -1,0 +1,74 @@
+import { takeApproval } from '../core/approvals.js';
+import type { CallContextOptions } from '../core/call-context.js';
+import {
+  type CallOptions,
+  type DispatchRuntime,
+  type PreparedTool,
+  runApproved,
+  stampResult,
+} from '../core/dispatch.js';
+import { type ResultMetadata, ToolResult } from '../core/tool-result.js';
+import { loadValidatorCompiler } from './prepare-tool.js';
+
+/** Options of `registry.resolveApproval`. */
+export interface ResolveApprovalOptions {
+  /** The arguments the approver saw; refused when they differ from the stored call (tampering). */
+  expectedArguments?: unknown;
+  signal?: AbortSignal;
+  context?: CallContextOptions;
+}
+
+/**
+ * Decide the pending approval `id` kept in `runtime.approvals`: `approve` runs the stored call exactly
+ * once (the tool found by `find`, by then maybe removed) and answers its result; `deny` answers
+ * `CANCELLED`. Throws `APPROVAL_INVALID` for an unknown or already decided id, or for other arguments.
+ *
+ * @example
+ * ```ts
+ * const result = await resolveApproval(runtime, (name) => prepared.get(name), 'appr_1', 'approve');
+ * ```
+ */
+export async function resolveApproval(
+  runtime: DispatchRuntime,
+  find: (name: string) => PreparedTool | undefined,
+  id: string,
+  decision: 'approve' | 'deny',
+  options: ResolveApprovalOptions = {},
+): Promise<ToolResult> {
+  const taken = await takeApproval(runtime.approvals, id, options.expectedArguments);
+  const started = performance.now();
+  if (decision === 'deny') {
+    return stampResult(
+      ToolResult.error('CANCELLED', `The call to '${taken.tool}' was denied by the approver; do not retry it.`, {
+        metadata: { approvalId: id },
+      }),
+      taken.tool,
+      started,
+      taken.toolCallId,
+    );
+  }
+  const prepared = find(taken.tool);
+  if (prepared === undefined) {
+    return stampResult(
+      ToolResult.error('TOOL_NOT_FOUND', `Tool '${taken.tool}' was removed before its approved call could run.`),
+      taken.tool,
+      started,
+    );
+  }
+  // The approved call skips input validation, which is what loads the output validator's compiler.
+  await loadValidatorCompiler();
+  const metadata: ResultMetadata = { tool: taken.tool, durationMs: 0, approvalId: id };
+  if (taken.toolCallId !== undefined) metadata.toolCallId = taken.toolCallId;
+  const callOptions: CallOptions = {};
+  if (options.signal !== undefined) callOptions.signal = options.signal;
+  if (options.context !== undefined) callOptions.context = options.context;
+  if (taken.toolCallId !== undefined) callOptions.toolCallId = taken.toolCallId;
+  return runApproved(
+    prepared,
+    JSON.parse(taken.arguments) as Record<string, unknown>,
+    callOptions,
+    runtime,
+    metadata,
+    started,
+  );
+}

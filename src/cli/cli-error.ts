@@ -1,3 +1,4 @@
+import { ToolshedError } from '../core/errors/toolshed-error.js';
 /**
  * How a CLI run ended: `0` ok, `1` failure (a tool error result, a load error, a bad input file),
  * `2` usage (unknown verb, missing argument, bad flag).
@@ -13,11 +14,11 @@ export type ExitCode = 0 | 1 | 2;
  * throw new CliError(`error: --tools path 'nope' does not exist.`, 1);
  * ```
  */
-export class CliError extends Error {
+export class CliError extends ToolshedError<'CLI_FAILED'> {
   readonly exitCode: ExitCode;
 
   constructor(message: string, exitCode: ExitCode = 1) {
-    super(message);
+    super('CLI_FAILED', message);
     this.name = 'CliError';
     this.exitCode = exitCode;
   }

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { ConfigError, formatDiagnostic } from '../config/config-diagnostic.js';
-import type { LoadedConfig } from '../config/create-registry-from-config.js';
-import type { AgentConfig } from '../config/load-config.js';
+import type { LoadedConfig } from '../config/load-config.js';
+import type { AgentConfig } from '../config/validate-config.js';
 import { ToolshedError } from '../core/errors/toolshed-error.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolsOptions } from './cli-context.js';
@@ -301,15 +301,17 @@ export function displayPath(path: string, cwd: string): string {
 }
 
 async function loadConfigOrExplain(file: string, label: string, io: CliIo): Promise<LoadedConfig> {
-  const { loadConfig } = await import('../config/create-registry-from-config.js');
+  const { loadConfig } = await import('../config/load-config.js');
   try {
     return await loadConfig(file, { env: io.env });
   } catch (error) {
     if (error instanceof ConfigError) {
       throw new CliError(error.diagnostics.map((diagnostic) => visible(formatDiagnostic(diagnostic))).join('\n'));
     }
-    // An MCP server that does not start is a problem of the configuration, not of toolshed.
-    if (error instanceof Error && !('code' in error)) {
+    // An MCP server that does not start is a problem of the configuration, not of toolshed (as is
+    // any other failure that is neither a registry error nor a system error with its own code).
+    const unavailable = ToolshedError.isInstance(error) && error.code === 'MCP_SERVER_UNAVAILABLE';
+    if (unavailable || (error instanceof Error && !('code' in error))) {
       throw new CliError(`error: cannot load ${visible(label)}: ${visible(error.message)}`);
     }
     throw error;

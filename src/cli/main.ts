@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ToolshedError } from '../core/errors/toolshed-error.js';
+import { isToolshedErrorCode, ToolshedError } from '../core/errors/toolshed-error.js';
 import type { CliContext } from './cli-context.js';
 import { CliError, type ExitCode } from './cli-error.js';
 import { defineCallCommand } from './commands/call.js';
@@ -140,7 +140,7 @@ function reportError(error: unknown, io: CliIo): ExitCode {
     io.stderr.write(`${visible(error.message)}\n`);
     return error.exitCode;
   }
-  if (ToolshedError.isInstance(error)) {
+  if (ToolshedError.isInstance(error) && isToolshedErrorCode(error.code)) {
     // Registry errors are written for people: `file:line:col: ...`, "Did you mean ...?".
     io.stderr.write(`${visible(error.message)}\n`);
     return 1;

@@ -1,3 +1,4 @@
+import { ToolshedError } from '../core/errors/toolshed-error.js';
 /** One finding of `toolshed validate`: where, how bad, and what to do. */
 export interface ConfigDiagnostic {
   file: string;
@@ -26,12 +27,13 @@ export function formatDiagnostic(diagnostic: ConfigDiagnostic): string {
 }
 
 /** Thrown by `loadConfig` when the configuration has errors; `diagnostics` has every finding. */
-export class ConfigError extends Error {
+export class ConfigError extends ToolshedError<'INVALID_CONFIG'> {
   readonly diagnostics: readonly ConfigDiagnostic[];
 
   constructor(diagnostics: readonly ConfigDiagnostic[]) {
     const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
     super(
+      'INVALID_CONFIG',
       `Configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${errors.map(formatDiagnostic).join('\n')}`,
     );
     this.name = 'ConfigError';

@@ -6,11 +6,11 @@
 export type { RestToolConfig } from '../builtins/web/rest-tool-config.js';
 export type { ConfigDiagnostic } from './config-diagnostic.js';
 export { ConfigError, formatDiagnostic } from './config-diagnostic.js';
-export type { LoadConfigOptions, LoadedConfig } from './create-registry-from-config.js';
-export { loadConfig } from './create-registry-from-config.js';
 export type { Expansion, ExpansionProblem } from './expand-env.js';
 export { expandEnv } from './expand-env.js';
-export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './load-config.js';
-export { validateConfig } from './load-config.js';
+export type { LoadConfigOptions, LoadedConfig } from './load-config.js';
+export { loadConfig } from './load-config.js';
 export type { SecretFinding } from './secrets.js';
 export { findLiteralSecrets } from './secrets.js';
+export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './validate-config.js';
+export { validateConfig } from './validate-config.js';

@@ -1,48 +1,177 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { defineTool } from '../core/define-tool.js';
-import { formatDiagnostic } from './config-diagnostic.js';
-import { validateConfig } from './load-config.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toModelText } from '../core/tool-result.js';
+import { ConfigError } from './config-diagnostic.js';
+import { loadConfig } from './load-config.js';
 
-const FIXTURES = join(import.meta.dirname, '__fixtures__');
+const EVERYTHING = resolve(
+  import.meta.dirname,
+  '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+);
 
-// Stand-ins for the built-in catalogue: what matters here is names and credentials.
-const BUILTINS = [
-  defineTool({ name: 'calculator', description: 'Evaluate arithmetic.', category: 'math', handler: () => 0 }),
-  defineTool({ name: 'read_file', description: 'Read a file.', category: 'filesystem', handler: () => '' }),
-  defineTool({
-    name: 'serper_search',
-    description: 'Search the web with Google through Serper.',
-    category: 'web',
-    requires: {
-      env: [
-        { name: 'SERPER_API_KEY', description: 'API key for Serper, the Google search API', url: 'https://serper.dev' },
-      ],
-    },
-    handler: () => [],
-  }),
-];
+let folder: string;
+let api: Server;
+let apiUrl: string;
+const seen: string[] = [];
 
-const cases = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, 'toolshed.yaml')));
+beforeAll(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'toolshed-config-'));
+  mkdirSync(join(folder, 'tools'));
+  writeFileSync(
+    join(folder, 'tools', 'greet.yaml'),
+    [
+      'name: greet',
+      'description: Greet someone, in the style the agent is configured for.',
+      'parameters:',
+      '  type: object',
+      '  properties:',
+      '    who: {type: string}',
+      '  required: [who]',
+      'handler: ./handlers.js#greet',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(folder, 'tools', 'handlers.js'),
+    'export const greet = ({ who }, ctx) => `${ctx.config.greeting ?? "Hello"}, ${who}!`;\n',
+  );
+  writeFileSync(join(folder, 'notes.txt'), 'first line\nsecond line\n');
+  api = createServer((request, response) => {
+    seen.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}`);
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ results: [{ title: 'Onboarding' }] }));
+  });
+  await new Promise<void>((done) => api.listen(0, '127.0.0.1', done));
+  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+});
 
-describe('toolshed validate diagnostics', () => {
-  it('has a corpus of cases', () => {
-    expect(cases.length).toBeGreaterThanOrEqual(18);
+afterAll(async () => {
+  rmSync(folder, { recursive: true, force: true });
+  await new Promise((done) => api.close(done));
+});
+
+function writeConfig(text: string): string {
+  const file = join(folder, 'toolshed.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('loadConfig', () => {
+  it('builds a registry from definitions, built-ins, REST tools and an MCP server, with per-agent views', async () => {
+    const file = writeConfig(
+      [
+        'tools: [./tools]',
+        'builtins: [read_file, calculator]',
+        'custom_tools:',
+        '  - id: handbook_search',
+        '    type: rest_api',
+        '    description: Search the handbook.',
+        `    endpoint: ${apiUrl}/search`,
+        '    auth: {type: bearer, token_env: HANDBOOK_TOKEN}',
+        '    parameters: {type: object, properties: {q: {type: string}}, required: [q]}',
+        '    response: {path: results}',
+        '    allow_private_network: true',
+        'mcp_servers:',
+        '  - name: everything',
+        `    command: ${process.execPath}`,
+        `    args: [${EVERYTHING}, stdio]`,
+        'agents:',
+        '  - id: concierge',
+        '    tools: [greet, handbook_search, everything__echo]',
+        '    config:',
+        '      greet: {greeting: Welcome}',
+        '  - id: analyst',
+        '    tools: [greet, calculator, read_file]',
+      ].join('\n'),
+    );
+    const loaded = await loadConfig(file, { env: { HANDBOOK_TOKEN: 'secret-token-1234' }, dotenv: false });
+    try {
+      expect(loaded.registry.has('greet')).toBe(true);
+      expect(loaded.registry.has('read_file')).toBe(true);
+      expect(loaded.registry.has('everything__echo')).toBe(true);
+      expect(loaded.registry.has('write_file')).toBe(false);
+
+      const concierge = loaded.agent('concierge');
+      expect(concierge.list()).toEqual(['everything__echo', 'greet', 'handbook_search']);
+      expect(toModelText(await concierge.call('greet', { who: 'Ada' }))).toBe('Welcome, Ada!');
+      expect(toModelText(await concierge.call('everything__echo', { message: 'hi' }))).toBe('Echo: hi');
+      const search = await concierge.call('handbook_search', { q: 'leave' });
+      expect(search.status === 'success' && search.data).toEqual([{ title: 'Onboarding' }]);
+      expect(seen.at(-1)).toBe('GET /search?q=leave Bearer secret-token-1234');
+      const outside = await concierge.call('calculator', { expression: '1 + 1' });
+      expect(toModelText(outside)).toContain("Tool 'calculator' not found.");
+
+      const analyst = loaded.agent('analyst');
+      expect(toModelText(await analyst.call('greet', { who: 'Bo' }))).toBe('Hello, Bo!');
+      const read = await analyst.call('read_file', { path: 'notes.txt', start_line: 2, end_line: 2 });
+      expect(read.status).toBe('success');
+      expect(JSON.stringify(read.status === 'success' && read.data)).toContain('second line');
+      expect(() => loaded.agent('nobody')).toThrow("No agent 'nobody'");
+    } finally {
+      await loaded.close();
+    }
   });
 
-  for (const name of cases) {
-    it(`reports exactly the expected diagnostics for ${name}`, async () => {
-      const folder = join(FIXTURES, name);
-      const envFile = join(folder, 'env.json');
-      const env = existsSync(envFile) ? (JSON.parse(readFileSync(envFile, 'utf8')) as Record<string, string>) : {};
-      const check = await validateConfig(join(folder, 'toolshed.yaml'), { env, builtins: BUILTINS });
-      const prefix = `${relative(process.cwd(), folder)}/`;
-      const lines = check.diagnostics.map((diagnostic) => formatDiagnostic(diagnostic).replaceAll(prefix, ''));
-      const expected = readFileSync(join(folder, 'expected.txt'), 'utf8')
-        .split('\n')
-        .filter((line) => line !== '');
-      expect(lines).toEqual(expected);
-    });
-  }
+  it('loads a tool whose credentials are missing and fails only its calls', async () => {
+    const file = writeConfig(
+      [
+        'builtins: [serper_search, calculator]',
+        'nodes:',
+        '  - id: research',
+        '    tools: [serper_search, calculator]',
+      ].join('\n'),
+    );
+    const loaded = await loadConfig(file, { env: {}, dotenv: false });
+    try {
+      expect(loaded.diagnostics.map((diagnostic) => diagnostic.severity)).toEqual(['warning']);
+      const research = loaded.agent('research');
+      const search = await research.call('serper_search', { query: 'toolshed' });
+      expect(search.status === 'error' && search.error.code).toBe('MISSING_CREDENTIALS');
+      const sum = await research.call('calculator', { expression: '6 * 7' });
+      expect(sum.status).toBe('success');
+    } finally {
+      await loaded.close();
+    }
+  });
+
+  it('refuses a configuration with errors, listing every one', async () => {
+    const file = writeConfig(['builtins: [calculater]', 'agents:', '  - id: a', '    tools: [nope]'].join('\n'));
+    const failure = await loadConfig(file, { env: {}, dotenv: false }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect((failure as ConfigError).message).toContain("unknown built-in 'calculater'. Did you mean 'calculator'?");
+    expect((failure as ConfigError).message).toContain("unknown tool 'nope' in agent 'a'.");
+  });
+});
+
+describe('agent views', () => {
+  it('pick up a listed tool that an MCP server adds later', async () => {
+    const fixture = resolve(import.meta.dirname, '../../test/cli/fixtures/mcp-config/dynamic-server.mjs');
+    const file = writeConfig(
+      [
+        'mcp_servers:',
+        '  - name: dyn',
+        `    command: ${process.execPath}`,
+        `    args: [${fixture}]`,
+        'agents:',
+        '  - id: late',
+        '    tools: [dyn__add_tool, dyn__extra_tool]',
+      ].join('\n'),
+    );
+    const loaded = await loadConfig(file, { env: {}, dotenv: false });
+    try {
+      const view = loaded.agent('late');
+      expect(view.list()).toEqual(['dyn__add_tool']);
+      const changes: string[][] = [];
+      view.on('change', (change) => changes.push(change.names));
+      await view.call('dyn__add_tool', {});
+      await expect.poll(() => view.list()).toEqual(['dyn__add_tool', 'dyn__extra_tool']);
+      expect(changes).toContainEqual(['dyn__extra_tool']);
+      expect((await view.call('dyn__extra_tool', {})).status).toBe('success');
+    } finally {
+      await loaded.close();
+    }
+  });
 });

@@ -1,609 +1,110 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, extname, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseEnv } from 'node:util';
-import {
-  type RestToolConfig,
-  restToolRequirements,
-  workspaceSecretReferences,
-} from '../builtins/web/rest-tool-config.js';
-import { isToolSpec } from '../core/define-tool.js';
-import { closestNames } from '../core/did-you-mean.js';
-import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
-import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
-import { isToolProtocol } from '../core/tool-protocol.js';
+import { createRestTool, type RestToolOptions } from '../builtins/web/rest-tool.js';
 import type { ToolSpec } from '../core/tool-spec.js';
-import { loadDefinitionDirectory, loadDefinitionFile } from '../definitions/load-yaml.js';
-import { parseYamlSource, type YamlSource } from '../definitions/yaml-source.js';
-import { formatSchemaFinding, lintSchema } from '../exporters/schema-lint.js';
-import type { McpServerConfig } from '../mcp/import-mcp-server.js';
-import type { RegistrableTool } from '../registry/tool-registry.js';
-import { validate as validateToolshedConfig } from '../schema/generated/toolshed-config.js';
-import { runStandalone } from '../schema/run-standalone.js';
-import type { ConfigDiagnostic } from './config-diagnostic.js';
-import { AGENT_KEYS, CONFIG_SCHEMA, MCP_SERVER_SCHEMA, REST_TOOL_SCHEMA } from './config-schema.js';
-import { expandEnv } from './expand-env.js';
-import { findLiteralSecrets } from './secrets.js';
+import type { McpServerConnection } from '../mcp/import-mcp-server.js';
+import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
+import { type ConfigDiagnostic, ConfigError } from './config-diagnostic.js';
+import { type AgentConfig, type ConfigOptions, type ToolshedConfig, validateConfig } from './validate-config.js';
 
-/** An agent (a `nodes:` entry in the seed ADR's form) and the tools it may use. */
-export interface AgentConfig {
-  id: string;
-  name?: string;
-  description?: string;
-  prompt?: string;
-  tools: string[];
-  /** Per-tool configuration, handed to handlers as `ctx.config`. */
-  config: Record<string, Record<string, unknown>>;
-}
-
-/** `toolshed.yaml`, checked and with `${VAR}` expanded. */
-export interface ToolshedConfig {
-  /** The file it was read from. */
-  file: string;
-  /** The folder relative paths resolve against. */
-  baseDir: string;
-  tools: string[];
-  builtins: string[];
-  /** The folder the built-in file tools are confined to (`workspace:`, default the file's folder). */
-  workspace: string;
-  customTools: RestToolConfig[];
-  mcpServers: McpServerConfig[];
-  agents: AgentConfig[];
-  defaults: { timeoutMs?: number; maxOutputChars?: number; extraArgs?: 'drop' | 'reject' };
-}
-
-/** A tool the configuration makes available, and where it comes from. */
-export interface CatalogEntry {
-  name: string;
-  source: 'definition' | 'module' | 'builtin' | 'custom_tool' | 'mcp';
-  /** The spec, where it is known without running anything (not for MCP tools). */
-  spec?: ToolSpec;
-  requiredEnv: Array<{ name: string; description?: string; url?: string }>;
-}
-
-/** Options of {@link validateConfig} and `loadConfig`. */
-export interface ConfigOptions {
-  /** Environment for `${VAR}` and credential checks (default `process.env`, plus `.env` beside the file). */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Read `.env` beside the config file (default true). */
-  dotenv?: boolean;
-  /**
-   * The built-in tools that `builtins:` may name (default: toolshed's own, with the file tools confined
-   * to the configuration's folder).
-   */
-  builtins?: readonly ToolSpec[];
-}
-
-/** What {@link validateConfig} found. */
-export interface ConfigCheck {
-  config: ToolshedConfig | undefined;
+/** A configuration turned into a live registry. */
+export interface LoadedConfig {
+  config: ToolshedConfig;
+  /** Every tool the configuration enables. */
+  registry: ToolRegistry;
+  /** Warnings (errors make `loadConfig` throw). */
   diagnostics: ConfigDiagnostic[];
-  /** Every tool the configuration makes available, by name. */
-  catalog: Map<string, CatalogEntry>;
-  /** The environment used: the process environment over `.env`. */
-  env: Readonly<Record<string, string | undefined>>;
+  agents: AgentConfig[];
+  /** The tools of one agent, with its per-tool config as `ctx.config`; throws for an unknown id. */
+  agent(id: string): ToolRegistry;
+  /** Disconnect MCP servers. */
+  close(): Promise<void>;
 }
 
-/** Configuration files larger than this are refused. */
-export const MAX_CONFIG_BYTES = 1_000_000;
+/** Options of {@link loadConfig}. */
+export interface LoadConfigOptions extends ConfigOptions {
+  /** Settings for the registry (the file's `defaults:` fill what is not set here). */
+  registryOptions?: ToolRegistryOptions;
+  /** Connect to `mcp_servers` and import their tools (default true). */
+  connectMcp?: boolean;
+  /** Options for REST tools (tests exempt a loopback fake from the SSRF guard). */
+  restTools?: RestToolOptions;
+}
 
 /**
- * Check `toolshed.yaml` without running any tool (SPEC §5.1): YAML syntax, the schema of every section,
- * literal secrets, unset `${VAR}`s, tool names that do not exist (with suggestions), tool definition
- * files, and credentials the enabled tools need (warnings). Diagnostics are sorted by position.
+ * Build a registry from `toolshed.yaml` (SPEC §5.1): tool definition files and modules, the built-ins
+ * it enables (also those agents name), REST tools from `custom_tools`, and the tools of `mcp_servers`.
+ * Throws {@link ConfigError} listing every error when the file does not validate; a tool whose
+ * credentials are missing still loads and fails only its own calls with `MISSING_CREDENTIALS`.
  *
  * @example
  * ```ts
- * const { diagnostics } = await validateConfig('toolshed.yaml');
- * for (const diagnostic of diagnostics) console.log(formatDiagnostic(diagnostic));
+ * const loaded = await loadConfig('toolshed.yaml');
+ * const research = loaded.agent('research');
+ * await research.call('serper_search', { query: 'toolshed' });
+ * await loaded.close();
  * ```
  */
-export async function validateConfig(path: string, options: ConfigOptions = {}): Promise<ConfigCheck> {
-  const file = resolve(path);
-  const shown = displayPath(file);
-  const baseDir = dirname(file);
-  const diagnostics: ConfigDiagnostic[] = [];
-  const catalog = new Map<string, CatalogEntry>();
-  const env = environment(baseDir, options);
-  const at = (source: YamlSource | undefined, pointer: string) => {
-    const position = source?.locate(pointer);
-    return { file: shown, line: position?.line ?? 1, column: position?.column ?? 1 };
-  };
-  const error = (source: YamlSource | undefined, pointer: string, message: string) =>
-    diagnostics.push({ ...at(source, pointer), severity: 'error', message });
-  const warning = (source: YamlSource | undefined, pointer: string, message: string) =>
-    diagnostics.push({ ...at(source, pointer), severity: 'warning', message });
-  const done = (config: ToolshedConfig | undefined): ConfigCheck => ({
-    config,
-    diagnostics: sortDiagnostics(diagnostics),
-    catalog,
-    env,
+export async function loadConfig(path: string, options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const check = await validateConfig(path, options);
+  const errors = check.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  if (errors.length > 0 || check.config === undefined) throw new ConfigError(check.diagnostics);
+  const config = check.config;
+  const registry = new ToolRegistry({
+    env: check.env,
+    ...(config.defaults.timeoutMs === undefined ? {} : { defaultTimeoutMs: config.defaults.timeoutMs }),
+    ...(config.defaults.maxOutputChars === undefined ? {} : { maxOutputChars: config.defaults.maxOutputChars }),
+    ...(config.defaults.extraArgs === undefined ? {} : { extraArgs: config.defaults.extraArgs }),
+    ...options.registryOptions,
   });
+  const specs: ToolSpec[] = [];
+  for (const entry of check.catalog.values()) if (entry.spec !== undefined) specs.push(entry.spec);
+  for (const tool of config.customTools) specs.push(createRestTool(tool, options.restTools));
+  registry.registerAll(specs);
 
-  let text: string;
-  try {
-    const size = statSync(file).size;
-    if (size > MAX_CONFIG_BYTES) {
-      error(undefined, '', `the file is ${size} bytes, more than the ${MAX_CONFIG_BYTES} a configuration may have`);
-      return done(undefined);
-    }
-    text = readFileSync(file, 'utf8');
-  } catch (failure) {
-    const code = (failure as { code?: string }).code;
-    error(
-      undefined,
-      '',
-      code === 'ENOENT'
-        ? 'configuration file not found'
-        : `cannot read the configuration: ${(failure as Error).message}`,
-    );
-    return done(undefined);
-  }
-
-  const source = parseYamlSource(text);
-  if (source.syntaxError !== undefined) {
-    const position = source.syntaxError.position ?? { line: 1, column: 1 };
-    diagnostics.push({
-      file: shown,
-      ...position,
-      severity: 'error',
-      message: `YAML syntax error: ${source.syntaxError.message}`,
-    });
-    return done(undefined);
-  }
-  const raw = source.value ?? {};
-  if (!isPlainObject(raw)) {
-    error(
-      source,
-      '',
-      'the configuration must be a mapping with keys such as tools, builtins, custom_tools, mcp_servers and agents',
-    );
-    return done(undefined);
-  }
-
-  // `auth.secret` names a workspace secret, which a file has no workspace for; its value is never quoted.
-  const secretReferences = workspaceSecretReferences(raw.custom_tools);
-  for (const reference of secretReferences) {
-    error(
-      source,
-      reference.pointer,
-      `custom tool '${reference.tool}' names a workspace secret (auth.secret), but a configuration file has no workspace: workspace secrets are for tools created through the service API (POST /api/tools); here, read the value from the environment with auth.token_env (auth.value_env for header and query auth)`,
-    );
-  }
-  const withinSecretAuth = (pointer: string) =>
-    secretReferences.some(
-      (reference) => pointer === reference.authPointer || pointer.startsWith(`${reference.authPointer}/`),
-    );
-  for (const finding of findLiteralSecrets(raw)) {
-    if (withinSecretAuth(finding.pointer)) continue;
-    error(
-      source,
-      finding.pointer,
-      `literal secret in '${finding.path}' (${finding.reason}): credentials come from the environment only; reference a variable instead, such as \${MY_API_KEY} or a *_env key`,
-    );
-  }
-  const expanded = expandEnv(raw, env);
-  for (const problem of expanded.problems) {
-    error(
-      source,
-      problem.pointer,
-      `environment variable ${problem.variable} is not set and has no default; set it (export ${problem.variable}=...) or write \${${problem.variable}:-default}`,
-    );
-  }
-  const value = expanded.value as Record<string, unknown>;
-  const unexpanded = new Set(expanded.problems.map((problem) => problem.pointer));
-  // What the environment holds may be a credential: a message quotes such a value as written.
-  const written = new Map(expanded.expansions.map((expansion) => [expansion.pointer, expansion.written]));
-  const asWrittenOr = (pointer: string, expandedValue: unknown): string =>
-    written.get(pointer) ?? String(expandedValue);
-  const issues = runStandalone(validateToolshedConfig, value);
-  for (const issue of issues ?? []) {
-    // A value left empty by a missing variable was reported already, and so was an auth with a secret.
-    if (unexpanded.has(issue.pointer) || withinSecretAuth(issue.pointer)) continue;
-    const field = issue.path;
-    const asWritten = written.get(issue.pointer);
-    const message =
-      issue.keyword === 'additionalProperties'
-        ? unknownKeyMessage(field)
-        : issue.keyword === 'required'
-          ? `missing required field '${field}' (${issue.expected})`
-          : asWritten !== undefined
-            ? expandedValueMessage(field, issue.expected, asWritten)
-            : issue.keyword === 'pattern' && issue.expected.includes('^https?:')
-              ? `'${field}' must be an http:// or https:// URL, got ${JSON.stringify(issue.received)}`
-              : issue.message;
-    error(source, issue.pointer, message);
-  }
-  const servers = (value.mcp_servers as Array<Record<string, unknown>> | undefined) ?? [];
-  servers.forEach((server, index) => {
-    if (!isPlainObject(server)) return;
-    const targets = ['command', 'url'].filter((key) => server[key] !== undefined);
-    if (targets.length !== 1) {
-      const name = asWrittenOr(`/mcp_servers/${index}/name`, server.name);
-      error(
-        source,
-        `/mcp_servers/${index}`,
-        targets.length === 0
-          ? `MCP server '${name}' needs either a command (stdio) or a url (Streamable HTTP)`
-          : `MCP server '${name}' has both a command and a url; keep one`,
-      );
-    }
-  });
-  if (
-    servers.some((server) => isPlainObject(server) && (server.command === undefined) === (server.url === undefined))
-  ) {
-    return done(undefined);
-  }
-  if (issues !== undefined) return done(undefined);
-
-  if (value.agents !== undefined && value.nodes !== undefined) {
-    error(source, '/nodes', "use either 'agents' or its alias 'nodes', not both");
-  }
-  const agentsKey = value.agents !== undefined ? 'agents' : 'nodes';
-  const agentShown = (index: number, id: unknown) => asWrittenOr(`/${agentsKey}/${index}/id`, id);
-  const rawAgents = ((value[agentsKey] as Array<Record<string, unknown>> | undefined) ?? []).map((agent, index) => {
-    for (const key of Object.keys(agent)) {
-      if (!AGENT_KEYS.includes(key))
-        warning(
-          source,
-          `/${agentsKey}/${index}/${key}`,
-          `key '${key}' of agent '${agentShown(index, agent.id)}' is not used by toolshed`,
-        );
-    }
-    return agent;
-  });
-  const seenAgents = new Set<string>();
-  rawAgents.forEach((agent, index) => {
-    if (seenAgents.has(agent.id as string))
-      error(source, `/${agentsKey}/${index}/id`, `agent id '${agentShown(index, agent.id)}' is used twice`);
-    seenAgents.add(agent.id as string);
-  });
-
-  const config: ToolshedConfig = {
-    file,
-    baseDir,
-    tools: (value.tools as string[] | undefined) ?? [],
-    builtins: (value.builtins as string[] | undefined) ?? [],
-    workspace: resolve(baseDir, (value.workspace as string | undefined) ?? '.'),
-    customTools: (value.custom_tools as RestToolConfig[] | undefined) ?? [],
-    mcpServers: ((value.mcp_servers as Array<Record<string, unknown>> | undefined) ?? []).map(toMcpServerConfig),
-    agents: rawAgents.map((agent) => ({
-      id: agent.id as string,
-      tools: (agent.tools as string[] | undefined) ?? [],
-      config: (agent.config as Record<string, Record<string, unknown>> | undefined) ?? {},
-      ...(typeof agent.name === 'string' ? { name: agent.name } : {}),
-      ...(typeof agent.description === 'string' ? { description: agent.description } : {}),
-      ...(typeof agent.prompt === 'string' ? { prompt: agent.prompt } : {}),
-    })),
-    defaults: toDefaults(value.defaults),
-  };
-
-  // Custom tool ids are the only catalog names a configuration can take from the environment.
-  const writtenNames = new Map<string, string>();
-  config.customTools.forEach((tool, index) => {
-    const asWritten = written.get(`/custom_tools/${index}/id`);
-    if (asWritten !== undefined) writtenNames.set(tool.id, asWritten);
-  });
-  const toolShown = (name: string) => writtenNames.get(name) ?? name;
-  const lintedAt = new Map<string, string>();
-  const add = (entry: CatalogEntry, pointer: string) => {
-    if (!lintedAt.has(entry.name)) lintedAt.set(entry.name, pointer);
-    const existing = catalog.get(entry.name);
-    if (existing !== undefined) {
-      error(
-        source,
-        pointer,
-        `tool '${toolShown(entry.name)}' is defined twice (as a ${existing.source.replace('_', ' ')} and as a ${entry.source.replace('_', ' ')})`,
-      );
-      return;
-    }
-    catalog.set(entry.name, entry);
-  };
-
-  for (const [index, entry] of config.tools.entries()) {
-    const pointer = `/tools/${index}`;
-    for (const loaded of await loadToolSource(
-      resolve(baseDir, entry),
-      asWrittenOr(pointer, entry),
-      (message) => error(source, pointer, message),
-      diagnostics,
-    )) {
-      add(
-        { name: loaded.spec.name, source: loaded.kind, spec: loaded.spec, requiredEnv: loaded.spec.requires.env ?? [] },
-        pointer,
-      );
-    }
-  }
-
-  const builtinSpecs =
-    options.builtins ??
-    (config.builtins.length > 0 || config.agents.some((agent) => agent.tools.length > 0)
-      ? [
-          ...(await import('../builtins/create-builtins.js')).createBuiltins({ files: { root: config.workspace } }),
-          ...(await codeBuiltins(config)),
-        ]
-      : []);
-  const builtins = new Map(builtinSpecs.map((spec) => [spec.name, spec]));
-  // The code tools are made only when named (their modules cost a start-up), but always suggested.
-  const builtinNames = [...new Set([...builtins.keys(), ...(options.builtins === undefined ? CODE_BUILTINS : [])])];
-  const enableBuiltin = (name: string, pointer: string): boolean => {
-    if (catalog.has(name)) return true;
-    const spec = builtins.get(name);
-    if (spec === undefined) return false;
-    add({ name, source: 'builtin', spec, requiredEnv: spec.requires.env ?? [] }, pointer);
-    return true;
-  };
-  config.builtins.forEach((name, index) => {
-    if (!enableBuiltin(name, `/builtins/${index}`)) {
-      error(
-        source,
-        `/builtins/${index}`,
-        unknownToolMessage(
-          `unknown built-in '${asWrittenOr(`/builtins/${index}`, name)}'`,
-          name,
-          [...builtinNames].sort(),
-          'Available built-ins',
-        ),
-      );
-    }
-  });
-
-  config.customTools.forEach((tool, index) => {
-    add({ name: tool.id, source: 'custom_tool', requiredEnv: restToolRequirements(tool) }, `/custom_tools/${index}`);
-  });
-  const mcpNames = new Set(config.mcpServers.map((server) => server.name));
-  const seenServers = new Set<string>();
-  config.mcpServers.forEach((server, index) => {
-    if (seenServers.has(server.name))
-      error(
-        source,
-        `/mcp_servers/${index}/name`,
-        `MCP server name '${asWrittenOr(`/mcp_servers/${index}/name`, server.name)}' is used twice`,
-      );
-    seenServers.add(server.name);
-  });
-
-  config.agents.forEach((agent, agentIndex) => {
-    agent.tools.forEach((name, toolIndex) => {
-      const pointer = `/${agentsKey}/${agentIndex}/tools/${toolIndex}`;
-      if (catalog.has(name) || enableBuiltin(name, pointer)) return;
-      const server = name.includes('__') ? name.slice(0, name.indexOf('__')) : undefined;
-      if (
-        server !== undefined &&
-        [...mcpNames].some((known) => known.toLowerCase().replace(/[^a-z0-9]+/g, '_') === server)
-      )
-        return;
-      const available = [...new Set([...catalog.keys(), ...builtinNames])].sort();
-      error(
-        source,
-        pointer,
-        unknownToolMessage(
-          `unknown tool '${asWrittenOr(pointer, name)}' in agent '${agentShown(agentIndex, agent.id)}'`,
-          name,
-          available,
-          'Available tools',
-          toolShown,
-        ),
-      );
-    });
-    for (const toolName of Object.keys(agent.config)) {
-      if (!agent.tools.includes(toolName)) {
-        warning(
-          source,
-          `/${agentsKey}/${agentIndex}/config/${toolName}`,
-          `config for tool '${toolName}' in agent '${agentShown(agentIndex, agent.id)}' is unused: the agent does not list that tool`,
+  const connections: McpServerConnection[] = [];
+  if (options.connectMcp !== false && config.mcpServers.length > 0) {
+    // The MCP client loads only for configurations that use it.
+    const { importMcpServer } = await import('../mcp/import-mcp-server.js');
+    try {
+      for (const server of config.mcpServers) {
+        connections.push(
+          await importMcpServer(registry, { ...server, cwd: server.cwd ?? config.baseDir }, { env: check.env }),
         );
       }
+    } catch (error) {
+      await Promise.allSettled(connections.map((connection) => connection.close()));
+      throw error;
     }
-  });
-
-  // Schema lint: mistakes in a tool's input schema that a model would pay for (see lintSchema).
-  for (const entry of catalog.values()) {
-    if (entry.spec === undefined) continue;
-    for (const finding of lintSchema(entry.spec.inputSchema))
-      warning(source, lintedAt.get(entry.name) ?? '/tools', formatSchemaFinding(toolShown(entry.name), finding));
   }
 
-  const warned = new Set<string>();
-  for (const entry of catalog.values()) {
-    for (const variable of entry.requiredEnv) {
-      const value = env[variable.name];
-      if (value !== undefined && value !== '') continue;
-      const key = `${entry.name}:${variable.name}`;
-      if (warned.has(key)) continue;
-      warned.add(key);
-      const where = variable.url === undefined ? ' Set it in the environment:' : ` Get one at ${variable.url}, then:`;
-      // A custom tool's credential is described with its id, which may come from the environment.
-      const nameWritten = writtenNames.get(entry.name);
-      const description =
-        nameWritten === undefined
-          ? variable.description
-          : variable.description?.replace(new RegExp(`\\b${entry.name}\\b`, 'g'), () => nameWritten);
-      diagnostics.push({
-        ...at(source, pointerOf(config, entry.name, agentsKey)),
-        severity: 'warning',
-        message: `tool '${toolShown(entry.name)}' needs ${variable.name}${description === undefined ? '' : ` (${description})`}, which is not set; its calls will fail with MISSING_CREDENTIALS.${where} export ${variable.name}=...`,
-        tool: entry.name,
+  const views = new Map<string, ToolRegistry>();
+  return {
+    config,
+    registry,
+    diagnostics: check.diagnostics,
+    agents: config.agents,
+    agent(id: string) {
+      const known = views.get(id);
+      if (known !== undefined) return known;
+      const agent = config.agents.find((candidate) => candidate.id === id);
+      if (agent === undefined) {
+        const ids = config.agents.map((candidate) => candidate.id);
+        throw new Error(`No agent '${id}' in ${config.file}. Agents: ${ids.length > 0 ? ids.join(', ') : 'none'}.`);
+      }
+      const view = registry.subset(agent.tools, { strict: false, config: agent.config });
+      // Keep the view in step with the registry: an MCP server may add or drop a listed tool later.
+      const listed = new Set(agent.tools);
+      registry.on('change', (change) => {
+        for (const name of change.type === 'clear' ? view.list() : change.names) {
+          if (!listed.has(name)) continue;
+          if (registry.has(name)) view.register(registry.get(name), { allowOverride: true });
+          else view.unregister(name);
+        }
       });
-    }
-  }
-  return done(config);
-}
-
-/** Environment for a configuration: `.env` beside it, overridden by the real environment. */
-function environment(baseDir: string, options: ConfigOptions): Readonly<Record<string, string | undefined>> {
-  const base = options.env ?? process.env;
-  if (options.dotenv === false) return base;
-  const dotenvFile = resolve(baseDir, '.env');
-  if (!existsSync(dotenvFile)) return base;
-  try {
-    return { ...parseEnv(readFileSync(dotenvFile, 'utf8')), ...base };
-  } catch {
-    return base;
-  }
-}
-
-interface LoadedTool {
-  spec: ToolSpec;
-  kind: 'definition' | 'module';
-}
-
-async function loadToolSource(
-  target: string,
-  written: string,
-  fail: (message: string) => void,
-  diagnostics: ConfigDiagnostic[],
-): Promise<LoadedTool[]> {
-  if (!existsSync(target)) {
-    fail(`tools path '${written}' does not exist`);
-    return [];
-  }
-  const report = (caught: unknown) => {
-    if (!ToolRegistrationError.isInstance(caught)) {
-      fail(`cannot load '${written}': ${(caught as Error).message}`);
-      return;
-    }
-    for (const item of caught.errors.length > 1 || caught.code === 'LOAD_FAILED' ? caught.errors : [caught]) {
-      const message = item.message.replace(/^[^:]+:\d+:\d+: /, '').replace(/^[^:\s]+: /, '');
-      diagnostics.push({
-        file: item.file ?? written,
-        line: item.line ?? 1,
-        column: item.column ?? 1,
-        severity: 'error',
-        message,
-      });
-    }
+      views.set(id, view);
+      return view;
+    },
+    async close() {
+      await Promise.allSettled(connections.map((connection) => connection.close()));
+    },
   };
-  try {
-    if (statSync(target).isDirectory()) {
-      const loaded = await loadDefinitionDirectory(target, { pattern: '**/*.{yaml,yml}' });
-      return loaded.map((item) => ({ spec: item.spec, kind: 'definition' }));
-    }
-    const extension = extname(target);
-    if (extension === '.yaml' || extension === '.yml') {
-      return [{ spec: (await loadDefinitionFile(target)).spec, kind: 'definition' }];
-    }
-    if (['.js', '.mjs', '.cjs', '.ts', '.mts'].includes(extension)) {
-      const module = (await import(pathToFileURL(target).href)) as Record<string, unknown>;
-      const tools = Object.values(module).filter((exported) => isToolSpec(exported) || isToolProtocol(exported));
-      if (tools.length === 0) fail(`module '${written}' exports no tools (export specs made with defineTool)`);
-      return tools.map((tool) => ({ spec: toSpec(tool as RegistrableTool), kind: 'module' }));
-    }
-    fail(`tools path '${written}' must be a YAML definition, a folder of them, or a JavaScript module exporting tools`);
-    return [];
-  } catch (caught) {
-    report(caught);
-    return [];
-  }
-}
-
-function toSpec(tool: RegistrableTool): ToolSpec {
-  return isToolSpec(tool) ? tool : (tool as unknown as ToolSpec);
-}
-
-function toMcpServerConfig(entry: Record<string, unknown>): McpServerConfig {
-  const config: McpServerConfig = { name: entry.name as string };
-  if (typeof entry.command === 'string') config.command = entry.command;
-  if (Array.isArray(entry.args)) config.args = entry.args as string[];
-  if (isPlainObject(entry.env)) config.env = entry.env as Record<string, string>;
-  if (typeof entry.cwd === 'string') config.cwd = entry.cwd;
-  if (typeof entry.url === 'string') config.url = entry.url;
-  if (isPlainObject(entry.headers_env)) config.headersEnv = entry.headers_env as Record<string, string>;
-  if (typeof entry.timeout === 'number') config.timeoutMs = entry.timeout * 1000;
-  return config;
-}
-
-function toDefaults(value: unknown): ToolshedConfig['defaults'] {
-  if (!isPlainObject(value)) return {};
-  const defaults: ToolshedConfig['defaults'] = {};
-  if (typeof value.timeout === 'number') defaults.timeoutMs = value.timeout * 1000;
-  if (typeof value.max_output_chars === 'number') defaults.maxOutputChars = value.max_output_chars;
-  if (value.extra_args === 'drop' || value.extra_args === 'reject') defaults.extraArgs = value.extra_args;
-  return defaults;
-}
-
-function unknownKeyMessage(field: string): string {
-  const key = field.split('.').pop() ?? field;
-  const parent = field.includes('.') ? field.slice(0, field.lastIndexOf('.')) : '';
-  if (parent === '') {
-    const known = Object.keys(CONFIG_SCHEMA.properties ?? {});
-    const suggestion = closestNames(key, known, 1)[0];
-    return `unknown key '${key}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}; allowed keys: ${known.join(', ')}`;
-  }
-  const section = parent.replace(/\[\d+\]$/, '');
-  const schemas: Record<string, JsonSchema | undefined> = {
-    custom_tools: REST_TOOL_SCHEMA,
-    mcp_servers: MCP_SERVER_SCHEMA,
-    defaults: CONFIG_SCHEMA.properties?.defaults,
-  };
-  const known = Object.keys(schemas[section]?.properties ?? {});
-  if (known.length === 0) return `unknown key '${key}' in '${parent}'`;
-  const suggestion = closestNames(key, known, 1)[0];
-  return `unknown key '${key}' in '${parent}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}; allowed keys: ${known.join(', ')}`;
-}
-
-function unknownToolMessage(
-  problem: string,
-  name: string,
-  available: string[],
-  label: string,
-  nameShown: (name: string) => string = (known) => known,
-): string {
-  const suggestions = closestNames(name, available, 3).map(nameShown);
-  const didYouMean =
-    suggestions.length > 0 ? ` Did you mean ${suggestions.map((entry) => `'${entry}'`).join(' or ')}?` : '';
-  const list =
-    available.length === 0
-      ? 'none'
-      : available.map(nameShown).sort().slice(0, 30).join(', ') +
-        (available.length > 30 ? `, and ${available.length - 30} more` : '');
-  return `${problem}.${didYouMean} ${label}: ${list}.`;
-}
-
-/**
- * The message for a value that failed its schema after taking something from the environment: it
- * quotes the value as written, never what the environment holds. A `*_env` field given a `${VAR}`
- * reference gets the fix, since it takes the variable's name.
- */
-function expandedValueMessage(field: string, expected: string, written: string): string {
-  const reference = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(written);
-  if (reference !== null && /_env\.|_env$/.test(field)) {
-    return `'${field}' takes the name of an environment variable; write ${reference[1]}, not ${written}`;
-  }
-  const wanted = expected.includes('^https?:') ? 'an http:// or https:// URL' : expected;
-  return `'${field}' must be ${wanted}, got a string from ${JSON.stringify(written)} (values from the environment are not shown)`;
-}
-
-function pointerOf(config: ToolshedConfig, name: string, agentsKey: string): string {
-  const builtin = config.builtins.indexOf(name);
-  if (builtin >= 0) return `/builtins/${builtin}`;
-  const custom = config.customTools.findIndex((tool) => tool.id === name);
-  if (custom >= 0) return `/custom_tools/${custom}`;
-  for (const [index, agent] of config.agents.entries()) {
-    const position = agent.tools.indexOf(name);
-    if (position >= 0) return `/${agentsKey}/${index}/tools/${position}`;
-  }
-  return '/tools';
-}
-
-function sortDiagnostics(diagnostics: ConfigDiagnostic[]): ConfigDiagnostic[] {
-  return [...diagnostics].sort(
-    (left, right) => left.file.localeCompare(right.file) || left.line - right.line || left.column - right.column,
-  );
-}
-
-function displayPath(file: string): string {
-  const shown = relative(process.cwd(), file);
-  return shown === '' || shown.startsWith('..') ? file : shown;
-}
-
-/** The code-execution built-ins (SPEC §10), which run in sandbox pools started on their first call. */
-const CODE_BUILTINS: readonly string[] = ['execute_javascript', 'execute_python'];
-
-/** `execute_python` / `execute_javascript` when the configuration names them, else nothing. */
-async function codeBuiltins(config: { builtins: string[]; agents: ReadonlyArray<{ tools: string[] }> }) {
-  const named = new Set([...config.builtins, ...config.agents.flatMap((agent) => agent.tools)]);
-  if (!CODE_BUILTINS.some((name) => named.has(name))) return [];
-  const { createExecuteJavascriptTool, createExecutePythonTool } = await import('../sandbox/index.js');
-  return [createExecuteJavascriptTool() as ToolSpec, createExecutePythonTool() as ToolSpec];
 }

@@ -11,7 +11,7 @@ function expectPending(result: ToolResult): ToolPendingApproval {
   return result;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<ToolshedError> {
+async function rejection(promise: Promise<unknown>): Promise<ToolshedError<string>> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,

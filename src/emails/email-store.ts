@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { ToolshedError } from '../core/errors/toolshed-error.js';
 import type { SqliteDriver, StoreDialectName, ToolshedStore } from '../store/index.js';
 import type { EmailHit, EmailRecord, EmailSearchResult } from './email-record.js';
 import { emailSnippet } from './email-snippet.js';
@@ -98,8 +99,12 @@ function insertStatements(driver: SqliteDriver): SqliteStatements {
 }
 
 /** Raised by {@link EmailStore.search} for a query with no searchable words. */
-export class EmailQueryError extends Error {
+export class EmailQueryError extends ToolshedError<'INVALID_QUERY'> {
   override readonly name = 'EmailQueryError';
+
+  constructor(message: string) {
+    super('INVALID_QUERY', message);
+  }
 }
 
 /**

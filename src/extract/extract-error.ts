@@ -1,4 +1,4 @@
-import { ToolshedError } from '../core/errors/toolshed-error.js';
+import { isBranded, ToolshedError } from '../core/errors/toolshed-error.js';
 
 /**
  * Why `toolshed extract` refused a source file or an output folder.
@@ -41,6 +41,8 @@ export interface ExtractErrorDetails {
   errors?: readonly ExtractError[];
 }
 
+const brand = Symbol.for('toolshed.ExtractError');
+
 /**
  * Thrown by `extractTools`, `writeDefinitions` and `runExtract` when a TypeScript source cannot become
  * tool definitions. Its `code` is `INVALID_DEFINITION` (a definition in code that breaks the tool
@@ -56,7 +58,8 @@ export interface ExtractErrorDetails {
  * }
  * ```
  */
-export class ExtractError extends ToolshedError {
+export class ExtractError extends ToolshedError<'INVALID_DEFINITION'> {
+  readonly [brand] = true;
   readonly reason: ExtractErrorReason;
   readonly file: string | undefined;
   readonly line: number | undefined;
@@ -84,7 +87,7 @@ export class ExtractError extends ToolshedError {
 
   /** True when `value` is an `ExtractError` from any copy of the package. */
   static override isInstance(value: unknown): value is ExtractError {
-    return ToolshedError.isInstance(value) && value.name === 'ExtractError';
+    return isBranded(value, brand);
   }
 }
 

@@ -1,4 +1,5 @@
 import type ts from 'typescript';
+import { ToolshedError } from '../core/errors/toolshed-error.js';
 import type { JsonSchema, JsonSchemaType } from '../core/json-schema.js';
 import { jsdocText } from './jsdoc-text.js';
 
@@ -28,13 +29,13 @@ export interface SchemaSite {
  * // "parameter 'key': type 'symbol' is not supported: symbols have no JSON form."
  * ```
  */
-export class UnsupportedType extends Error {
+export class UnsupportedType extends ToolshedError<'UNSUPPORTED_TYPE'> {
   constructor(
     readonly site: SchemaSite,
     readonly typeText: string,
     readonly reason: string,
   ) {
-    super(`parameter '${site.path}': type '${typeText}' is not supported: ${reason}.`);
+    super('UNSUPPORTED_TYPE', `parameter '${site.path}': type '${typeText}' is not supported: ${reason}.`);
     this.name = 'UnsupportedType';
   }
 }

@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ContentBlock } from '../core/content-block.js';
 import { defineTool } from '../core/define-tool.js';
+import { ToolshedError } from '../core/errors/toolshed-error.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import { ToolResult } from '../core/tool-result.js';
 import type { ToolContext, ToolSpec } from '../core/tool-spec.js';
@@ -194,9 +195,9 @@ export async function importMcpServer(
 }
 
 /** Thrown inside an imported tool when its MCP server is gone (becomes `EXECUTION_FAILED`). */
-export class McpServerUnavailableError extends Error {
+export class McpServerUnavailableError extends ToolshedError<'MCP_SERVER_UNAVAILABLE'> {
   constructor(message: string) {
-    super(message);
+    super('MCP_SERVER_UNAVAILABLE', message);
     this.name = 'McpServerUnavailableError';
   }
 }

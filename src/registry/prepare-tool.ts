@@ -1,4 +1,5 @@
 import type { PreparedTool } from '../core/dispatch.js';
+import { InvalidToolSchemaError } from '../core/errors/invalid-tool-schema-error.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { CompiledValidator } from '../core/validation-issue.js';
@@ -60,14 +61,6 @@ export function prepareTool(spec: ToolSpec, hasApprovalRule = false): PreparedTo
     };
   }
   return prepared;
-}
-
-/** Thrown (and turned into a result) when a tool's own schema does not compile. */
-export class InvalidToolSchemaError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InvalidToolSchemaError';
-  }
 }
 
 function compileOrExplain(spec: ToolSpec, schema: JsonSchema, which: 'input' | 'output'): CompiledValidator {

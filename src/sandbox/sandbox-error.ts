@@ -1,3 +1,5 @@
+import { isBranded, ToolshedError } from '../core/errors/toolshed-error.js';
+
 const marker = Symbol.for('toolshed.sandboxError');
 
 /**
@@ -26,18 +28,16 @@ export type SandboxErrorCode = 'NETWORK_ISOLATION_UNAVAILABLE' | 'START_FAILED' 
  * }
  * ```
  */
-export class SandboxError extends Error {
+export class SandboxError extends ToolshedError<SandboxErrorCode> {
   readonly [marker] = true;
-  readonly code: SandboxErrorCode;
 
   constructor(code: SandboxErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'SandboxError';
-    this.code = code;
   }
 
   /** True when `value` is a `SandboxError`, from this or any other copy of the package. */
-  static isInstance(value: unknown): value is SandboxError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  static override isInstance(value: unknown): value is SandboxError {
+    return isBranded(value, marker);
   }
 }

@@ -1,3 +1,4 @@
+import { ToolshedError } from '../core/errors/toolshed-error.js';
 /**
  * Turns texts into vectors for semantic tool search ({@link OpenAIEmbeddings} is one; any model
  * can stand behind it).
@@ -33,8 +34,12 @@ export interface EmbeddingProvider {
  * }
  * ```
  */
-export class EmbeddingError extends Error {
+export class EmbeddingError extends ToolshedError<'EMBEDDING_FAILED'> {
   override readonly name = 'EmbeddingError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('EMBEDDING_FAILED', message, options);
+  }
 }
 
 /**

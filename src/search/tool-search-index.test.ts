@@ -90,6 +90,14 @@ describe('ToolSearchIndex', () => {
     expect(catalogue().search('emial')[0]?.name).toBe('send_email');
   });
 
+  it('corrects a short word by one edit (or one swap of neighbouring letters) only, so other words stay apart', () => {
+    const index = new ToolSearchIndex();
+    index.add(tool('fetch_url', 'Fetch a page.', { category: 'web' }));
+    expect(index.search('french')).toEqual([]);
+    expect(index.search('fecth')[0]?.name).toBe('fetch_url');
+    expect(index.search('fetc')[0]?.name).toBe('fetch_url');
+  });
+
   it('searches parameter descriptions and when-to-use guidance', () => {
     expect(catalogue().search('expression')[0]?.name).toBe('calculator');
     expect(catalogue().search('current events')[0]?.name).toBe('web_search');

@@ -279,15 +279,34 @@ export class ToolSearchIndex {
   }
 
   #closeTerms(word: string): string[] {
-    const allowed = word.length >= 5 ? 2 : 1;
+    // Two edits only in long words: in short ones they reach other words (`french` → `fetch`).
+    const allowed = word.length >= 8 ? 2 : 1;
     const close: string[] = [];
     for (const term of this.#postings.keys()) {
       if (Math.abs(term.length - word.length) > allowed || term[0] !== word[0]) continue;
-      if (distance(term, word) <= allowed) close.push(term);
+      if (distance(term, word) <= allowed || swapsTwoLetters(term, word)) close.push(term);
       if (close.length >= 10) break;
     }
     return close;
   }
+}
+
+/** Whether `a` is `b` with two neighbouring letters swapped (`emial` and `email`): one slip of the fingers. */
+function swapsTwoLetters(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let first = -1;
+  for (let index = 0; index < a.length; index++) {
+    if (a[index] === b[index]) continue;
+    if (first !== -1)
+      return (
+        index === first + 1 &&
+        a[first] === b[index] &&
+        a[index] === b[first] &&
+        a.slice(index + 1) === b.slice(index + 1)
+      );
+    first = index;
+  }
+  return false;
 }
 
 const STOPWORDS: ReadonlySet<string> = new Set(englishStopwords);

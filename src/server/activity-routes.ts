@@ -4,7 +4,8 @@ import { describeValue } from '../core/define-tool.js';
 import { ApiError, notFound, validationError } from './api-error.js';
 import { toolCallView } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
-import { recordCall, type ServerContext, toolViewOf } from './server-context.js';
+import { callApprovedTool } from './call-tool.js';
+import type { ServerContext } from './server-context.js';
 
 /** `GET /api/calls` (the call log) and `POST /api/approvals/:id` (decide a pending call). */
 export function registerActivityRoutes(app: FastifyInstance, context: ServerContext): void {
@@ -71,12 +72,7 @@ export function registerActivityRoutes(app: FastifyInstance, context: ServerCont
       if (decision === 'deny') {
         return { approval: { id, status: 'denied' } };
       }
-      const view = await toolViewOf(context, workspaceId, record.agentId ?? undefined);
-      const result = await view.registry.resolveApproval(id, 'approve', {
-        ...(Object.hasOwn(view.config, record.toolId) ? { context: { config: view.config[record.toolId] } } : {}),
-      });
-      admission?.release();
-      await recordCall(context, workspaceId, record.toolId, result, record.agentId);
+      const result = await callApprovedTool(context, workspaceId, record, admission?.release);
       return { approval: { id, status: 'used' }, result };
     } finally {
       admission?.release();

@@ -5,7 +5,8 @@ import { notFound, validationError } from './api-error.js';
 import { agentView, attachedToolView } from './api-views.js';
 import { optionalObject, optionalString, requireObjectBody, requireString } from './body-validation.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
-import { type ServerContext, toolViewOf, viewRegistry } from './server-context.js';
+import type { ServerContext } from './server-context.js';
+import { scopeRegistry, toolScopeOf } from './tool-scope.js';
 
 type AgentParams = { Params: { agentId: string } };
 
@@ -81,12 +82,12 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
 
   app.get<AgentParams & { Querystring: Record<string, unknown> }>('/api/agents/:agentId/export', async (request) => {
     const format = exportFormatOf(request.query.format);
-    const registry = viewRegistry(await toolViewOf(context, request.workspaceId, request.params.agentId));
+    const registry = scopeRegistry(await toolScopeOf(context, request.workspaceId, request.params.agentId));
     return exportTools(format, registry.tools());
   });
 
   app.get<AgentParams>('/api/agents/:agentId/prompt', async (request, reply) => {
-    const registry = viewRegistry(await toolViewOf(context, request.workspaceId, request.params.agentId));
+    const registry = scopeRegistry(await toolScopeOf(context, request.workspaceId, request.params.agentId));
     return reply.type('text/markdown; charset=utf-8').send(registry.renderPromptDocs());
   });
 }

@@ -1,3 +1,4 @@
+import { isBranded, ToolshedError } from '../core/errors/toolshed-error.js';
 /** The error codes of the REST API, each with its HTTP status. */
 export type ApiErrorCode =
   /**
@@ -42,22 +43,22 @@ const MARKER = Symbol.for('toolshed.ApiError');
  * throw new ApiError(400, 'VALIDATION_ERROR', "'tool_id' must be a string.", { field: 'tool_id' });
  * ```
  */
-export class ApiError extends Error {
+export class ApiError extends ToolshedError<ApiErrorCode> {
   readonly [MARKER] = true;
   override readonly name = 'ApiError';
 
   constructor(
     readonly statusCode: number,
-    readonly code: ApiErrorCode,
+    code: ApiErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
-    super(message);
+    super(code, message);
   }
 
   /** True for an `ApiError`, also one from another copy of the package. */
-  static isInstance(value: unknown): value is ApiError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  static override isInstance(value: unknown): value is ApiError {
+    return isBranded(value, MARKER);
   }
 
   /** The response body. */

@@ -1,32 +1,5 @@
-import type { RequiredEnvVar, ToolRequirements } from '../core/tool-spec.js';
 import type { AgentRecord, AttachedTool, ToolCallRecord, ToolRecord } from '../store/index.js';
-
-/** A tool as the API shows it (snake_case, as in the database-backed registry design). */
-export interface ToolView {
-  id: string;
-  name: string;
-  description: string;
-  parameters_schema: Record<string, unknown>;
-  handler_key: string;
-  category: string;
-  /** `global` for built-ins, `workspace` for the workspace's own tools. */
-  scope: 'global' | 'workspace';
-  when_to_use: string | null;
-  annotations: Record<string, unknown>;
-  /** What the tool needs from the server's environment (`env`: variables with where to get them). */
-  requires: ToolRequirements;
-  created_at: string;
-}
-
-/** A tool as `GET /api/tools/:id` shows it: whether what it needs is there, never a value. */
-export interface ToolDetailView extends ToolView {
-  requires: {
-    /** The server's variables a global or `--config` tool needs, each with whether it is set (none for workspace tools). */
-    env: Array<RequiredEnvVar & { set: boolean }>;
-    /** The workspace secret a workspace REST tool authenticates with, and whether the workspace has it. */
-    secrets?: Array<{ name: string; set: boolean }>;
-  };
-}
+import type { AgentView, AttachedToolView, ToolCallView, ToolDetailView, ToolView } from './api-shapes.js';
 
 /**
  * The API view of a tool record. A workspace tool's own config (its endpoint and such) is not shown
@@ -111,20 +84,17 @@ export function workspaceToolSecret(tool: ToolRecord): string | undefined {
 }
 
 /** A tool attached to an agent: the tool with the attachment's config. */
-export function attachedToolView(attached: AttachedTool): ToolView & {
-  config: Record<string, unknown> | null;
-  attached_at: string | null;
-} {
+export function attachedToolView(attached: AttachedTool): AttachedToolView {
   return { ...toolView(attached.tool), config: attached.config, attached_at: attached.attachedAt };
 }
 
 /** An agent as the API shows it. */
-export function agentView(agent: AgentRecord): Record<string, unknown> {
+export function agentView(agent: AgentRecord): AgentView {
   return { id: agent.id, name: agent.name, description: agent.description, created_at: agent.createdAt };
 }
 
 /** A logged call as the API shows it. */
-export function toolCallView(call: ToolCallRecord): Record<string, unknown> {
+export function toolCallView(call: ToolCallRecord): ToolCallView {
   return {
     id: call.id,
     agent_id: call.agentId,

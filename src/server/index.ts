@@ -5,6 +5,14 @@
 
 export type { ApiErrorBody, ApiErrorCode } from './api-error.js';
 export { ApiError } from './api-error.js';
+export type {
+  AgentView,
+  AttachedToolView,
+  RequiredEnvVarStatus,
+  ToolCallView,
+  ToolDetailView,
+  ToolView,
+} from './api-shapes.js';
 export type { CallAdmitted, CallQuotaOptions, CallRefused } from './call-quotas.js';
 export {
   CallQuotas,

@@ -10,13 +10,14 @@ import { nodeListener } from '../mcp/node-http-bridge.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
 import { ApiError } from './api-error.js';
+import { recordCall } from './call-tool.js';
 import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_SESSIONS_PER_TOKEN,
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
 } from './mcp-session-limits.js';
 import { McpViews } from './mcp-views.js';
-import { recordCall, type ServerContext } from './server-context.js';
+import type { ServerContext } from './server-context.js';
 
 /**
  * Agents defined outside the store (the `agents:` of a `--config` file): served at

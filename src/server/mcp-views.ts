@@ -1,7 +1,8 @@
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { type StoreChange, StoreNotFoundError } from '../store/index.js';
-import { type ServerContext, servedNames, toolViewOf } from './server-context.js';
+import type { ServerContext } from './server-context.js';
+import { servedNames, toolScopeOf } from './tool-scope.js';
 
 /**
  * The tools one MCP endpoint serves, kept current: `registry` gains and loses tools as attachments,
@@ -84,7 +85,7 @@ export class McpViews {
   }
 
   async #create(workspaceId: string, agentId: string | undefined): Promise<ViewState> {
-    const fresh = await toolViewOf(this.#context, workspaceId, agentId);
+    const fresh = await toolScopeOf(this.#context, workspaceId, agentId);
     const names = servedNames(fresh);
     const state: ViewState = {
       workspaceId,
@@ -123,9 +124,9 @@ export class McpViews {
   }
 
   async #sync(state: ViewState): Promise<void> {
-    let fresh: Awaited<ReturnType<typeof toolViewOf>>;
+    let fresh: Awaited<ReturnType<typeof toolScopeOf>>;
     try {
-      fresh = await toolViewOf(this.#context, state.workspaceId, state.agentId);
+      fresh = await toolScopeOf(this.#context, state.workspaceId, state.agentId);
     } catch (error) {
       if (!StoreNotFoundError.isInstance(error)) throw error;
       // The agent is gone: its sessions keep an empty list until their clients go away.

@@ -7,8 +7,10 @@ import { SECRET_NAME_PATTERN, STORE_LIMITS } from '../store/index.js';
 import { ApiError, notFound, validationError } from './api-error.js';
 import { toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
+import { callTool } from './call-tool.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
-import { callInView, type ServerContext, toolViewOf } from './server-context.js';
+import type { ServerContext } from './server-context.js';
+import { toolScopeOf } from './tool-scope.js';
 import { HTTP_HANDLER_KEY } from './workspace-registries.js';
 
 const validateRestTool = compileValidator(REST_TOOL_SCHEMA);
@@ -69,10 +71,10 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     async (request) => {
       const format = exportFormatOf(request.query.format);
       const id = request.params.id;
-      const view = await toolViewOf(context, request.workspaceId);
-      if (!view.names.has(id)) throw notFound(`Tool '${id}' does not exist in this workspace.`);
-      if (!view.registry.has(id)) throw notFound(`Tool '${id}' has no handler on this server, so nothing exports it.`);
-      return exportTools(format, [view.registry.get(id)]);
+      const scope = await toolScopeOf(context, request.workspaceId);
+      if (!scope.names.has(id)) throw notFound(`Tool '${id}' does not exist in this workspace.`);
+      if (!scope.registry.has(id)) throw notFound(`Tool '${id}' has no handler on this server, so nothing exports it.`);
+      return exportTools(format, [scope.registry.get(id)]);
     },
   );
 
@@ -126,8 +128,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       throw validationError('agent_id', `'agent_id' must be a string, got ${describeValue(agentId)}.`);
     }
     const agent = typeof agentId === 'string' ? agentId : undefined;
-    const view = await toolViewOf(context, request.workspaceId, agent);
-    return callInView(context, request.tokenIdentity, view, request.params.id, args ?? {}, agent);
+    return callTool(context, request.tokenIdentity, request.params.id, args ?? {}, agent);
   });
 }
 

@@ -37,21 +37,21 @@ export class AttachmentQueries implements StoreAttachments {
     const agent = requireId(agentId, 'agentId');
     const tool = requireId(toolId, 'toolId', TOOL_NAME_PATTERN);
     const configText = serializeJsonObject(config, 'config', STORE_LIMITS.configBytes);
-    const postgres = this.#context.dialect.name === 'postgres';
+    const rowLocks = this.#context.dialect.supportsRowLocks;
     try {
       return await this.#writeDroppingList(workspace, agent, async (trx, changes) => {
-        // FOR KEY SHARE (PostgreSQL) keeps the agent and the tool from being deleted until this
-        // commits; SQLite writers are serialized by BEGIN IMMEDIATE already.
+        // FOR KEY SHARE (where rows can be locked) keeps the agent and the tool from being deleted
+        // until this commits; SQLite writers are serialized by BEGIN IMMEDIATE already.
         const agentRow = await trx
           .selectFrom('agents')
           .select('id')
           .where('id', '=', agent)
           .where('workspace_id', '=', workspace)
-          .$if(postgres, (query) => query.forKeyShare())
+          .$if(rowLocks, (query) => query.forKeyShare())
           .executeTakeFirst();
         if (agentRow === undefined) throw agentNotFound(workspace, agent);
         const toolRow = await visibleToolById(trx, workspace, tool)
-          .$if(postgres, (query) => query.forKeyShare())
+          .$if(rowLocks, (query) => query.forKeyShare())
           .executeTakeFirst();
         if (toolRow === undefined) {
           throw new StoreNotFoundError('tool', tool, `Tool '${tool}' does not exist in workspace '${workspace}'.`);

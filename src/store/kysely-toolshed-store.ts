@@ -109,7 +109,7 @@ export class KyselyToolshedStore implements ToolshedStore {
   async migrate(): Promise<MigrationReport> {
     const migrator = new Migrator({
       db: this.#dialect.db,
-      provider: new ToolshedMigrationProvider(this.#dialect.name),
+      provider: new ToolshedMigrationProvider(this.#dialect.schema),
       ...MIGRATION_TABLES,
     });
     const { error, results = [] } = await migrator.migrateToLatest();

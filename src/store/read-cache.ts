@@ -92,7 +92,7 @@ const caches = new WeakMap<StoreContext, StoreReadCaches>();
 export function readCachesOf(context: StoreContext): StoreReadCaches {
   let found = caches.get(context);
   if (found === undefined) {
-    const enabled = context.dialect.name === 'sqlite' || context.options.notifications;
+    const enabled = !context.dialect.readCacheNeedsNotifications || context.options.notifications;
     found = { tokens: new ReadCache(enabled), tools: new ReadCache(enabled), attachments: new ReadCache(enabled) };
     caches.set(context, found);
   }

@@ -1,13 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './database.js';
+import type { SchemaDialect } from './migrations/schema-dialect.js';
+import type { SqliteDriver } from './sqlite/sqlite-driver.js';
 import type { StoreDialectName } from './store-records.js';
 
 /** What a database error means to the store; anything else is passed through as it is. */
 export type DatabaseErrorKind = 'unique' | 'foreign-key';
 
 /**
- * The few things that differ between the SQL dialects at run time; all queries are shared. One
- * implementation per dialect folder (`sqlite/sqlite-store-dialect.ts`, `postgres/postgres-store-dialect.ts`).
+ * The few things that differ between the SQL dialects; all queries are shared and ask the dialect for
+ * what differs (as Kysely asks its adapter), never for its name. One implementation per dialect folder
+ * (`sqlite/sqlite-store-dialect.ts`, `postgres/postgres-store-dialect.ts`).
  *
  * @example
  * ```ts
@@ -20,6 +23,24 @@ export type DatabaseErrorKind = 'unique' | 'foreign-key';
 export interface StoreDialect {
   readonly name: StoreDialectName;
   readonly db: Kysely<Database>;
+  /** How the schema differs, for the migrations. */
+  readonly schema: SchemaDialect;
+  /**
+   * Whether the read caches need change notifications to see other processes' writes. PostgreSQL's
+   * do (LISTEN/NOTIFY), so it caches only while the store listens; on SQLite another process writing
+   * the same file is rare and is seen when a cached entry expires.
+   */
+  readonly readCacheNeedsNotifications: boolean;
+  /**
+   * Whether a select can lock the rows it read until the transaction ends (`FOR KEY SHARE`). SQLite's
+   * write transactions hold the whole database instead, so it has no row locks to take.
+   */
+  readonly supportsRowLocks: boolean;
+  /**
+   * The synchronous driver under `db`, for writes that skip Kysely (the call log's batches and its
+   * journal), or `undefined` where there is none.
+   */
+  readonly syncDriver: SqliteDriver | undefined;
   /**
    * Run `work` in one write transaction: committed when it resolves, rolled back when it throws.
    * SQLite takes the write lock up front (`BEGIN IMMEDIATE`); PostgreSQL runs at READ COMMITTED and

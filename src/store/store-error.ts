@@ -1,3 +1,5 @@
+import { isBranded, ToolshedError } from '../core/errors/toolshed-error.js';
+
 const marker = Symbol.for('toolshed.storeError');
 
 /**
@@ -35,18 +37,16 @@ export type StoreErrorCode =
  * }
  * ```
  */
-export class StoreError extends Error {
+export class StoreError extends ToolshedError<StoreErrorCode> {
   readonly [marker] = true;
-  readonly code: StoreErrorCode;
 
   constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'StoreError';
-    this.code = code;
   }
 
   /** True when `value` is a store error, from this or any other copy of the package. */
-  static isInstance(value: unknown): value is StoreError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  static override isInstance(value: unknown): value is StoreError {
+    return isBranded(value, marker);
   }
 }

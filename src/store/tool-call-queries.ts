@@ -4,7 +4,6 @@ import type { ToolCallValues } from './database.js';
 import { JournaledCallLog } from './journaled-call-log.js';
 import { nowIso, toolCallRecordOf } from './row-mapping.js';
 import type { SqliteDriver } from './sqlite/sqlite-driver.js';
-import { sqliteDriverOf } from './sqlite/sqlite-store-dialect.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
 import { TOOL_CALL_STATUSES, type ToolCallInput, type ToolCallRecord, type ToolCallStatus } from './store-records.js';
 import {
@@ -116,7 +115,7 @@ export class ToolCallQueries implements StoreToolCalls {
     // One INSERT statement is a transaction of its own in both dialects: no BEGIN and COMMIT to send,
     // and nothing to announce (the call log has no change notifications).
     const db = this.#context.dialect.db;
-    const driver = this.#context.dialect.name === 'sqlite' ? sqliteDriverOf(db) : undefined;
+    const driver = this.#context.dialect.syncDriver;
     if (driver !== undefined) {
       try {
         await this.#writeSqliteBatch(driver, batch);
@@ -213,7 +212,7 @@ export class ToolCallQueries implements StoreToolCalls {
   #openJournal(): Promise<JournaledCallLog | undefined> {
     this.#journalOpening ??= (async () => {
       const { dialect, options } = this.#context;
-      const driver = dialect.name === 'sqlite' && options.callJournal ? sqliteDriverOf(dialect.db) : undefined;
+      const driver = options.callJournal ? dialect.syncDriver : undefined;
       if (driver === undefined || driver.memory) return undefined;
       this.#journal = await JournaledCallLog.open(this.#context, driver);
       return this.#journal;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/index.js';
 import { ToolshedMigrationProvider } from '../../src/store/migrations/toolshed-migration-provider.js';
+import { sqliteSchemaDialect } from '../../src/store/sqlite/sqlite-schema-dialect.js';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '../support/postgres-test-database.js';
 import { assertBuilt, type CliRun, lines, runCli } from './run-cli.js';
 
@@ -13,7 +14,7 @@ const TOKEN = /^tsk_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$/;
 const ID_RULE = 'Use 1-64 letters, digits, underscores, dots and dashes, starting with a letter or digit.';
 /** What `db migrate` prints on a new database: every migration of the store, in order. */
 const ALL_APPLIED = `database is up to date (applied ${Object.keys(
-  await new ToolshedMigrationProvider('sqlite').getMigrations(),
+  await new ToolshedMigrationProvider(sqliteSchemaDialect).getMigrations(),
 )
   .sort()
   .join(', ')})`;

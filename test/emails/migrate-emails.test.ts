@@ -9,7 +9,11 @@ import { createStore, type ToolshedStore } from '../../src/store/index.js';
 import { emailsSchema } from '../../src/store/migrations/emails-schema.js';
 import { initialSchema } from '../../src/store/migrations/initial-schema.js';
 import { MIGRATION_TABLES } from '../../src/store/migrations/toolshed-migration-provider.js';
+import { postgresSchemaDialect } from '../../src/store/postgres/postgres-schema-dialect.js';
+import { sqliteSchemaDialect } from '../../src/store/sqlite/sqlite-schema-dialect.js';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '../support/postgres-test-database.js';
+
+const SCHEMA_DIALECTS = { sqlite: sqliteSchemaDialect, postgres: postgresSchemaDialect };
 
 const ALICE = 'alice@enron.com';
 const BOB = 'bob@enron.com';
@@ -39,8 +43,8 @@ async function migrateTo0002(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'
     db,
     provider: {
       getMigrations: async () => ({
-        '0001_initial_schema': initialSchema(dialect),
-        '0002_emails': emailsSchema(dialect),
+        '0001_initial_schema': initialSchema(SCHEMA_DIALECTS[dialect]),
+        '0002_emails': emailsSchema(SCHEMA_DIALECTS[dialect]),
       }),
     },
     ...MIGRATION_TABLES,

@@ -1,5 +1,5 @@
 import { type KeyboardEvent, useState } from 'react';
-import { EXPORT_FORMATS, type RequiredEnvVar, type Tool } from './api-types.js';
+import { EXPORT_FORMATS, type RequiredEnvVarStatus, type ToolDetail } from './api-types.js';
 import { CopyButton } from './copy-button.js';
 import { Link } from './router.js';
 import { SchemaTable } from './schema-table.js';
@@ -17,7 +17,7 @@ import { TryItForm } from './try-it-form.js';
  * ```
  */
 export function ToolPage(props: { toolId: string }) {
-  const tool = useApi<Tool>(`/api/tools/${encodeURIComponent(props.toolId)}`);
+  const tool = useApi<ToolDetail>(`/api/tools/${encodeURIComponent(props.toolId)}`);
   if (tool.status !== 'ready') {
     return (
       <>
@@ -82,7 +82,7 @@ export function ToolPage(props: { toolId: string }) {
   );
 }
 
-function Requirements(props: { variables: RequiredEnvVar[] }) {
+function Requirements(props: { variables: RequiredEnvVarStatus[] }) {
   if (props.variables.length === 0) return <p className="muted">Needs nothing from the server's environment.</p>;
   return (
     <ul className="requirements">

@@ -1,3 +1,5 @@
+import { isBranded, ToolshedError } from '../../core/errors/toolshed-error.js';
+
 const marker = Symbol.for('toolshed.fileAccessError');
 
 /**
@@ -33,9 +35,8 @@ export type FileAccessErrorCode =
  * }
  * ```
  */
-export class FileAccessError extends Error {
+export class FileAccessError extends ToolshedError<FileAccessErrorCode> {
   readonly [marker] = true;
-  readonly code: FileAccessErrorCode;
   readonly path: string;
   /** For `TOO_LARGE`: the size found and the limit, in bytes. */
   readonly size: { actual: number; limit: number } | undefined;
@@ -46,15 +47,14 @@ export class FileAccessError extends Error {
     message: string,
     options: { cause?: unknown; size?: { actual: number; limit: number } } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'FileAccessError';
-    this.code = code;
     this.path = path;
     this.size = options.size;
   }
 
   /** True when `value` is a `FileAccessError`, from this or any other copy of the package. */
-  static isInstance(value: unknown): value is FileAccessError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  static override isInstance(value: unknown): value is FileAccessError {
+    return isBranded(value, marker);
   }
 }

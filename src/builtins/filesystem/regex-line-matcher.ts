@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { ToolshedError } from '../../core/errors/toolshed-error.js';
 
 /** One matching line found by a {@link RegexLineMatcher}. */
 export interface LineMatch {
@@ -32,11 +33,11 @@ export interface RegexLineMatcherOptions {
  * });
  * ```
  */
-export class MatcherStoppedError extends Error {
+export class MatcherStoppedError extends ToolshedError<'MATCHER_STOPPED'> {
   readonly reason: 'deadline' | 'aborted' | 'crashed';
 
   constructor(reason: 'deadline' | 'aborted' | 'crashed', message: string) {
-    super(message);
+    super('MATCHER_STOPPED', message);
     this.name = 'MatcherStoppedError';
     this.reason = reason;
   }

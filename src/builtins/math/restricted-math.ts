@@ -1,4 +1,5 @@
 import { all, create, type MathJsInstance, type MathNode } from 'mathjs';
+import { ToolshedError } from '../../core/errors/toolshed-error.js';
 
 /** Functions a calculator expression may call. */
 export const CALCULATOR_FUNCTIONS: readonly string[] = Object.freeze([
@@ -128,9 +129,9 @@ const DISABLED = [
  * }
  * ```
  */
-export class ExpressionError extends Error {
+export class ExpressionError extends ToolshedError<'INVALID_EXPRESSION'> {
   constructor(message: string) {
-    super(message);
+    super('INVALID_EXPRESSION', message);
     this.name = 'ExpressionError';
   }
 }

@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { ToolshedError } from '../../core/errors/toolshed-error.js';
 import type { CheckedUrl, SsrfGuard } from './ssrf-guard.js';
 
 /** A request for {@link guardedRequest}. */
@@ -47,11 +48,11 @@ export interface GuardedResponse {
  * }
  * ```
  */
-export class HttpRequestError extends Error {
+export class HttpRequestError extends ToolshedError<'HTTP_REQUEST_FAILED'> {
   readonly kind: 'too_many_redirects' | 'bad_redirect' | 'decoding';
 
   constructor(kind: 'too_many_redirects' | 'bad_redirect' | 'decoding', message: string) {
-    super(message);
+    super('HTTP_REQUEST_FAILED', message);
     this.name = 'HttpRequestError';
     this.kind = kind;
   }

@@ -1,4 +1,5 @@
 import { defineTool } from '../../core/define-tool.js';
+import { ToolshedError } from '../../core/errors/toolshed-error.js';
 import { isPlainObject, type JsonSchema } from '../../core/json-schema.js';
 import { ToolResult } from '../../core/tool-result.js';
 import type { ToolContext, ToolSpec } from '../../core/tool-spec.js';
@@ -112,9 +113,9 @@ export function createRestTool(config: RestToolConfig, options: RestToolOptions 
 }
 
 /** A REST call that failed before an answer came back (refused target, network error). */
-export class RestToolError extends Error {
+export class RestToolError extends ToolshedError<'REST_REQUEST_FAILED'> {
   constructor(message: string) {
-    super(message);
+    super('REST_REQUEST_FAILED', message);
     this.name = 'RestToolError';
   }
 }

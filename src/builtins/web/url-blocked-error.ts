@@ -1,3 +1,5 @@
+import { isBranded, ToolshedError } from '../../core/errors/toolshed-error.js';
+
 const marker = Symbol.for('toolshed.urlBlockedError');
 
 /**
@@ -25,7 +27,7 @@ export type UrlBlockedReason = 'invalid_url' | 'scheme' | 'credentials' | 'local
  * }
  * ```
  */
-export class UrlBlockedError extends Error {
+export class UrlBlockedError extends ToolshedError<'URL_BLOCKED'> {
   readonly [marker] = true;
   readonly reason: UrlBlockedReason;
   readonly url: string;
@@ -33,7 +35,7 @@ export class UrlBlockedError extends Error {
   readonly address: string | undefined;
 
   constructor(reason: UrlBlockedReason, url: string, message: string, address?: string) {
-    super(message);
+    super('URL_BLOCKED', message);
     this.name = 'UrlBlockedError';
     this.reason = reason;
     this.url = url;
@@ -41,7 +43,7 @@ export class UrlBlockedError extends Error {
   }
 
   /** True when `value` is a `UrlBlockedError`, from this or any other copy of the package. */
-  static isInstance(value: unknown): value is UrlBlockedError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  static override isInstance(value: unknown): value is UrlBlockedError {
+    return isBranded(value, marker);
   }
 }

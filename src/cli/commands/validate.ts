@@ -71,7 +71,7 @@ export async function runValidate(
     );
   }
   const path = file ?? options.config ?? DEFAULT_CONFIG_FILE;
-  const { validateConfig } = await import('../../config/load-config.js');
+  const { validateConfig } = await import('../../config/validate-config.js');
   const absolutePath = resolve(io.cwd, path);
   const check = await validateConfig(absolutePath, { env: io.env });
   const diagnostics = check.diagnostics;

@@ -6,6 +6,7 @@ import { summarizeValue } from '../summarize-value.js';
 import { type ToolFailure, ToolResult } from '../tool-result.js';
 import type { RequiredEnvVar, ToolSpec } from '../tool-spec.js';
 import type { ValidationIssue } from '../validation-issue.js';
+import { InvalidToolSchemaError } from './invalid-tool-schema-error.js';
 
 // The failures dispatch returns, one builder each: every message a model reads when a call goes wrong
 // is written here.
@@ -309,7 +310,7 @@ export function cancelledFailure(toolName: string, signal: AbortSignal | undefin
  * ```
  */
 export function internalFailure(toolName: string, error: unknown): ToolFailure {
-  if (error instanceof Error && error.name === 'InvalidToolSchemaError') {
+  if (error instanceof InvalidToolSchemaError) {
     return ToolResult.error('EXECUTION_FAILED', error.message, {
       hint: 'This is a fault in the tool definition, not in your arguments; use another tool.',
     });

@@ -1,3 +1,5 @@
+import { ToolshedError } from './toolshed-error.js';
+
 /**
  * The error a handler's `ctx.signal` is aborted with when its deadline passes.
  *
@@ -10,9 +12,9 @@
  * }
  * ```
  */
-export class TimeoutError extends Error {
+export class TimeoutError extends ToolshedError<'TIMEOUT'> {
   constructor(message: string) {
-    super(message);
+    super('TIMEOUT', message);
     this.name = 'TimeoutError';
   }
 }

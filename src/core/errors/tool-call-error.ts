@@ -1,5 +1,7 @@
 import type { ToolFailure } from '../tool-result.js';
-import { ToolshedError } from './toolshed-error.js';
+import { isBranded, ToolshedError } from './toolshed-error.js';
+
+const brand = Symbol.for('toolshed.ToolCallError');
 
 /**
  * Thrown by `registry.callOrThrow()` when a call does not succeed; `result` is the result that
@@ -14,7 +16,8 @@ import { ToolshedError } from './toolshed-error.js';
  * }
  * ```
  */
-export class ToolCallError extends ToolshedError {
+export class ToolCallError extends ToolshedError<'TOOL_CALL_FAILED'> {
+  readonly [brand] = true;
   readonly result: ToolFailure;
 
   constructor(message: string, result: ToolFailure) {
@@ -25,6 +28,6 @@ export class ToolCallError extends ToolshedError {
 
   /** True when `value` is a `ToolCallError` from any copy of the package. */
   static override isInstance(value: unknown): value is ToolCallError {
-    return ToolshedError.isInstance(value) && value.name === 'ToolCallError';
+    return isBranded(value, brand);
   }
 }

@@ -1,4 +1,6 @@
-import { ToolshedError } from './toolshed-error.js';
+import { isBranded, ToolshedError } from './toolshed-error.js';
+
+const brand = Symbol.for('toolshed.ToolNotFoundError');
 
 /**
  * Thrown by `registry.get(name)` (and a strict `subset`) for a name the registry does not hold.
@@ -13,7 +15,8 @@ import { ToolshedError } from './toolshed-error.js';
  * }
  * ```
  */
-export class ToolNotFoundError extends ToolshedError {
+export class ToolNotFoundError extends ToolshedError<'TOOL_NOT_FOUND'> {
+  readonly [brand] = true;
   readonly toolName: string;
   /** Up to three registered names closest to the one asked for, best first. */
   readonly suggestions: readonly string[];
@@ -27,6 +30,6 @@ export class ToolNotFoundError extends ToolshedError {
 
   /** True when `value` is a `ToolNotFoundError` from any copy of the package. */
   static override isInstance(value: unknown): value is ToolNotFoundError {
-    return ToolshedError.isInstance(value) && value.name === 'ToolNotFoundError';
+    return isBranded(value, brand);
   }
 }

@@ -1,4 +1,4 @@
-import { ToolshedError, type ToolshedErrorCode } from './toolshed-error.js';
+import { isBranded, ToolshedError, type ToolshedErrorCode } from './toolshed-error.js';
 
 /** Where in a source file a registration problem is. Lines and columns are 1-based. */
 export interface SourceLocation {
@@ -6,6 +6,14 @@ export interface SourceLocation {
   line?: number;
   column?: number;
 }
+
+const brand = Symbol.for('toolshed.ToolRegistrationError');
+
+/** The codes a {@link ToolRegistrationError} has. */
+type RegistrationErrorCode = Extract<
+  ToolshedErrorCode,
+  'DUPLICATE_TOOL' | 'INVALID_DEFINITION' | 'HANDLER_RESOLUTION_FAILED' | 'LOAD_FAILED'
+>;
 
 /**
  * Thrown when a tool cannot be registered: a taken name, an invalid definition, a handler that cannot
@@ -23,7 +31,8 @@ export interface SourceLocation {
  * }
  * ```
  */
-export class ToolRegistrationError extends ToolshedError {
+export class ToolRegistrationError extends ToolshedError<RegistrationErrorCode> {
+  readonly [brand] = true;
   readonly toolName: string | undefined;
   readonly file: string | undefined;
   readonly line: number | undefined;
@@ -34,10 +43,7 @@ export class ToolRegistrationError extends ToolshedError {
   readonly errors: readonly ToolRegistrationError[];
 
   constructor(
-    code: Extract<
-      ToolshedErrorCode,
-      'DUPLICATE_TOOL' | 'INVALID_DEFINITION' | 'HANDLER_RESOLUTION_FAILED' | 'LOAD_FAILED'
-    >,
+    code: RegistrationErrorCode,
     message: string,
     details: SourceLocation & {
       toolName?: string;
@@ -58,7 +64,7 @@ export class ToolRegistrationError extends ToolshedError {
 
   /** True when `value` is a `ToolRegistrationError` from any copy of the package. */
   static override isInstance(value: unknown): value is ToolRegistrationError {
-    return ToolshedError.isInstance(value) && value.name === 'ToolRegistrationError';
+    return isBranded(value, brand);
   }
 }
 

@@ -1,3 +1,4 @@
+import { ToolshedError } from '../../core/errors/toolshed-error.js';
 import { isPlainObject } from '../../core/json-schema.js';
 import { resolveLocalRef } from './json-pointer.js';
 import { mapSubschemas } from './schema-walk.js';
@@ -45,12 +46,12 @@ export type RefResolution =
 /** Default bound on the nodes an inlined schema may grow to (inlining a shared `$ref` copies it). */
 const DEFAULT_MAX_NODES = 20_000;
 
-class RefFailure extends Error {
+class RefFailure extends ToolshedError<'UNRESOLVABLE_REF'> {
   constructor(
     readonly reason: 'recursive' | 'unresolvable' | 'too-large',
     readonly ref: string,
   ) {
-    super(`${reason}: ${ref}`);
+    super('UNRESOLVABLE_REF', `${reason}: ${ref}`);
   }
 }
 

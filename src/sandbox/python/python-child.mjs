@@ -176,7 +176,7 @@ def _toolshed_seal():
     # Cut every path from Python to the host's JavaScript that Pyodide leaves open: the modules js and
     # pyodide_js (whose FS, _module and _api reach file descriptors, NODEFS and the event loop), and
     # every JsProxy that a module, an import hook or a loader keeps. Only those places are looked at:
-    # a walk over every object would cost ~170 ms a process. test/sandbox/python-escapes.test.ts makes
+    # a walk over every object would cost ~170 ms a process. src/sandbox/python/python-escapes.test.ts makes
     # that walk and fails if anything is left.
     # The C type every kind of JavaScript value derives from. pyodide.ffi.JsProxy is a stand-in whose
     # isinstance check runs Python code, which made this walk take several times as long.

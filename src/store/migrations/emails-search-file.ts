@@ -1,5 +1,5 @@
-import { type Kysely, type Migration, sql } from 'kysely';
-import type { StoreDialectName } from '../store-records.js';
+import type { Kysely, Migration } from 'kysely';
+import type { SchemaDialect } from './schema-dialect.js';
 
 /**
  * The SQLite email index moves to a database file of its own (`<database>-search`, see
@@ -13,17 +13,13 @@ import type { StoreDialectName } from '../store-records.js';
  *
  * @example
  * ```ts
- * const migrations = { '0004_emails_search_file': emailsSearchFile('sqlite') };
+ * const migrations = { '0004_emails_search_file': emailsSearchFile(sqliteSchemaDialect) };
  * ```
  */
-export function emailsSearchFile(dialect: StoreDialectName): Migration {
+export function emailsSearchFile(schema: SchemaDialect): Migration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      if (dialect === 'postgres') return;
-      for (const trigger of ['emails_fts_ai', 'emails_fts_ad', 'emails_fts_au']) {
-        await sql`drop trigger if exists ${sql.ref(trigger)}`.execute(db);
-      }
-      await sql`drop table if exists emails_fts`.execute(db);
+      await schema.moveEmailSearchOut(db);
     },
   };
 }

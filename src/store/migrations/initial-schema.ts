@@ -1,7 +1,6 @@
 import { type Kysely, type Migration, sql } from 'kysely';
-import type { StoreDialectName } from '../store-records.js';
 import { TOOL_CALL_STATUSES } from '../store-records.js';
-import { timestampColumn } from './timestamp-column.js';
+import type { SchemaDialect } from './schema-dialect.js';
 
 const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'used'] as const;
 
@@ -9,7 +8,7 @@ const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'used'] as const;
  * The first schema: workspaces, api_tokens, tools, agents, agent_tools, files, tool_calls and
  * approvals, with the column names of the database-backed registry design.
  *
- * SQL differs between the dialects only in types and defaults: timestamps are `timestamptz` on
+ * SQL differs between the dialects only in types and defaults ({@link SchemaDialect}): timestamps are `timestamptz` on
  * PostgreSQL and ISO-8601 `text` on SQLite; file contents `bytea` / `blob`; the call log's id an
  * identity `bigint` / `integer ... autoincrement`; and `files.path` compares byte-wise (`COLLATE "C"`)
  * on PostgreSQL, as SQLite text always does, so path ranges and ordering agree. JSON is stored as
@@ -17,13 +16,12 @@ const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'used'] as const;
  *
  * @example
  * ```ts
- * const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ '0001_initial_schema': initialSchema('sqlite') }) } });
+ * const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ '0001_initial_schema': initialSchema(sqliteSchemaDialect) }) } });
  * await migrator.migrateToLatest();
  * ```
  */
-export function initialSchema(dialect: StoreDialectName): Migration {
-  const postgres = dialect === 'postgres';
-  const { type: timestamp, now } = timestampColumn(dialect);
+export function initialSchema(schema: SchemaDialect): Migration {
+  const { type: timestamp, now } = schema.timestamp;
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema
@@ -111,8 +109,8 @@ export function initialSchema(dialect: StoreDialectName): Migration {
         .createTable('files')
         .ifNotExists()
         .addColumn('workspace_id', 'text', (column) => column.notNull().references('workspaces.id').onDelete('cascade'))
-        .addColumn('path', postgres ? sql`text collate "C"` : 'text', (column) => column.notNull())
-        .addColumn('content', postgres ? 'bytea' : 'blob', (column) => column.notNull())
+        .addColumn('path', schema.byteOrderedText, (column) => column.notNull())
+        .addColumn('content', schema.binary, (column) => column.notNull())
         .addColumn('size', 'integer', (column) => column.notNull())
         .addColumn('updated_at', timestamp, (column) => column.notNull().defaultTo(now))
         .addPrimaryKeyConstraint('pk_files', ['workspace_id', 'path'])
@@ -121,11 +119,7 @@ export function initialSchema(dialect: StoreDialectName): Migration {
       await db.schema
         .createTable('tool_calls')
         .ifNotExists()
-        .$call((table) =>
-          postgres
-            ? table.addColumn('id', 'bigint', (column) => column.primaryKey().generatedAlwaysAsIdentity())
-            : table.addColumn('id', 'integer', (column) => column.primaryKey().autoIncrement()),
-        )
+        .addColumn('id', schema.serialKey.type, schema.serialKey.build)
         .addColumn('workspace_id', 'text', (column) => column.notNull().references('workspaces.id').onDelete('cascade'))
         // No foreign keys on agent_id and tool_id: the log outlives deleted agents and tools.
         .addColumn('agent_id', 'text')

@@ -1,6 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import type { StoreDialectName } from '../store-records.js';
-import { timestampColumn } from './timestamp-column.js';
+import type { SchemaDialect } from './schema-dialect.js';
 
 /**
  * `secrets(workspace_id, name, value_encrypted, created_at, updated_at)`: each workspace's named
@@ -10,12 +9,11 @@ import { timestampColumn } from './timestamp-column.js';
  *
  * @example
  * ```ts
- * const migrations = { '0005_secrets': secretsSchema('postgres') };
+ * const migrations = { '0005_secrets': secretsSchema(postgresSchemaDialect) };
  * ```
  */
-export function secretsSchema(dialect: StoreDialectName): Migration {
-  const postgres = dialect === 'postgres';
-  const { type: timestamp, now } = timestampColumn(dialect);
+export function secretsSchema(schema: SchemaDialect): Migration {
+  const { type: timestamp, now } = schema.timestamp;
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema
@@ -23,7 +21,7 @@ export function secretsSchema(dialect: StoreDialectName): Migration {
         .ifNotExists()
         .addColumn('workspace_id', 'text', (column) => column.notNull().references('workspaces.id').onDelete('cascade'))
         .addColumn('name', 'text', (column) => column.notNull())
-        .addColumn('value_encrypted', postgres ? 'bytea' : 'blob', (column) => column.notNull())
+        .addColumn('value_encrypted', schema.binary, (column) => column.notNull())
         .addColumn('created_at', timestamp, (column) => column.notNull().defaultTo(now))
         .addColumn('updated_at', timestamp, (column) => column.notNull().defaultTo(now))
         .addPrimaryKeyConstraint('pk_secrets', ['workspace_id', 'name'])

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../database.js';
 import type { DatabaseErrorKind, StoreDialect } from '../store-dialect.js';
 import type { PostgresPoolDriver } from './postgres-driver.js';
+import { postgresSchemaDialect } from './postgres-schema-dialect.js';
 
 // serialization_failure and deadlock_detected: the transaction did nothing and may simply run again.
 const RETRYABLE_CODES = new Set(['40001', '40P01']);
@@ -23,6 +24,10 @@ const MAX_ATTEMPTS = 4;
 export class PostgresStoreDialect implements StoreDialect {
   readonly name = 'postgres' as const;
   readonly db: Kysely<Database>;
+  readonly schema = postgresSchemaDialect;
+  readonly readCacheNeedsNotifications = true;
+  readonly supportsRowLocks = true;
+  readonly syncDriver = undefined;
 
   constructor(pool: PostgresPoolDriver) {
     this.db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

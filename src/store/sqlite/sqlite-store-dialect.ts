@@ -2,6 +2,7 @@ import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement, sql }
 import type { Database } from '../database.js';
 import type { DatabaseErrorKind, StoreDialect } from '../store-dialect.js';
 import type { SqliteDriver } from './sqlite-driver.js';
+import { sqliteSchemaDialect } from './sqlite-schema-dialect.js';
 
 /**
  * The SQLite side of the store: one better-sqlite3 connection behind Kysely's mutex, write
@@ -23,8 +24,13 @@ import type { SqliteDriver } from './sqlite-driver.js';
 export class SqliteStoreDialect implements StoreDialect {
   readonly name = 'sqlite' as const;
   readonly db: Kysely<Database>;
+  readonly schema = sqliteSchemaDialect;
+  readonly readCacheNeedsNotifications = false;
+  readonly supportsRowLocks = false;
+  readonly syncDriver: SqliteDriver;
 
   constructor(driver: SqliteDriver) {
+    this.syncDriver = driver;
     this.db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(driver) }) });
     drivers.set(this.db, driver);
   }

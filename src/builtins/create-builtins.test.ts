@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUILTIN_NAMES, createBuiltins } from '../../src/builtins/create-builtins.js';
-import * as builtins from '../../src/builtins/index.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
-import { expectFailure, expectSuccess } from './support.js';
+import { expectFailure, expectSuccess } from '../../test/builtins/support.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { BUILTIN_NAMES, createBuiltins } from './create-builtins.js';
+import * as builtins from './index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'toolshed-builtins-'));
 writeFileSync(join(root, 'hello.txt'), 'hello\n');

@@ -2,12 +2,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFileTools } from '../../src/builtins/filesystem/create-file-tools.js';
-import { FileAccessError } from '../../src/builtins/filesystem/file-access-error.js';
-import type { FileBackend, FileEntry } from '../../src/builtins/filesystem/file-backend.js';
-import { formatListing } from '../../src/builtins/filesystem/list-files-tool.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
-import { expectFailure, expectSuccess } from './support.js';
+import { expectFailure, expectSuccess } from '../../../test/builtins/support.js';
+import { ToolRegistry } from '../../registry/tool-registry.js';
+import { createFileTools } from './create-file-tools.js';
+import { FileAccessError } from './file-access-error.js';
+import type { FileBackend, FileEntry } from './file-backend.js';
+import { formatListing } from './list-files-tool.js';
 
 let root: string;
 

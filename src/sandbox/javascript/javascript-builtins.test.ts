@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJavascriptRuntime } from '../../src/sandbox/javascript/javascript-runtime.js';
-import { SandboxPool } from '../../src/sandbox/sandbox-pool.js';
-import { type Expectation, expectOutcome, untilAllIdle } from './support.js';
+import { type Expectation, expectOutcome, untilAllIdle } from '../../../test/sandbox/support.js';
+import { SandboxPool } from '../sandbox-pool.js';
+import { createJavascriptRuntime } from './javascript-runtime.js';
 
 // Code may replace any built-in before `console` prints or its result is encoded: the helpers that
 // run after it use built-ins taken before it ran, so it still gets its output and its own result or

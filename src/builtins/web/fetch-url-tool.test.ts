@@ -1,7 +1,5 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createFetchUrlTool, type FetchUrlOptions } from '../../src/builtins/web/fetch-url-tool.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
 import {
   createFakeResolver,
   expectFailure,
@@ -9,7 +7,9 @@ import {
   type FakeServer,
   installNetworkTripwire,
   startFakeServer,
-} from './support.js';
+} from '../../../test/builtins/support.js';
+import { ToolRegistry } from '../../registry/tool-registry.js';
+import { createFetchUrlTool, type FetchUrlOptions } from './fetch-url-tool.js';
 
 let target: FakeServer;
 let other: FakeServer;

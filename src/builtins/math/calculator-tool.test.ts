@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createCalculatorTool } from '../../src/builtins/math/calculator-tool.js';
-import { createRestrictedMath, ExpressionError } from '../../src/builtins/math/restricted-math.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
-import { expectFailure, expectSuccess } from './support.js';
+import { expectFailure, expectSuccess } from '../../../test/builtins/support.js';
+import { ToolRegistry } from '../../registry/tool-registry.js';
+import { createCalculatorTool } from './calculator-tool.js';
+import { createRestrictedMath, ExpressionError } from './restricted-math.js';
 
 const registry = new ToolRegistry();
 registry.register(createCalculatorTool());

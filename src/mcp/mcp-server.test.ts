@@ -13,15 +13,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, ToolRegistry, ToolResult } from '../../src/index.js';
-import {
-  createMcpServer,
-  listMcpTools,
-  type McpServerOptions,
-  type McpToolEntry,
-  toolsHash,
-} from '../../src/mcp/index.js';
-import { createConformanceRegistry, RED_PIXEL_PNG } from './conformance-tools.js';
+import { createConformanceRegistry, RED_PIXEL_PNG } from '../../test/mcp/conformance-tools.js';
+import { defineTool, ToolRegistry, ToolResult } from '../index.js';
+import { createMcpServer, listMcpTools, type McpServerOptions, type McpToolEntry, toolsHash } from './index.js';
 
 const open: Array<{ client: Client; server: Server }> = [];
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SandboxRunResult } from '../../src/sandbox/sandbox.js';
-import { SandboxError } from '../../src/sandbox/sandbox-error.js';
-import { SandboxPool, type SandboxPoolOptions } from '../../src/sandbox/sandbox-pool.js';
-import { createFixtureRuntime, expectOutcome, untilAllIdle } from './support.js';
+import { createFixtureRuntime, expectOutcome, untilAllIdle } from '../../test/sandbox/support.js';
+import type { SandboxRunResult } from './sandbox.js';
+import { SandboxError } from './sandbox-error.js';
+import { SandboxPool, type SandboxPoolOptions } from './sandbox-pool.js';
 
 // The pool's behaviour, driven through a fixture child that speaks the real protocol but takes
 // commands (see fixtures/fixture-child.mjs) so each situation can be produced on purpose.

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createStore, type ToolshedStore } from '../../src/store/index.js';
-import { MAX_UNCOPIED_CALLS } from '../../src/store/journaled-call-log.js';
+import { createStore, type ToolshedStore } from './index.js';
+import { MAX_UNCOPIED_CALLS } from './journaled-call-log.js';
 
 // The SQLite call journal (`callJournal: true`, what `toolshed serve` uses): a call is acknowledged
 // once its line is in `<database>-calls`, and reaches `tool_calls` shortly after, before any read of

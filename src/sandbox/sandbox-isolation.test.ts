@@ -2,15 +2,15 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SandboxError } from '../../src/sandbox/sandbox-error.js';
+import { createFixtureRuntime, expectOutcome } from '../../test/sandbox/support.js';
+import { SandboxError } from './sandbox-error.js';
 import {
   createNamespaceIsolation,
   findExecutable,
   type IsolationRequest,
   type SandboxIsolation,
-} from '../../src/sandbox/sandbox-isolation.js';
-import { SandboxPool, type SandboxPoolOptions } from '../../src/sandbox/sandbox-pool.js';
-import { createFixtureRuntime, expectOutcome } from './support.js';
+} from './sandbox-isolation.js';
+import { SandboxPool, type SandboxPoolOptions } from './sandbox-pool.js';
 
 const UNSHARE_FAILURE = 'unshare: unshare failed: Operation not permitted';
 const REFUSAL =

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, isPublicAddress, SsrfGuard } from '../../src/builtins/web/ssrf-guard.js';
-import { UrlBlockedError } from '../../src/builtins/web/url-blocked-error.js';
-import { createFakeResolver } from './support.js';
+import { createFakeResolver } from '../../../test/builtins/support.js';
+import { classifyAddress, isPublicAddress, SsrfGuard } from './ssrf-guard.js';
+import { UrlBlockedError } from './url-blocked-error.js';
 
 function blocked(action: () => unknown): UrlBlockedError {
   try {

@@ -1,13 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWebTools } from '../../src/builtins/web/create-web-tools.js';
-import { createDuckDuckGoSearchTool } from '../../src/builtins/web/duckduckgo-search-tool.js';
-import { parseDuckDuckGoHtml } from '../../src/builtins/web/parse-duckduckgo-html.js';
-import { createSerperSearchTool } from '../../src/builtins/web/serper-search-tool.js';
-import { toModelText } from '../../src/core/tool-result.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
-import { expectFailure, expectSuccess, type FakeServer, installNetworkTripwire, startFakeServer } from './support.js';
+import {
+  expectFailure,
+  expectSuccess,
+  type FakeServer,
+  installNetworkTripwire,
+  startFakeServer,
+} from '../../../test/builtins/support.js';
+import { toModelText } from '../../core/tool-result.js';
+import { ToolRegistry } from '../../registry/tool-registry.js';
+import { createWebTools } from './create-web-tools.js';
+import { createDuckDuckGoSearchTool } from './duckduckgo-search-tool.js';
+import { parseDuckDuckGoHtml } from './parse-duckduckgo-html.js';
+import { createSerperSearchTool } from './serper-search-tool.js';
 
 const FIXTURES = join(import.meta.dirname, '__fixtures__');
 const SERPER_RESPONSE = readFileSync(join(FIXTURES, 'serper-search.json'), 'utf8');

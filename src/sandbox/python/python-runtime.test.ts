@@ -2,10 +2,10 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, uti
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPythonRuntime, DEFAULT_PYTHON_MODULES } from '../../src/sandbox/python/python-runtime.js';
-import { SandboxPool } from '../../src/sandbox/sandbox-pool.js';
-import type { ChildLauncher, ChildLaunchOptions } from '../../src/sandbox/sandbox-runtime.js';
-import { expectOutcome } from './support.js';
+import { expectOutcome } from '../../../test/sandbox/support.js';
+import { SandboxPool } from '../sandbox-pool.js';
+import type { ChildLauncher, ChildLaunchOptions } from '../sandbox-runtime.js';
+import { createPythonRuntime, DEFAULT_PYTHON_MODULES } from './python-runtime.js';
 
 // The Python runtime's snapshot cache, driven with a fake launcher (no Pyodide), and one real cold start.
 

@@ -3,10 +3,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineTool } from '../../src/index.js';
-import { createMcpHttpHandler, type McpHttpHandler, type McpHttpHandlerOptions } from '../../src/mcp/index.js';
-import { createConformanceRegistry } from './conformance-tools.js';
-import { listen } from './listen.js';
+import { createConformanceRegistry } from '../../test/mcp/conformance-tools.js';
+import { listen } from '../../test/mcp/listen.js';
+import { defineTool } from '../index.js';
+import { createMcpHttpHandler, type McpHttpHandler, type McpHttpHandlerOptions } from './index.js';
 
 type Listening = Awaited<ReturnType<typeof listen>>;
 

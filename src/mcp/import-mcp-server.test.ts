@@ -6,11 +6,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ProgressEvent } from '../../src/core/call-context.js';
-import { toModelText } from '../../src/core/tool-result.js';
-import { importMcpServer, type McpServerConnection } from '../../src/mcp/import-mcp-server.js';
-import { mcpToolName } from '../../src/mcp/mcp-tool-name.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
+import type { ProgressEvent } from '../core/call-context.js';
+import { toModelText } from '../core/tool-result.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { importMcpServer, type McpServerConnection } from './import-mcp-server.js';
+import { mcpToolName } from './mcp-tool-name.js';
 
 const EVERYTHING = resolve(
   import.meta.dirname,

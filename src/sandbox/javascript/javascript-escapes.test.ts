@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJavascriptRuntime } from '../../src/sandbox/javascript/javascript-runtime.js';
-import { SandboxPool } from '../../src/sandbox/sandbox-pool.js';
-import { type Expectation, expectOutcome, startLoopbackServer, untilAllIdle, watchEventLoop } from './support.js';
+import {
+  type Expectation,
+  expectOutcome,
+  startLoopbackServer,
+  untilAllIdle,
+  watchEventLoop,
+} from '../../../test/sandbox/support.js';
+import { SandboxPool } from '../sandbox-pool.js';
+import { createJavascriptRuntime } from './javascript-runtime.js';
 
 // The JavaScript escape catalogue: QuickJS offers no host object at all, so most attempts find
 // nothing to reach; the rest are resource attacks stopped by QuickJS's own limits (memory, stack,

@@ -2,8 +2,6 @@ import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPythonRuntime } from '../../src/sandbox/python/python-runtime.js';
-import { SandboxPool } from '../../src/sandbox/sandbox-pool.js';
 import {
   type Expectation,
   expectOutcome,
@@ -12,7 +10,9 @@ import {
   startLoopbackServer,
   untilAllIdle,
   watchEventLoop,
-} from './support.js';
+} from '../../../test/sandbox/support.js';
+import { SandboxPool } from '../sandbox-pool.js';
+import { createPythonRuntime } from './python-runtime.js';
 
 // The Python escape catalogue: each attempt must be contained with the error shown, the host must
 // keep serving (a trivial call on another sandbox answers, the event loop keeps ticking), and the

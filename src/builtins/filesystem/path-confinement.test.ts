@@ -12,12 +12,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFileTools } from '../../src/builtins/filesystem/create-file-tools.js';
-import { FileAccessError } from '../../src/builtins/filesystem/file-access-error.js';
-import { normalizeVirtualPath } from '../../src/builtins/filesystem/normalize-virtual-path.js';
-import { toModelText } from '../../src/core/tool-result.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
-import { expectFailure, expectSuccess } from './support.js';
+import { expectFailure, expectSuccess } from '../../../test/builtins/support.js';
+import { toModelText } from '../../core/tool-result.js';
+import { ToolRegistry } from '../../registry/tool-registry.js';
+import { createFileTools } from './create-file-tools.js';
+import { FileAccessError } from './file-access-error.js';
+import { normalizeVirtualPath } from './normalize-virtual-path.js';
 
 const SECRET = 'TOP SECRET outside the root';
 

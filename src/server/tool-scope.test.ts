@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBuiltins } from '../builtins/index.js';
 import { createStore, type ToolshedStore } from '../store/index.js';
 import { CallQuotas } from './call-quotas.js';
-import { type ServerContext, toolViewOf } from './server-context.js';
+import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
+import { toolScopeOf } from './tool-scope.js';
 import { WorkspaceRegistries } from './workspace-registries.js';
 
 let store: ToolshedStore;
@@ -26,29 +27,29 @@ beforeEach(async () => {
 
 afterEach(() => store.close());
 
-describe('toolViewOf', () => {
+describe('toolScopeOf', () => {
   it('reuses a view while its tools and attachments are unchanged, and rebuilds it when they change', async () => {
     const agent = await store.agents.create('acme', { name: 'reader' });
-    const fallback = await toolViewOf(context, 'acme', agent.id);
+    const fallback = await toolScopeOf(context, 'acme', agent.id);
     expect(fallback.names.has('calculator')).toBe(true);
-    expect(await toolViewOf(context, 'acme', agent.id)).toBe(fallback);
+    expect(await toolScopeOf(context, 'acme', agent.id)).toBe(fallback);
 
     await store.attachments.attach('acme', agent.id, 'read_file', { max_bytes: 64 });
-    const attached = await toolViewOf(context, 'acme', agent.id);
+    const attached = await toolScopeOf(context, 'acme', agent.id);
     expect(attached).not.toBe(fallback);
     expect([...attached.names]).toEqual(['read_file']);
     expect(attached.config).toEqual({ read_file: { max_bytes: 64 } });
-    expect(await toolViewOf(context, 'acme', agent.id)).toBe(attached);
+    expect(await toolScopeOf(context, 'acme', agent.id)).toBe(attached);
 
     await store.attachments.detach('acme', agent.id, 'read_file');
-    expect((await toolViewOf(context, 'acme', agent.id)).names.has('calculator')).toBe(true);
+    expect((await toolScopeOf(context, 'acme', agent.id)).names.has('calculator')).toBe(true);
   });
 
   it('rebuilds a workspace view once its registry was dropped', async () => {
-    const before = await toolViewOf(context, 'acme');
-    expect(await toolViewOf(context, 'acme')).toBe(before);
+    const before = await toolScopeOf(context, 'acme');
+    expect(await toolScopeOf(context, 'acme')).toBe(before);
     context.registries.drop('acme');
-    const after = await toolViewOf(context, 'acme');
+    const after = await toolScopeOf(context, 'acme');
     expect(after).not.toBe(before);
     expect(after.registry).toBe(context.registries.peek('acme'));
   });

@@ -1,0 +1,102 @@
+/**
+ * The JSON shapes the REST API answers with, as types only: the one statement of them, built by
+ * `api-views.ts` and read by the web catalog (`web/src/api-types.ts` re-exports them), so a change
+ * here that the catalog does not follow fails its build. Imports types only, from modules that import
+ * nothing of Node, so the browser build can read it.
+ */
+import type { RequiredEnvVar, ToolRequirements } from '../core/tool-spec.js';
+import type { ToolCallStatus } from '../store/store-records.js';
+
+/**
+ * A tool as the API shows it (snake_case, as in the database-backed registry design): an item of
+ * `GET /api/tools`.
+ *
+ * @example
+ * ```ts
+ * const { tools } = (await (await fetch('/api/tools')).json()) as { tools: ToolView[] };
+ * ```
+ */
+export interface ToolView {
+  id: string;
+  name: string;
+  description: string;
+  parameters_schema: Record<string, unknown>;
+  handler_key: string;
+  category: string;
+  /** `global` for built-ins, `workspace` for the workspace's own tools. */
+  scope: 'global' | 'workspace';
+  when_to_use: string | null;
+  annotations: Record<string, unknown>;
+  /** What the tool needs from the server's environment (`env`: variables with where to get them). */
+  requires: ToolRequirements;
+  created_at: string;
+}
+
+/** An environment variable a tool needs, with whether the server has it set (`GET /api/tools/:id`). */
+export type RequiredEnvVarStatus = RequiredEnvVar & { set: boolean };
+
+/**
+ * A tool as `GET /api/tools/:id` shows it: whether what it needs is there, never a value.
+ *
+ * @example
+ * ```ts
+ * const tool = (await (await fetch('/api/tools/serper_search')).json()) as ToolDetailView;
+ * tool.requires.env.filter((variable) => !variable.set);
+ * ```
+ */
+export interface ToolDetailView extends ToolView {
+  requires: {
+    /** The server's variables a global or `--config` tool needs, each with whether it is set (none for workspace tools). */
+    env: RequiredEnvVarStatus[];
+    /** The workspace secret a workspace REST tool authenticates with, and whether the workspace has it. */
+    secrets?: Array<{ name: string; set: boolean }>;
+  };
+}
+
+/**
+ * A tool attached to an agent (or in its fallback set): the tool with the attachment's config, an
+ * item of `GET /api/agents/:id/tools`.
+ *
+ * @example
+ * ```ts
+ * const list = (await (await fetch('/api/agents/agt_1/tools')).json()) as { tools: AttachedToolView[] };
+ * ```
+ */
+export interface AttachedToolView extends ToolView {
+  config: Record<string, unknown> | null;
+  attached_at: string | null;
+}
+
+/**
+ * An agent as the API shows it (`GET /api/agents`, `GET /api/agents/:id`).
+ *
+ * @example
+ * ```ts
+ * const { agents } = (await (await fetch('/api/agents')).json()) as { agents: AgentView[] };
+ * ```
+ */
+export interface AgentView {
+  id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+}
+
+/**
+ * A logged call as the API shows it (`GET /api/calls`).
+ *
+ * @example
+ * ```ts
+ * const { calls } = (await (await fetch('/api/calls?limit=10')).json()) as { calls: ToolCallView[] };
+ * ```
+ */
+export interface ToolCallView {
+  /** Increases with every call; newest calls have the highest ids. */
+  id: number;
+  agent_id: string | null;
+  tool_id: string;
+  status: ToolCallStatus;
+  error_code: string | null;
+  duration_ms: number;
+  created_at: string;
+}

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -129,14 +130,32 @@ beforeAll(async () => {
   app = join(work, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  // Install scripts are skipped: the only one is better-sqlite3's, which compiles its native module
+  // from source where the prebuilt binary cannot be downloaded (70 s or more). The checkout's copy of
+  // that module is the same version built for this Node, so it is reused; another version is rebuilt.
   await succeed(
     'npm',
-    ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed.filename)],
+    [
+      'install',
+      '--omit=dev',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--ignore-scripts',
+      join(work, packed.filename),
+    ],
     { cwd: app },
   );
   installed = join(app, 'node_modules', 'toolshed');
   bin = join(app, 'node_modules', '.bin');
-  // better-sqlite3 compiles from source where its prebuilt binary cannot be downloaded (~70 s alone).
+  const native = (root: string) => join(root, 'node_modules', 'better-sqlite3');
+  const version = (root: string) =>
+    (JSON.parse(readFileSync(join(native(root), 'package.json'), 'utf8')) as { version: string }).version;
+  if (version(app) === version(ROOT) && existsSync(join(native(ROOT), 'build', 'Release'))) {
+    cpSync(join(native(ROOT), 'build', 'Release'), join(native(app), 'build', 'Release'), { recursive: true });
+  } else {
+    await succeed('npm', ['rebuild', 'better-sqlite3'], { cwd: app });
+  }
 }, 900_000);
 
 afterAll(() => {

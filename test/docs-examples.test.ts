@@ -1,43 +1,15 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { examplesOf } from './support/doc-examples.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 // Examples are written outside the repository; the folder links the repository's node_modules so their
 // imports of dependencies (zod, ...) resolve as they would in a project.
 const WORK = mkdtempSync(join(tmpdir(), 'toolshed-examples-'));
 symlinkSync(join(ROOT, 'node_modules'), join(WORK, 'node_modules'), 'dir');
-
-interface Example {
-  file: string;
-  index: number;
-  code: string;
-  /** The output block that follows the example, when the document shows one. */
-  output: string | undefined;
-}
-
-/**
- * Examples are ```ts blocks whose info string says `example`; a ```text block with `output` right
- * after one is what its console.log calls must print.
- */
-function examplesOf(file: string): Example[] {
-  const text = readFileSync(file, 'utf8');
-  const blocks = [...text.matchAll(/```(\w+)([^\n]*)\n([\s\S]*?)```/g)];
-  const examples: Example[] = [];
-  blocks.forEach((block, index) => {
-    if (block[1] !== 'ts' || !/\bexample\b/.test(block[2] ?? '')) return;
-    const next = blocks[index + 1];
-    const between = next === undefined ? '' : text.slice(block.index! + block[0].length, next.index);
-    const output =
-      next !== undefined && next[1] === 'text' && /\boutput\b/.test(next[2] ?? '') && between.trim() === ''
-        ? next[3]
-        : undefined;
-    examples.push({ file, index: examples.length, code: block[3]!, output: output?.trimEnd() });
-  });
-  return examples;
-}
 
 const documents = [
   join(ROOT, 'README.md'),

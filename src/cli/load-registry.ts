@@ -164,7 +164,8 @@ export type ToolsCalled = 'all' | readonly string[];
  * stderr, a missing credential only for a tool in `calls`; its errors become a {@link CliError} listing
  * each diagnostic as `file:line:col: ...`, exit 1), then the `--tools` paths into the same registry,
  * then the `--agent` view. With neither a configuration nor `--tools` paths, the built-in tools, file
- * tools rooted at the working folder (said in a note on stderr).
+ * tools rooted at the working folder (said in a note on stderr), unless `builtins` is false (`serve`,
+ * whose store holds the service's own built-ins, its files in the database).
  *
  * The config module (and with it the registry, the built-ins and the MCP client it imports) loads
  * here, inside the verb's action. Call `close()` when done: configured MCP servers are child
@@ -180,9 +181,15 @@ export type ToolsCalled = 'all' | readonly string[];
  * }
  * ```
  */
-export async function loadTools(setup: ToolSetup, io: CliIo, calls: ToolsCalled = 'all'): Promise<LoadedTools> {
+export async function loadTools(
+  setup: ToolSetup,
+  io: CliIo,
+  calls: ToolsCalled = 'all',
+  { builtins = true }: { builtins?: boolean } = {},
+): Promise<LoadedTools> {
   if (setup.configFile === undefined) {
-    const registry = setup.sources.length === 0 ? await builtinRegistry(io) : await loadRegistry(setup.sources);
+    const registry =
+      setup.sources.length === 0 && builtins ? await builtinRegistry(io) : await loadRegistry(setup.sources);
     return {
       registry,
       all: registry,

@@ -77,6 +77,11 @@ export interface CodeToolShape {
   codeDescription: string;
   /** The language's name in error hints. */
   language: string;
+  /**
+   * The media type of the code, set as `contentMediaType` on the `code` property (`text/x-python`,
+   * `text/javascript`): clients such as the web catalog give the field a code editor.
+   */
+  mediaType: string;
   /** The modules the code may import, named in the hint when an import is refused. */
   allowedModules?: readonly string[];
 }
@@ -114,7 +119,8 @@ export function defineCodeTool(
         .string()
         .min(1)
         .max(options.maxCodeChars ?? 100_000)
-        .describe(shape.codeDescription),
+        .describe(shape.codeDescription)
+        .meta({ contentMediaType: shape.mediaType }),
     }),
     handler: async ({ code }, context) => {
       const outcome = await sandbox().run(code, { signal: context.signal });

@@ -44,6 +44,34 @@ describe('execute_python and execute_javascript', () => {
     expect(javascript.whenToUse).toBeDefined();
   });
 
+  it("mark the code's media type for editors; OpenAI strict and Gemini drop it without a warning", () => {
+    const code = (schema: unknown) => (schema as { properties: { code: Record<string, unknown> } }).properties.code;
+    expect(code(python.inputSchema).contentMediaType).toBe('text/x-python');
+    expect(code(javascript.inputSchema).contentMediaType).toBe('text/javascript');
+    expect(registry.toAnthropicTools().tools.map((tool) => code(tool.input_schema).contentMediaType)).toEqual([
+      'text/javascript',
+      'text/x-python',
+    ]);
+    expect(registry.toMcpTools().tools.map((tool) => code(tool.inputSchema).contentMediaType)).toEqual([
+      'text/javascript',
+      'text/x-python',
+    ]);
+    const strict = registry.toOpenAITools({ api: 'chat', strict: true });
+    expect(strict.tools.map((tool) => Object.keys(code(tool.function.parameters)))).toEqual([
+      ['type', 'description'],
+      ['type', 'description'],
+    ]);
+    const gemini = registry.toGeminiTools();
+    expect(
+      gemini.tools.flatMap((tool) => tool.functionDeclarations.map((entry) => Object.keys(code(entry.parameters)))),
+    ).toEqual([
+      ['type', 'description', 'minLength', 'maxLength'],
+      ['type', 'description', 'minLength', 'maxLength'],
+    ]);
+    const warnings = [...strict.warnings, ...gemini.warnings].map((warning) => warning.message);
+    expect(warnings.filter((message) => message.includes('contentMediaType'))).toEqual([]);
+  });
+
   it('return stdout, stderr and the last expression (the documented examples)', async () => {
     const pythonResult = await registry.call('execute_python', {
       code: 'import math\nprint(math.factorial(20))\nmath.pi',

@@ -326,3 +326,40 @@ describe('toolshed serve: the files beside the database', () => {
     60_000,
   );
 });
+
+describe('toolshed serve: built-ins', () => {
+  it("serves the store's built-ins, not the CLI's: write_file writes to the database, never the working folder", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    const { io, stderr } = memoryIo(folder);
+    try {
+      const running = runCli(['serve', '--port', '0'], io);
+      for (let attempt = 0; attempt < 100 && !stderr().includes('REST API at'); attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
+      const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
+      const call = async (tool: string, args: object) => {
+        const response = await fetch(`${base}/api/tools/${tool}/call`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'x-workspace-id': 'default',
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({ arguments: args }),
+        });
+        return (await response.json()) as { status: string; data?: { content?: string } };
+      };
+      expect((await call('write_file', { path: '/notes.txt', content: 'kept in the database\n' })).status).toBe(
+        'success',
+      );
+      expect((await call('read_file', { path: '/notes.txt' })).data?.content).toBe('kept in the database\n');
+      expect(stderr()).not.toContain('using the built-in tools');
+      process.emit('SIGINT');
+      expect(await running).toBe(0);
+      expect(existsSync(join(folder, 'notes.txt'))).toBe(false);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -53,7 +53,7 @@ export function AgentPage(props: { agentId: string }) {
         <code>{agent.data.id}</code>
       </p>
       {agent.data.description === null ? null : <p>{agent.data.description}</p>}
-      <div className="tool-layout">
+      <div className="tool-layout agent-layout">
         <div className="tool-main">
           <section aria-labelledby="agent-tools-heading">
             <h2 id="agent-tools-heading">Tools</h2>

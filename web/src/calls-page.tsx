@@ -27,6 +27,9 @@ export function CallsPage() {
   if (toolId !== '') query.set('tool_id', toolId);
   const calls = useApi<{ calls: ToolCall[] }>(`/api/calls?${query}`);
   const shown = calls.status === 'ready' ? calls.data.calls : [];
+  // Calls keep the agent's id; names come from the agent list (a deleted agent has none left).
+  const agentNames =
+    agents.status === 'ready' ? new Map(agents.data.agents.map((agent) => [agent.id, agent.name])) : undefined;
 
   return (
     <>
@@ -101,7 +104,7 @@ export function CallsPage() {
                     {call.agent_id === null ? (
                       <span className="muted">none</span>
                     ) : (
-                      <Link to={`/agents/${encodeURIComponent(call.agent_id)}`}>{call.agent_id}</Link>
+                      <AgentCell id={call.agent_id} names={agentNames} />
                     )}
                   </td>
                   <td>
@@ -117,4 +120,20 @@ export function CallsPage() {
       )}
     </>
   );
+}
+
+/**
+ * An agent in the call log: its name, linking to its page (the id while the names load), or its id,
+ * greyed, once the agent was deleted.
+ */
+function AgentCell(props: { id: string; names: ReadonlyMap<string, string> | undefined }) {
+  const name = props.names === undefined ? props.id : props.names.get(props.id);
+  if (name === undefined) {
+    return (
+      <span className="muted" title="This agent was deleted.">
+        <code>{props.id}</code>
+      </span>
+    );
+  }
+  return <Link to={`/agents/${encodeURIComponent(props.id)}`}>{name}</Link>;
 }

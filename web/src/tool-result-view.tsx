@@ -18,14 +18,23 @@ export function ToolResultView(props: { result: ToolResultBody }) {
         <span className={`status status-${result.status}`}>{result.status}</span>
         {typeof duration === 'number' ? <span className="muted">in {formatDuration(duration)}</span> : null}
       </p>
-      {result.status === 'success' ? (
-        <pre className="code-block">{JSON.stringify(result.data, null, 2) ?? 'undefined'}</pre>
-      ) : null}
+      {result.status === 'success' ? <ResultData data={result.data} /> : null}
       {result.error === undefined ? null : (
         <div className="result-error">
-          <p>
-            <code className="code-tag">{result.error.code}</code> {result.error.message}
-          </p>
+          {result.error.message.includes('\n') ? (
+            <>
+              <p>
+                <code className="code-tag">{result.error.code}</code>
+              </p>
+              <pre className="code-block" data-testid="error-message">
+                {result.error.message}
+              </pre>
+            </>
+          ) : (
+            <p>
+              <code className="code-tag">{result.error.code}</code> {result.error.message}
+            </p>
+          )}
           {result.error.hint === undefined ? null : (
             <p className="hint">
               <strong>Hint:</strong> {result.error.hint}
@@ -47,6 +56,38 @@ export function ToolResultView(props: { result: ToolResultBody }) {
       ) : null}
     </div>
   );
+}
+
+/**
+ * Success data: a text as it is; an object's multi-line text fields (stdout, a traceback) each as a
+ * block of their own, with their line breaks, and the rest as JSON.
+ */
+function ResultData(props: { data: unknown }) {
+  const { data } = props;
+  if (typeof data === 'string') return <pre className="code-block">{data}</pre>;
+  const texts =
+    typeof data === 'object' && data !== null && !Array.isArray(data)
+      ? Object.entries(data).filter((entry): entry is [string, string] => isMultiline(entry[1]))
+      : [];
+  if (texts.length === 0) return <pre className="code-block">{JSON.stringify(data, null, 2) ?? 'undefined'}</pre>;
+  const rest = Object.fromEntries(Object.entries(data as object).filter((entry) => !isMultiline(entry[1])));
+  return (
+    <>
+      {texts.map(([name, text]) => (
+        <figure key={name} className="result-text">
+          <figcaption>{name}</figcaption>
+          <pre className="code-block" data-testid={`result-${name}`}>
+            {text}
+          </pre>
+        </figure>
+      ))}
+      {Object.keys(rest).length === 0 ? null : <pre className="code-block">{JSON.stringify(rest, null, 2)}</pre>}
+    </>
+  );
+}
+
+function isMultiline(value: unknown): value is string {
+  return typeof value === 'string' && value.includes('\n');
 }
 
 /**

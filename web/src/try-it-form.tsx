@@ -1,8 +1,9 @@
 import Form, { type IChangeEvent } from '@rjsf/core';
 import type { RJSFValidationError, UiSchema } from '@rjsf/utils';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { ApiFailure } from './api-client.js';
 import type { Agent, ToolResultBody } from './api-types.js';
+import { CodeWidget, codeFieldsUiSchema } from './code-widget.js';
 import { InterpretingValidator } from './schema-validator.js';
 import { useApi, useSession } from './session.js';
 import { ErrorState } from './states.js';
@@ -10,7 +11,10 @@ import { ToolResultView } from './tool-result-view.js';
 
 type Arguments = Record<string, unknown>;
 
-const UI_SCHEMA: UiSchema = { 'ui:submitButtonOptions': { submitText: 'Run tool' } };
+const SUBMIT: UiSchema = { 'ui:submitButtonOptions': { submitText: 'Run tool' } };
+
+/** Fields whose schema sets `contentMediaType` get the code editor. */
+const WIDGETS = { code: CodeWidget };
 
 /** Validates without code generated at run time: the page's CSP has no 'unsafe-eval'. */
 const VALIDATOR = new InterpretingValidator<Arguments>();
@@ -19,6 +23,7 @@ const VALIDATOR = new InterpretingValidator<Arguments>();
  * The "try it" form of a tool, generated from its JSON Schema by rjsf: it validates the arguments in
  * the browser (errors under each field, focus on the first), sends them to
  * `POST /api/tools/:id/call` (optionally as one of the workspace's agents) and shows the ToolResult.
+ * A string field whose schema sets `contentMediaType` (the code of `execute_python`) is a code editor.
  *
  * @example
  * ```tsx
@@ -33,6 +38,7 @@ export function TryItForm(props: { toolId: string; schema: Record<string, unknow
   const [running, setRunning] = useState(false);
   const [result, setResult] = useState<ToolResultBody | undefined>();
   const [failure, setFailure] = useState<ApiFailure | undefined>();
+  const uiSchema = useMemo(() => ({ ...codeFieldsUiSchema(props.schema), ...SUBMIT }), [props.schema]);
 
   const run = async ({ formData: submitted }: IChangeEvent<Arguments>) => {
     setRunning(true);
@@ -67,7 +73,8 @@ export function TryItForm(props: { toolId: string; schema: Record<string, unknow
       ) : null}
       <Form<Arguments>
         schema={props.schema}
-        uiSchema={UI_SCHEMA}
+        uiSchema={uiSchema}
+        widgets={WIDGETS}
         validator={VALIDATOR}
         formData={formData}
         onChange={(event) => setFormData(event.formData ?? {})}

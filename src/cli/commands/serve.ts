@@ -137,7 +137,8 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       2,
     );
   }
-  const tools = await loadTools(await resolveToolSetup(options, io.cwd), io);
+  // The service's built-ins come from the store (their files in the database), never the CLI's.
+  const tools = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false });
   const stores: ToolshedStore[] = [];
   try {
     const [{ createServer }, { createServer: createApiServer }, { listenHttp, serverUrl }] = await Promise.all([

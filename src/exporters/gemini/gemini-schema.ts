@@ -100,8 +100,11 @@ const STRUCTURAL_KEYWORDS = new Set([
   'example',
   'examples',
 ]);
-/** Keywords with no meaning for the model, dropped without a warning. */
-const SILENT_KEYWORDS = new Set(['$schema', '$id', '$comment', '$anchor', '$defs', 'definitions']);
+/**
+ * Keywords with no meaning for the model, dropped without a warning. `contentMediaType` is a hint for
+ * editors (the web catalog's code fields); the description already names the language.
+ */
+const SILENT_KEYWORDS = new Set(['$schema', '$id', '$comment', '$anchor', '$defs', 'definitions', 'contentMediaType']);
 
 type Conversion = { ok: true; schema: GeminiSchema } | { ok: false; pointer: string; reason: string };
 

@@ -86,8 +86,11 @@ const STRUCTURAL_KEYWORDS = new Set([
   'format',
 ]);
 
-/** Keywords with no meaning for the model, dropped without a warning. */
-const SILENT_KEYWORDS = new Set(['$schema', '$id', '$comment', '$anchor']);
+/**
+ * Keywords with no meaning for the model, dropped without a warning. `contentMediaType` is a hint for
+ * editors (the web catalog's code fields); the description already names the language.
+ */
+const SILENT_KEYWORDS = new Set(['$schema', '$id', '$comment', '$anchor', 'contentMediaType']);
 
 const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 

@@ -46,6 +46,7 @@ export function createExecuteJavascriptTool(
       codeDescription:
         'The JavaScript code. console.log() what you need, or end with an expression whose value is returned.',
       language: 'JavaScript',
+      mediaType: 'text/javascript',
     },
     lazySandbox(() => createJavascriptRuntime(runtimeOptions), options),
     options,

@@ -51,6 +51,7 @@ export function createExecutePythonTool(options: ExecutePythonToolOptions = {}):
       cli: 'python',
       codeDescription: 'The Python program. print() what you need, or end with an expression whose value is returned.',
       language: 'Python',
+      mediaType: 'text/x-python',
       allowedModules,
     },
     lazySandbox(() => createPythonRuntime(runtimeOptions), options),

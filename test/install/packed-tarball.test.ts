@@ -118,6 +118,7 @@ let app = '';
 let installed = '';
 let bin = '';
 let packed: { filename: string; files: Array<{ path: string }> };
+let installOutput: { stdout: string; stderr: string };
 
 beforeAll(async () => {
   for (const built of ['dist/cli/main.js', 'dist/index.d.ts', 'dist/web/index.html']) {
@@ -133,7 +134,7 @@ beforeAll(async () => {
   // Install scripts are skipped: the only one is better-sqlite3's, which compiles its native module
   // from source where the prebuilt binary cannot be downloaded (70 s or more). The checkout's copy of
   // that module is the same version built for this Node, so it is reused; another version is rebuilt.
-  await succeed(
+  installOutput = await succeed(
     'npm',
     [
       'install',
@@ -163,6 +164,10 @@ afterAll(() => {
 });
 
 describe('the packed package', () => {
+  it('installs on this Node without an engine warning from any dependency', () => {
+    expect(`${installOutput.stdout}${installOutput.stderr}`).not.toContain('EBADENGINE');
+  });
+
   it('is named after the package and its version', () => {
     expect(packed.filename).toBe(`${manifest.name}-${manifest.version}.tgz`);
   });
@@ -170,6 +175,7 @@ describe('the packed package', () => {
   it('carries dist/ with the web catalog, sandbox scripts and generated validators, and no tests or maps', () => {
     const paths = packed.files.map((file) => file.path);
     expect([...new Set(paths.map((path) => path.split('/')[0]))].sort()).toEqual([
+      'LICENSE',
       'README.md',
       'bin',
       'dist',

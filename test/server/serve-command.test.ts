@@ -42,6 +42,21 @@ it('serves the REST API from the store and prints the default token once', async
   }
 }, 30_000);
 
+/** `toolshed serve --port 0 ...args` run in-process on `io`, once it listens: its token and address. */
+async function serveIn(
+  io: CliIo,
+  stderr: () => string,
+  args: string[],
+): Promise<{ running: Promise<number>; token: string; base: string }> {
+  const running = runCli(['serve', '--port', '0', ...args], io);
+  for (let attempt = 0; attempt < 100 && !stderr().includes('REST API at'); attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
+  const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
+  return { running, token, base };
+}
+
 /** An in-process CLI io that collects stderr. */
 function memoryIo(folder: string): { io: CliIo; stderr: () => string } {
   let stderr = '';
@@ -93,12 +108,7 @@ describe('toolshed serve: sandbox processes', () => {
       const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
       const { io, stderr } = memoryIo(folder);
       try {
-        const running = runCli(['serve', '--port', '0', '--tools', folder, ...flags], io);
-        for (let attempt = 0; attempt < 100 && !stderr().includes('REST API at'); attempt += 1) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
-        const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
+        const { running, token, base } = await serveIn(io, stderr, ['--tools', folder, ...flags]);
         const code =
           "imp = __import__('json').dumps.__globals__['__builtins__']['__import__']\nj = imp('sys')\nseen = getattr(j, 'left', None)\nj.left = 'left by the first call'\nseen";
         const seen: unknown[] = [];
@@ -149,12 +159,12 @@ describe('toolshed serve: concurrent-call limits', () => {
     const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
     const { io, stderr } = memoryIo(folder);
     try {
-      const running = runCli(['serve', '--port', '0', '--tools', folder, '--max-concurrent-calls-per-token', '1'], io);
-      for (let attempt = 0; attempt < 100 && !stderr().includes('REST API at'); attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
-      const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
+      const { running, token, base } = await serveIn(io, stderr, [
+        '--tools',
+        folder,
+        '--max-concurrent-calls-per-token',
+        '1',
+      ]);
       const call = async (code: string) => {
         const response = await fetch(`${base}/api/tools/execute_python/call`, {
           method: 'POST',
@@ -228,12 +238,12 @@ describe('toolshed serve: MCP session limits', () => {
     const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
     const { io, stderr } = memoryIo(folder);
     try {
-      const running = runCli(['serve', '--port', '0', '--tools', folder, '--mcp-max-sessions-per-token', '1'], io);
-      for (let attempt = 0; attempt < 100 && !stderr().includes('REST API at'); attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
-      const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
+      const { running, token, base } = await serveIn(io, stderr, [
+        '--tools',
+        folder,
+        '--mcp-max-sessions-per-token',
+        '1',
+      ]);
       const headers = {
         authorization: `Bearer ${token}`,
         accept: 'application/json, text/event-stream',
@@ -278,12 +288,7 @@ describe('toolshed serve: the files beside the database', () => {
       const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
       const { io, stderr } = memoryIo(folder);
       try {
-        const running = runCli(['serve', '--port', '0', '--tools', folder], io);
-        for (let attempt = 0; attempt < 100 && !stderr().includes('REST API at'); attempt += 1) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
-        const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
+        const { running, token, base } = await serveIn(io, stderr, ['--tools', folder]);
         const headers = {
           authorization: `Bearer ${token}`,
           'x-workspace-id': 'default',
@@ -332,12 +337,7 @@ describe('toolshed serve: built-ins', () => {
     const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
     const { io, stderr } = memoryIo(folder);
     try {
-      const running = runCli(['serve', '--port', '0'], io);
-      for (let attempt = 0; attempt < 100 && !stderr().includes('REST API at'); attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
-      const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
+      const { running, token, base } = await serveIn(io, stderr, []);
       const call = async (tool: string, args: object) => {
         const response = await fetch(`${base}/api/tools/${tool}/call`, {
           method: 'POST',

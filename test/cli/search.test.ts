@@ -31,6 +31,22 @@ describe('toolshed search', () => {
     }
   });
 
+  it('leaves out results scoring under a fifth of the best one', async () => {
+    const run = await runCli(['search', 'how many words are in this text', ...CONFIG, '--json'], { cwd: ROOT });
+    expect(run.exitCode).toBe(0);
+    const { results } = JSON.parse(run.stdout) as { results: Array<{ name: string; score: number }> };
+    expect(results.map((result) => result.name)).toEqual(['word_count']);
+  });
+
+  it.each(['send an email', 'book a flight', 'translate to french'])(
+    'answers %j, which no example tool does, with no match',
+    async (query) => {
+      const run = await runCli(['search', query, ...CONFIG], { cwd: ROOT });
+      expect(run.exitCode).toBe(0);
+      expect(run.stdout).toBe(`No tools match '${query}'.\n`);
+    },
+  );
+
   it('says so when nothing matches (exit 0)', async () => {
     const run = await runCli(['search', 'zzzqqq']);
     expect(run.exitCode).toBe(0);

@@ -27,10 +27,17 @@ export const MAX_SEARCH_LIMIT = 100;
 const MAX_QUERY_LENGTH = 1000;
 
 /**
+ * The relevance floor: a result scoring under this share of the best one is left out. Such results
+ * match one common word of the query at most (`text` in "how many words are in this text") and
+ * read as noise beside the answer.
+ */
+export const RELEVANCE_FLOOR = 0.2;
+
+/**
  * Add `toolshed search "query"`: the tools ranked by relevance to the query (BM25 over names, titles,
  * descriptions, when-to-use, tags and parameters, SPEC §8) — name, score, category and the first
- * sentence of the description — or `{"results": [...]}` with `--json`. No match is not a failure
- * (exit 0).
+ * sentence of the description — or `{"results": [...]}` with `--json`. Results scoring under a fifth
+ * of the best one are left out ({@link RELEVANCE_FLOOR}). No match is not a failure (exit 0).
  *
  * @example
  * ```ts
@@ -68,7 +75,9 @@ export async function runSearch(query: string, options: SearchCommandOptions, { 
       ...(options.category === undefined ? {} : { category: options.category }),
     }),
   );
-  const results: SearchResultJson[] = hits.map((hit) => ({
+  const best = hits[0]?.score ?? 0;
+  const relevant = hits.filter((hit) => hit.score >= best * RELEVANCE_FLOOR);
+  const results: SearchResultJson[] = relevant.map((hit) => ({
     name: hit.name,
     score: Math.round(hit.score * 100) / 100,
     category: hit.category,

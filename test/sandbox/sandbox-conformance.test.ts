@@ -4,7 +4,7 @@ import { createPythonRuntime } from '../../src/sandbox/python/python-runtime.js'
 import type { SandboxLanguage } from '../../src/sandbox/sandbox.js';
 import { SandboxPool } from '../../src/sandbox/sandbox-pool.js';
 import type { SandboxRuntime } from '../../src/sandbox/sandbox-runtime.js';
-import { CASE_OUTPUT_CHARS, CASE_TIMEOUT_MS, SANDBOX_CASES } from './sandbox-cases.js';
+import { CASE_OUTPUT_CHARS, CASE_TIMEOUT_MS, SANDBOX_CASES } from './sandbox.cases.js';
 import { expectOutcome, untilAllIdle } from './support.js';
 
 // The shared suite: every runtime runs every case that applies to it (one pool per runtime).

@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { defineServerCases } from './server-cases.js';
+import { defineServerCases } from './server.cases.js';
 import { postgresHarness, sqliteHarness } from './server-harness.js';
 
 for (const harness of [sqliteHarness(), postgresHarness()]) {

@@ -12,7 +12,7 @@ import {
   type ToolshedStore,
 } from '../../src/store/index.js';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '../support/postgres-test-database.js';
-import { defineStoreCases, type StoreHarness } from './store-cases.js';
+import { defineStoreCases, type StoreHarness } from './store.cases.js';
 
 function sqliteHarness(): StoreHarness {
   let folder: string | undefined;

@@ -2,7 +2,7 @@ import { isPlainObject } from '../../core/json-schema.js';
 import { appendPointer } from '../shared/json-pointer.js';
 import { mergeAllOf } from '../shared/merge-all-of.js';
 import { resolveRefs } from '../shared/resolve-refs.js';
-import { isCount, isFiniteNumber, withoutRootComposition } from '../shared/root-composition.js';
+import { isCount, isFiniteNumber, rootObjectSchema } from '../shared/root-composition.js';
 import type { SchemaIssues } from '../shared/schema-issues.js';
 import { acceptsAnything, requiredNames, typeList } from '../shared/schema-walk.js';
 import { setOwn } from '../shared/set-own.js';
@@ -149,17 +149,8 @@ export function toGeminiSchema(inputSchema: Record<string, unknown>, issues: Sch
       `$ref ${resolution.inlined.map((ref) => `'${ref}'`).join(', ')} inlined (Gemini does not follow references)`,
     );
   }
-  if (!isPlainObject(resolution.schema)) {
-    issues.unsupported('', 'a root that is not an object schema');
-    return undefined;
-  }
-  let root = withoutRootComposition({ ...resolution.schema }, issues, geminiRootComposition);
-  // A root allOf may bring composition of its own: merge it, then look again.
-  const merged = mergeAllOf(root);
-  if (merged !== undefined && merged !== root) {
-    issues.rewritten('', "'allOf' merged into one schema");
-    root = withoutRootComposition(merged, issues, geminiRootComposition);
-  }
+  const root = rootObjectSchema(resolution.schema, issues, geminiRootComposition);
+  if (root === undefined) return undefined;
   const result = new GeminiConverter(issues).convert(root, '');
   if (!result.ok) {
     issues.unsupported(result.pointer, result.reason);

@@ -3,7 +3,7 @@ import { acceptsNull } from '../shared/accepts-null.js';
 import { appendPointer } from '../shared/json-pointer.js';
 import { mergeAllOf } from '../shared/merge-all-of.js';
 import { resolveRefs } from '../shared/resolve-refs.js';
-import { isCount, isFiniteNumber, withoutRootComposition } from '../shared/root-composition.js';
+import { isCount, isFiniteNumber, rootObjectSchema } from '../shared/root-composition.js';
 import { SchemaIssues } from '../shared/schema-issues.js';
 import { acceptsAnything, requiredNames, typeList } from '../shared/schema-walk.js';
 import { cloneJson, setOwn } from '../shared/set-own.js';
@@ -200,17 +200,8 @@ function toStrictSchema(inputSchema: JsonSchema, issues: SchemaIssues): JsonSche
       `Recursive definitions ${defNames.map((name) => `'${name}'`).join(', ')} moved to the root $defs`,
     );
   }
-  if (!isPlainObject(resolution.schema)) {
-    issues.unsupported('', 'a root that is not an object schema');
-    return undefined;
-  }
-  let root = withoutRootComposition({ ...resolution.schema }, issues, strictRootComposition);
-  // A root allOf may bring composition of its own: merge it, then look again.
-  const merged = mergeAllOf(root);
-  if (merged !== undefined && merged !== root) {
-    issues.rewritten('', "'allOf' merged into one schema");
-    root = withoutRootComposition(merged, issues, strictRootComposition);
-  }
+  const root = rootObjectSchema(resolution.schema, issues, strictRootComposition);
+  if (root === undefined) return undefined;
   const converter = new StrictConverter(issues);
   const parameters = converter.convert(root, '', 0);
   if (defNames.length > 0) {

@@ -1,3 +1,5 @@
+import { isPlainObject } from '../../core/json-schema.js';
+import { mergeAllOf } from './merge-all-of.js';
 import type { SchemaIssues } from './schema-issues.js';
 
 /**
@@ -23,6 +25,34 @@ export function withoutRootComposition(
     issues.rewritten('', removed(key));
   }
   return copy;
+}
+
+/**
+ * The root object schema a target can take: `undefined` (recorded as unsupported) when the root is not
+ * an object schema; else a copy without root `anyOf`/`oneOf` ({@link withoutRootComposition}), with a
+ * root `allOf` merged into one schema and the composition that brings removed too.
+ *
+ * @example
+ * ```ts
+ * rootObjectSchema({ type: 'object', allOf: [{ properties: { a: {} } }] }, issues, (key) => `'${key}' removed`);
+ * // { type: 'object', properties: { a: {} } } and one 'rewritten' issue
+ * ```
+ */
+export function rootObjectSchema(
+  schema: unknown,
+  issues: SchemaIssues,
+  removed: (key: 'anyOf' | 'oneOf') => string,
+): Record<string, unknown> | undefined {
+  if (!isPlainObject(schema)) {
+    issues.unsupported('', 'a root that is not an object schema');
+    return undefined;
+  }
+  const root = withoutRootComposition({ ...schema }, issues, removed);
+  // A root allOf may bring composition of its own: merge it, then look again.
+  const merged = mergeAllOf(root);
+  if (merged === undefined || merged === root) return root;
+  issues.rewritten('', "'allOf' merged into one schema");
+  return withoutRootComposition(merged, issues, removed);
 }
 
 /** A finite number (what numeric bounds accept). */

@@ -4,7 +4,7 @@ import { describeValue } from '../core/define-tool.js';
 import { ApiError, notFound, validationError } from './api-error.js';
 import { toolCallView } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
-import { callApprovedTool } from './call-tool.js';
+import { admitCall, callApprovedTool } from './call-tool.js';
 import type { ServerContext } from './server-context.js';
 
 /** `GET /api/calls` (the call log) and `POST /api/approvals/:id` (decide a pending call). */
@@ -56,9 +56,8 @@ export function registerActivityRoutes(app: FastifyInstance, context: ServerCont
       throw new ApiError(409, 'APPROVAL_INVALID', `Approval '${id}' was already decided (${record.status}).`);
     }
     // An approved call runs now: admitted before the decision is stored, so a refusal leaves it pending.
-    const admission = decision === 'approve' ? context.calls.admit(request.tokenIdentity, record.toolId) : undefined;
+    const admission = decision === 'approve' ? admitCall(context, request.tokenIdentity, record.toolId) : undefined;
     if (admission !== undefined && !admission.admitted) {
-      context.metrics.observe(record.toolId, admission.result);
       const { message, hint } = admission.result.error;
       throw new ApiError(429, 'RATE_LIMITED', `${message} The approval is still pending.`, { hint });
     }

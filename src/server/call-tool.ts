@@ -1,6 +1,7 @@
 import { ToolResult } from '../core/tool-result.js';
 import type { ApprovalRecord, TokenIdentity } from '../store/index.js';
 import { notFound } from './api-error.js';
+import type { CallAdmitted, CallRefused } from './call-quotas.js';
 import type { ServerContext } from './server-context.js';
 import { toolScopeOf } from './tool-scope.js';
 
@@ -40,11 +41,8 @@ export async function callTool(
     await recordCall(context, identity.workspaceId, name, result, agentId);
     return result;
   }
-  const admission = context.calls.admit(identity, name);
-  if (!admission.admitted) {
-    context.metrics.observe(name, admission.result);
-    return admission.result;
-  }
+  const admission = admitCall(context, identity, name);
+  if (!admission.admitted) return admission.result;
   let result: ToolResult;
   try {
     result = await scope.registry.call(name, args, {
@@ -112,4 +110,20 @@ export async function recordCall(
     errorCode: result.status === 'success' || result.status === 'pending_approval' ? null : result.error.code,
     durationMs: Math.max(0, result.metadata.durationMs),
   });
+}
+
+/**
+ * Let a call of `tool` for `identity` in under the concurrent-call quotas; a refused call is counted in
+ * the metrics (it is never run, so never logged).
+ *
+ * @example
+ * ```ts
+ * const admission = admitCall(context, request.tokenIdentity, 'search');
+ * if (!admission.admitted) return admission.result;
+ * ```
+ */
+export function admitCall(context: ServerContext, identity: TokenIdentity, tool: string): CallAdmitted | CallRefused {
+  const admission = context.calls.admit(identity, tool);
+  if (!admission.admitted) context.metrics.observe(tool, admission.result);
+  return admission;
 }

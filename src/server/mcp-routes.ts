@@ -10,7 +10,7 @@ import { nodeListener } from '../mcp/node-http-bridge.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
 import { ApiError } from './api-error.js';
-import { recordCall } from './call-tool.js';
+import { admitCall, recordCall } from './call-tool.js';
 import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_SESSIONS_PER_TOKEN,
@@ -112,16 +112,14 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
       const { agentId } = target;
       const onCallResult = (tool: string, result: Parameters<typeof recordCall>[3]) =>
         recordCall(context, workspaceId, tool, result, agentId);
-      const admitCall = (tool: string) => {
-        const admission = context.calls.admit(target.identity, tool);
-        if (admission.admitted) return admission.release;
-        context.metrics.observe(tool, admission.result);
-        return admission.result;
+      const admit = (tool: string) => {
+        const admission = admitCall(context, target.identity, tool);
+        return admission.admitted ? admission.release : admission.result;
       };
       if (agentId !== undefined && target.configAgent && configAgents !== undefined) {
         return {
           registry: configAgents.agent(agentId),
-          options: { context: { agentId }, onCallResult, admitCall },
+          options: { context: { agentId }, onCallResult, admitCall: admit },
         };
       }
       const view = await views.open(workspaceId, agentId);
@@ -136,7 +134,7 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
             };
           },
           onCallResult,
-          admitCall,
+          admitCall: admit,
         },
       };
     },

@@ -51,6 +51,10 @@ export interface ToolDetailView extends ToolView {
     /** The workspace secret a workspace REST tool authenticates with, and whether the workspace has it. */
     secrets?: Array<{ name: string; set: boolean }>;
   };
+  /** A code tool's language, as `POST /api/tools` took it. */
+  type?: 'python' | 'javascript';
+  /** A code tool's code, as `POST /api/tools` took it. */
+  code?: string;
 }
 
 /**

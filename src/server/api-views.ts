@@ -32,7 +32,7 @@ export function toolView(tool: ToolRecord): ToolView {
  * environment; an empty value counts as unset, as when calling). A workspace tool never looks at the
  * server's environment: its `env` is empty, and a REST tool with `auth.secret` lists that secret with
  * whether the workspace has it (`secretNames`, the names of the workspace's secrets). Values are never
- * shown.
+ * shown. A code tool shows its `type` and `code`.
  *
  * @example
  * ```ts
@@ -47,12 +47,17 @@ export function toolDetailView(
 ): ToolDetailView {
   if (tool.workspaceId !== null) {
     const secret = workspaceToolSecret(tool);
+    const { type, code } = tool.config ?? {};
     return {
       ...toolView(tool),
       requires: {
         env: [],
         ...(secret === undefined ? {} : { secrets: [{ name: secret, set: secretNames.includes(secret) }] }),
       },
+      // A code tool's own workspace may read its code (another workspace never gets the row).
+      ...(tool.source === 'code' && (type === 'python' || type === 'javascript') && typeof code === 'string'
+        ? { type, code }
+        : {}),
     };
   }
   const variables = tool.requires.env ?? [];

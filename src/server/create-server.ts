@@ -10,6 +10,7 @@ import {
   type ToolshedStore,
 } from '../store/index.js';
 import { registerActivityRoutes } from './activity-routes.js';
+import { codeToolFactories } from './code-tool.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
 import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
@@ -100,6 +101,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const report = options.onError ?? ((error: unknown) => app.log.error(error));
   const shared = options.builtins === false ? undefined : createServiceBuiltins(store, options.builtins);
   const extraTools = options.extraTools?.filter((tool) => !replacedByService(tool, shared));
+  // Code tools (rows of `python` / `javascript` code) run on the same pools, each workspace on its own.
+  const codeSandboxes = shared?.sandboxTimeoutMs === undefined ? undefined : shared;
   const registries = new WorkspaceRegistries({
     store,
     ...(shared === undefined
@@ -108,6 +111,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     ...(extraTools === undefined ? {} : { extraTools }),
     ...(options.registryOptions === undefined ? {} : { registryOptions: options.registryOptions }),
     ...(options.restTool === undefined ? {} : { restTool: options.restTool }),
+    ...(codeSandboxes === undefined ? {} : { rowTools: codeToolFactories(codeSandboxes) }),
   });
   const context: ServerContext = {
     store,
@@ -117,6 +121,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     calls: new CallQuotas(options.calls),
     report,
     env: options.registryOptions?.env ?? process.env,
+    ...(codeSandboxes === undefined ? {} : { codeSandboxes }),
   };
   // First, so every route registered below declares its auth and no other hook runs before it.
   registerRouteAuth(app, store);

@@ -1,5 +1,6 @@
 import type { ToolshedStore } from '../store/index.js';
 import type { CallQuotas } from './call-quotas.js';
+import type { CodeToolSandboxes } from './code-tool.js';
 import type { ServerMetrics } from './server-metrics.js';
 import type { WorkspaceRegistries } from './workspace-registries.js';
 
@@ -14,4 +15,6 @@ export interface ServerContext {
   report: (error: unknown) => void;
   /** The environment the tools see (the registries' `env`, default `process.env`). */
   env: Readonly<Record<string, string | undefined>>;
+  /** Where code tools run and are checked; absent when the server runs no sandbox. */
+  codeSandboxes?: CodeToolSandboxes;
 }

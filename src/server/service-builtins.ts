@@ -5,7 +5,7 @@ import { createExecuteJavascriptTool } from '../sandbox/javascript/execute-javas
 import { createJavascriptRuntime } from '../sandbox/javascript/javascript-runtime.js';
 import { createExecutePythonTool } from '../sandbox/python/execute-python-tool.js';
 import { createPythonRuntime } from '../sandbox/python/python-runtime.js';
-import type { Sandbox } from '../sandbox/sandbox.js';
+import type { Sandbox, SandboxLanguage } from '../sandbox/sandbox.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
 import type { SandboxToolOptions } from '../sandbox/sandbox-tool.js';
 import type { ToolshedStore } from '../store/index.js';
@@ -29,6 +29,13 @@ export interface ServiceBuiltins {
    * process never serves two workspaces.
    */
   forWorkspace(workspaceId: string): readonly ToolSpec[];
+  /**
+   * The sandbox of one language as one workspace uses it (the pool bound to the workspace, as for
+   * `forWorkspace`), for the code tools a workspace stores; `undefined` when the sandbox is off.
+   */
+  sandboxFor(language: SandboxLanguage, workspaceId: string): Sandbox | undefined;
+  /** The time limit of one sandbox run, in milliseconds (`undefined` when the sandbox is off). */
+  readonly sandboxTimeoutMs: number | undefined;
   /** Stop the sandbox pools (started on their first call; closing unstarted pools costs nothing). */
   close(): Promise<void>;
 }
@@ -68,6 +75,11 @@ export function createServiceBuiltins(store: ToolshedStore, options: ServiceBuil
       if (python === undefined || javascript === undefined) return emailTools;
       return [...codeTools(python.forTenant(workspaceId), javascript.forTenant(workspaceId)), ...emailTools];
     },
+    sandboxFor(language, workspaceId) {
+      const pool = language === 'python' ? python : javascript;
+      return pool?.forTenant(workspaceId);
+    },
+    sandboxTimeoutMs: python?.timeoutMs,
     async close() {
       await Promise.all(pools.map((pool) => pool.close()));
     },

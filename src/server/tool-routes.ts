@@ -8,6 +8,8 @@ import { ApiError, notFound, validationError } from './api-error.js';
 import { toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { callTool } from './call-tool.js';
+import { checkCodeTool } from './code-tool-check.js';
+import { codeToolInputOf, fieldOf, refuseUnknownToolType, toolAnnotationsOf } from './code-tool-input.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
 import type { ServerContext } from './server-context.js';
 import { toolScopeOf } from './tool-scope.js';
@@ -23,7 +25,8 @@ export const MAX_SEARCH_QUERY_CHARS = 200;
  * set/unset status of a global tool's environment variables, or of a workspace tool's secret),
  * `GET /api/tools/:id/export?format=`, `POST /api/tools` (workspace REST tools in the `custom_tools`
  * shape, authenticating with a workspace secret: the server's environment and `allow_private_network`
- * are refused) and `POST /api/tools/:id/call`.
+ * are refused; or code tools, `type: python|javascript` with `code`, checked in the sandbox before they
+ * are stored) and `POST /api/tools/:id/call`.
  */
 export function registerToolRoutes(app: FastifyInstance, context: ServerContext): void {
   const { store } = context;
@@ -83,6 +86,9 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     if (!isPlainObject(body)) {
       throw validationError('body', `The request body must be a JSON object, got ${describeValue(body)}.`);
     }
+    refuseUnknownToolType(body);
+    if (body.type !== 'rest_api')
+      return reply.code(201).send(toolView(await createCodeTool(context, request.workspaceId, body)));
     refuseOperatorFields(body);
     const issues = validateRestTool(structuredClone(body));
     const issue = issues?.[0];
@@ -108,7 +114,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       handlerKey: HTTP_HANDLER_KEY,
       category: typeof body.category === 'string' ? body.category : 'api',
       ...(typeof body.when_to_use === 'string' ? { whenToUse: body.when_to_use } : {}),
-      annotations: restAnnotations(body),
+      annotations: toolAnnotationsOf(body),
       config: body,
     });
     return reply.code(201).send(toolView(record));
@@ -165,23 +171,22 @@ function refuseOperatorFields(body: Record<string, unknown>): void {
   }
 }
 
-function restAnnotations(body: Record<string, unknown>): Record<string, unknown> {
-  const annotations = isPlainObject(body.annotations) ? body.annotations : {};
-  const result: Record<string, unknown> = {};
-  if (typeof annotations.read_only === 'boolean') result.readOnly = annotations.read_only;
-  if (typeof annotations.destructive === 'boolean') result.destructive = annotations.destructive;
-  if (typeof annotations.idempotent === 'boolean') result.idempotent = annotations.idempotent;
-  if (typeof annotations.open_world === 'boolean') result.openWorld = annotations.open_world;
-  if (body.requires_approval === true) result.requiresApproval = true;
-  return result;
-}
-
-/** The top-level field an issue is about (a missing or unknown property is named in the message). */
-function fieldOf(path: string, keyword: string, message: string): string {
-  if (path !== '') return path.split(/[.[]/)[0] ?? path;
-  if (keyword === 'required' || keyword === 'additionalProperties') {
-    const quoted = /'([^']+)'/.exec(message)?.[1];
-    if (quoted !== undefined) return quoted.split(/[.[]/)[0] ?? quoted;
+/**
+ * A code tool from its body: shape, id and size checked, then its code in the workspace's sandbox,
+ * then stored. Nothing is written unless every check passed.
+ */
+async function createCodeTool(context: ServerContext, workspaceId: string, body: Record<string, unknown>) {
+  const input = codeToolInputOf(body);
+  if (context.registries.extraToolNames.includes(input.id) || (await context.store.tools.get(workspaceId, input.id))) {
+    throw new ApiError(409, 'ALREADY_EXISTS', `Tool id '${input.id}' is already taken; choose another id.`);
   }
-  return 'body';
+  const sandbox = context.codeSandboxes?.sandboxFor(input.type, workspaceId);
+  if (sandbox === undefined) {
+    throw validationError(
+      'type',
+      `This server runs no sandbox, so it cannot run '${input.type}' code tools; the operator turns the sandbox on (it is on unless the service's built-ins leave it out).`,
+    );
+  }
+  await checkCodeTool(sandbox, input);
+  return context.store.tools.createWorkspaceTool(workspaceId, input.record);
 }

@@ -40,6 +40,8 @@ const NUMBERS = {
   required: ['a', 'b'],
 };
 
+const fn = (name: string) => `def ${name}():\n    return 1\n`;
+
 function codeTool(id: string, type: string, code: string, extra: Record<string, unknown> = {}) {
   return { id, type, code, description: `The ${id} tool.`, parameters: { type: 'object', properties: {} }, ...extra };
 }
@@ -424,7 +426,6 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
 
   it('refuses hostile and reserved ids, and ids another tool has', async () => {
     const owner = await tenant();
-    const fn = (name: string) => `def ${name}():\n    return 1\n`;
     for (const id of ['__proto__', 'Bad-Name', "x'); import os; ('", 'a'.repeat(65), '', 'name with space']) {
       const response = await send(owner, 'POST', '/api/tools', codeTool(id, 'python', fn('x')));
       expect(response.status, id).toBe(400);
@@ -446,6 +447,14 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
         `'${id}' cannot name a JavaScript function (a reserved word or built-in of JavaScript), and a code tool's function is named like its id; choose another id.`,
       );
     }
+    // A tool the server defines for every workspace, listed as a row or not.
+    await expectRefused(
+      owner,
+      codeTool('execute_python', 'python', fn('execute_python')),
+      409,
+      '',
+      "Tool id 'execute_python' is already taken; choose another id.",
+    );
     await expectRefused(
       owner,
       codeTool('calculator', 'python', fn('calculator')),
@@ -505,6 +514,48 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
     expect((await send(owner, 'POST', '/api/tools/private_calc/call', { arguments: {} })).body).toMatchObject({
       data: 'mine',
     });
+  });
+
+  it('on a server without the sandbox: refused at creation, and a stored one is listed as unavailable', async () => {
+    const owner = await tenant();
+    expect(
+      (await send(owner, 'POST', '/api/tools', codeTool('stored_early', 'python', fn('stored_early')))).status,
+    ).toBe(201);
+    const plain = createServer({ store, builtins: false, mcp: false, webCatalog: false });
+    await plain.ready();
+    try {
+      const inject = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
+        const response = await plain.inject({
+          method,
+          url,
+          headers: body === undefined ? owner.headers : { ...owner.headers, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+        });
+        return { status: response.statusCode, body: response.json() as Record<string, unknown> };
+      };
+      const refused = await inject('POST', '/api/tools', codeTool('later', 'javascript', 'function later() {}'));
+      expect(refused).toEqual({
+        status: 400,
+        body: {
+          error: {
+            code: 'VALIDATION_ERROR',
+            message:
+              "This server runs no sandbox, so it cannot run 'javascript' code tools; the operator turns the sandbox on (it is on unless the service's built-ins leave it out).",
+            details: { field: 'type' },
+          },
+        },
+      });
+      const reason = "Tool 'stored_early' runs python code, and this server runs without the sandbox.";
+      expect((await inject('GET', '/api/tools/stored_early')).body).toMatchObject({
+        available: false,
+        unavailable_reason: reason,
+      });
+      const called = await inject('POST', '/api/tools/stored_early/call', { arguments: {} });
+      expect(called.body).toMatchObject({ status: 'error', error: { code: 'EXECUTION_FAILED', message: reason } });
+    } finally {
+      await plain.close();
+    }
+    expect(await workspaceToolIds(owner)).toEqual(['stored_early']);
   });
 
   it('behaves like any other tool: search, attach, agent calls, exports, prompt docs and MCP', async () => {

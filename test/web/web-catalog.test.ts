@@ -199,6 +199,38 @@ describe('the web catalog in a real browser', () => {
     await page.getByText('No calls match these filters.').waitFor();
   });
 
+  it('shows a code tool with its code and runs it through the form', async () => {
+    const created = await fetch(`${service.base}/api/tools`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${service.token}`,
+        'x-workspace-id': 'default',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        id: 'shout',
+        type: 'javascript',
+        title: 'Shout',
+        description: 'Repeat a word in capitals.',
+        parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] },
+        code: 'function shout({ word }) {\n  return word.toUpperCase() + "!";\n}',
+      }),
+    });
+    expect(created.status).toBe(201);
+    await page.goto(`${service.base}/`);
+    await page.getByLabel('Search tools').fill('capitals');
+    await page.getByRole('link', { name: 'Shout' }).click();
+    await page.getByRole('heading', { name: 'Shout', level: 1 }).waitFor();
+    expect(await page.getByTestId('tool-code').textContent()).toContain('return word.toUpperCase() + "!";');
+    expect(await page.getByRole('heading', { name: 'Code (JavaScript)' }).count()).toBe(1);
+    const word = page.getByLabel('word');
+    await word.fill('hello');
+    await word.press('Enter');
+    // A string result is shown as it is.
+    await page.getByTestId('tool-result').filter({ hasText: 'HELLO!' }).waitFor();
+    expect(await page.getByTestId('tool-result').textContent()).toContain('success');
+  });
+
   it('works at 390 px wide', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole('link', { name: 'Catalog' }).first().click();

@@ -64,6 +64,14 @@ export function ToolPage(props: { toolId: string }) {
             <h2 id="requirements-heading">Requirements</h2>
             <Requirements variables={data.requires?.env ?? []} />
           </section>
+          {data.code === undefined ? null : (
+            <section aria-labelledby="code-heading">
+              <h2 id="code-heading">Code ({data.type === 'javascript' ? 'JavaScript' : 'Python'})</h2>
+              <pre className="code-block" data-testid="tool-code">
+                {data.code}
+              </pre>
+            </section>
+          )}
           <section aria-labelledby="schema-heading">
             <h2 id="schema-heading">Input schema</h2>
             <SchemaTable schema={data.parameters_schema} />

@@ -207,6 +207,34 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
     });
   });
 
+  it('hands hostile argument text to the function intact, never as code', async () => {
+    const owner = await tenant();
+    const parameters = {
+      type: 'object',
+      properties: { text: { type: 'string' }, nested: { type: 'object' } },
+      required: ['text', 'nested'],
+    };
+    const text = `"]); import os; ("\\' \n\u2028\u0000 \${x} */ \`); process.exit(1); (\` 😀 \ud800`;
+    const nested = { 'key"with\'quotes': [null, true, false, 1.5, -0, 12345678901, { deep: [[['x']]] }], '': 'empty' };
+    const echo: Array<[string, string]> = [
+      ['python', 'def echo_py(text, nested):\n    return {"text": text, "nested": nested, "length": len(text)}\n'],
+      ['javascript', 'function echo_js({ text, nested }) {\n  return { text, nested, length: [...text].length };\n}'],
+    ];
+    for (const [type, code] of echo) {
+      const id = type === 'python' ? 'echo_py' : 'echo_js';
+      expect((await send(owner, 'POST', '/api/tools', codeTool(id, type, code, { parameters }))).status).toBe(201);
+      const called = await send(owner, 'POST', `/api/tools/${id}/call`, { arguments: { text, nested } });
+      expect(called.body, type).toMatchObject({ status: 'success' });
+      const data = called.body.data as { text: string; nested: unknown; length: number };
+      expect(data.text, type).toBe(text);
+      expect(data.nested, type).toEqual({
+        ...nested,
+        'key"with\'quotes': [null, true, false, 1.5, 0, 12345678901, { deep: [[['x']]] }],
+      });
+      expect(data.length, type).toBe([...text].length);
+    }
+  });
+
   it('answers a return value that is not JSON with an error naming it', async () => {
     const owner = await tenant();
     const code = 'def unique_letters(text="abca"):\n    return set(text)\n';

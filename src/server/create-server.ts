@@ -10,10 +10,10 @@ import {
   type ToolshedStore,
 } from '../store/index.js';
 import { registerActivityRoutes } from './activity-routes.js';
-import { codeToolFactories } from './code-tool.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
 import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
+import { codeToolFactories } from './code-tool.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
 import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';

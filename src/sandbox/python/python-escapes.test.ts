@@ -1,9 +1,9 @@
 import { existsSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  PYTHON_ESCAPES as ATTEMPTS,
   PYTHON_ESCAPE_HOST_FILE as HOST_FILE,
   PYTHON_ESCAPE_POOL_TIMEOUT_MS as POOL_TIMEOUT_MS,
-  PYTHON_ESCAPES as ATTEMPTS,
   PYTHON_ESCAPE_TIMEOUT_MS as TIMEOUT_MS,
 } from '../../../test/sandbox/escapes.cases.js';
 import { expectOutcome, startLoopbackServer, untilAllIdle, watchEventLoop } from '../../../test/sandbox/support.js';

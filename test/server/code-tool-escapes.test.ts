@@ -21,6 +21,12 @@ import { type Expectation, startLoopbackServer, watchEventLoop } from '../sandbo
 const TIMEOUT_MS = 5_000;
 /** How long after the limit an answer may come: killing and replacing the process, the HTTP round trip. */
 const SLACK_MS = 5_000;
+/**
+ * The longest the host's event loop may stall during an attempt. Twice the bare pool's bound: a call
+ * here also parses HTTP, writes the call log and serializes the answer on the host, and under a full
+ * test run on two cores gaps of up to 274 ms were measured; a host blocked by the sandbox stalls seconds.
+ */
+const LOOP_GAP_MS = 500;
 
 interface ToolResultBody {
   status: string;
@@ -171,7 +177,7 @@ describe('the sandbox escape catalogues through stored code tools', () => {
         expect(response.status).toBe(200);
         expectContained(attempt.name, `${prefix}_${index}`, response.body, attempt.expect);
         expect(attackDoneAt - startedAt).toBeLessThan(TIMEOUT_MS + SLACK_MS);
-        expect(longestGapMs).toBeLessThan(250);
+        expect(longestGapMs).toBeLessThan(LOOP_GAP_MS);
         // Whatever happened, the next call succeeds (on a replacement sandbox if need be).
         expect((await post(`/api/tools/${bystander}/call`, { arguments: {} })).body).toMatchObject({
           status: 'success',

@@ -108,12 +108,19 @@ export class WorkspaceRegistries {
       if (tool.handlerKey !== HTTP_HANDLER_KEY && factory === undefined) continue;
       const signature = `${tool.createdAt}\u0000${tool.definitionHash ?? ''}\u0000${JSON.stringify(tool.config)}`;
       if (entry.restSignatures.get(tool.id) === signature) continue;
-      const spec =
-        factory === undefined
-          ? createRestTool(tool.config as unknown as RestToolConfig, entry.restTool)
-          : factory(tool, workspaceId);
-      entry.registry.register(spec, { allowOverride: true });
       entry.restSignatures.set(tool.id, signature);
+      try {
+        const spec =
+          factory === undefined
+            ? createRestTool(tool.config as unknown as RestToolConfig, entry.restTool)
+            : factory(tool, workspaceId);
+        entry.registry.register(spec, { allowOverride: true });
+        rowBuildErrorsOf(entry.registry).delete(tool.id);
+      } catch (error) {
+        // One row that cannot be built is unavailable, with the reason; the workspace's other tools serve on.
+        if (entry.registry.has(tool.id)) entry.registry.unregister(tool.id);
+        rowBuildErrorsOf(entry.registry).set(tool.id, error instanceof Error ? error.message : String(error));
+      }
     }
     return entry.registry;
   }
@@ -152,4 +159,24 @@ export class WorkspaceRegistries {
     }
     return entry;
   }
+}
+
+const rowBuildErrors = new WeakMap<ToolRegistry, Map<string, string>>();
+
+/**
+ * Why rows of a workspace registry could not be built into tools (a stored definition the current
+ * version refuses), by tool id: such a tool is unavailable, with this reason.
+ *
+ * @example
+ * ```ts
+ * rowBuildErrorsOf(registry).get('company_search'); // "Tool 'company_search' needs a non-empty description, ..."
+ * ```
+ */
+export function rowBuildErrorsOf(registry: ToolRegistry): Map<string, string> {
+  let errors = rowBuildErrors.get(registry);
+  if (errors === undefined) {
+    errors = new Map();
+    rowBuildErrors.set(registry, errors);
+  }
+  return errors;
 }

@@ -152,5 +152,52 @@ describe.each([sqliteHarness(), postgresHarness()] as ServerStoreHarness[])(
         await Promise.all([whole.close(), agent.close(), manualSession.close()]);
       }
     }, 60_000);
+
+    it('lists a configuration tool as unavailable on a server that does not serve its configuration, and a call says why', async () => {
+      const store = await harness.reopen();
+      stores.push(store);
+      const app = createServer({ store, webCatalog: false, builtins: false });
+      apps.push(app);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      const { token } = await store.tokens.create('default', { name: 'plain' });
+      const headers = {
+        authorization: `Bearer ${token}`,
+        'x-workspace-id': 'default',
+        'content-type': 'application/json',
+      };
+      const listed = (await (await fetch(`${base}/api/tools`, { headers })).json()) as {
+        tools: Array<{ id: string; available: boolean; unavailable_reason?: string }>;
+      };
+      const keep = listed.tools.find((tool) => tool.id === 'keep_me');
+      expect(keep).toMatchObject({ available: false });
+      expect(keep?.unavailable_reason).toMatch(
+        /^Tool 'keep_me' is defined in .*toolshed\.yaml, which this server does not serve \(or no longer defines it\); serve that configuration \(toolshed serve --config .*toolshed\.yaml\) to run it\.$/,
+      );
+      expect(listed.tools.find((tool) => tool.id === 'calculator')).toMatchObject({ available: true });
+      const call = await fetch(`${base}/api/tools/keep_me/call`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ arguments: { text: 'hi' } }),
+      });
+      expect(call.status).toBe(200);
+      const result = (await call.json()) as { status: string; error: { code: string; message: string } };
+      expect(result).toMatchObject({ status: 'error', error: { code: 'EXECUTION_FAILED' } });
+      expect(result.error.message).toBe(keep?.unavailable_reason);
+      // MCP lists only what it can run.
+      const client = new Client({ name: 'toolshed-unavailable', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL('/mcp', base), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      try {
+        const names = (await client.listTools()).tools.map((tool) => tool.name);
+        expect(names).toContain('calculator');
+        expect(names).not.toContain('keep_me');
+      } finally {
+        await client.close();
+      }
+    }, 60_000);
   },
 );

@@ -1,10 +1,12 @@
 import { type Kysely, sql } from 'kysely';
 import { ToolshedError } from '../core/errors/toolshed-error.js';
 import type { SqliteDriver, StoreDialectName, ToolshedStore } from '../store/index.js';
-import type { EmailHit, EmailRecord, EmailSearchResult } from './email-record.js';
+import { closestInboxes } from './closest-inboxes.js';
+import type { EmailHit, EmailInboxList, EmailRecord, EmailSearchResult, InboxCount } from './email-record.js';
 import { emailSnippet } from './email-snippet.js';
 import { ftsMatch, ftsTerm, queryWords } from './search-query.js';
 import { INBOX_SPAN, type IndexBatch, SqliteEmailIndex, type SqliteQuery } from './sqlite-email-index.js';
+import { UnknownInboxError } from './unknown-inbox-error.js';
 
 /**
  * The `emails` table as the store's migrations `0002_emails` and `0003_emails_by_inbox` leave it (on
@@ -39,6 +41,18 @@ export type EmailStoreSource = Pick<ToolshedStore, 'db' | 'dialect' | 'sqliteDri
 
 /** The most results one search returns. */
 export const MAX_EMAIL_SEARCH_LIMIT = 50;
+
+/** How many inboxes {@link EmailStore.inboxes} returns unless told otherwise. */
+export const DEFAULT_EMAIL_INBOXES_LIMIT = 20;
+
+/** The most inboxes one {@link EmailStore.inboxes} returns. */
+export const MAX_EMAIL_INBOXES_LIMIT = 200;
+
+/** An unknown inbox is compared with the names of this many of the largest inboxes at most. */
+const SUGGESTION_POOL = 20_000;
+
+/** The largest inboxes an {@link UnknownInboxError} names. */
+const LARGEST_NAMED = 3;
 
 /** The PostgreSQL GIN index of migration `0002_emails`. */
 const SEARCH_INDEX = 'idx_emails_search';
@@ -127,7 +141,7 @@ export class EmailQueryError extends ToolshedError<'INVALID_QUERY'> {
  * await store.migrate();
  * const emails = new EmailStore(store);
  * await emails.insertBatch([email]);
- * const { emails: hits, total } = await emails.search('budget report', 'jane@enron.com', 10);
+ * const { emails: hits, total } = await emails.search('budget report', email.inbox, 10);
  * ```
  */
 export class EmailStore {
@@ -337,7 +351,14 @@ export class EmailStore {
   /**
    * The best `limit` (1 to 50) emails of `inbox` matching every word of `query` in subject or body,
    * best first, with a `<mark>` snippet, and the number of the inbox's emails that match. Throws
-   * {@link EmailQueryError} when the query has no word to search.
+   * {@link EmailQueryError} when the query has no word to search, and {@link UnknownInboxError} when
+   * the inbox holds no email (checked only when nothing matched, so a search that finds emails costs
+   * nothing more).
+   *
+   * @example
+   * ```ts
+   * const { emails: hits, total } = await emails.search('meeting schedule', 'john.arnold@enron.example', 5);
+   * ```
    */
   async search(query: string, inbox: string, limit = 10): Promise<EmailSearchResult> {
     const words = queryWords(query);
@@ -347,13 +368,113 @@ export class EmailStore {
       );
     }
     const size = Math.min(Math.max(Math.trunc(limit), 1), MAX_EMAIL_SEARCH_LIMIT);
-    return this.dialect === 'postgres'
-      ? this.#searchPostgres(words, inbox, size)
-      : this.#searchSqlite(words, inbox, size);
+    const result =
+      this.dialect === 'postgres'
+        ? await this.#searchPostgres(words, inbox, size)
+        : await this.#searchSqlite(words, inbox, size);
+    if (result.total === 0 && !(await this.hasInbox(inbox))) throw await this.#unknownInbox(inbox);
+    return result;
   }
 
-  /** The whole email, or `undefined` when no email has this id. */
+  /**
+   * Whether `inbox` holds at least one email (names are compared exactly, case included).
+   *
+   * @example
+   * ```ts
+   * await emails.hasInbox('john.arnold@enron.example'); // true in a generated corpus
+   * ```
+   */
+  async hasInbox(inbox: string): Promise<boolean> {
+    if (this.dialect === 'postgres') {
+      if (inbox.includes('\0')) return false;
+      const found = await sql<{
+        found: boolean;
+      }>`select exists (select 1 from emails where inbox = ${inbox}) as found`.execute(this.#db);
+      return found.rows[0]?.found === true;
+    }
+    const id = await this.#inboxId(inbox);
+    if (id === undefined) return false;
+    const found = await sql<{ id: number | null }>`select max(id) as id from emails
+      where id between ${BigInt(id * INBOX_SPAN + 1)} and ${BigInt(id * INBOX_SPAN + INBOX_SPAN - 1)}`.execute(
+      this.#db,
+    );
+    return found.rows[0]?.id != null;
+  }
+
+  /**
+   * The `limit` (1 to 200, default 20) largest inboxes with their number of emails, largest first
+   * (ties by name, in code-point order), and how many inboxes hold emails in all. An inbox without
+   * emails is not listed.
+   *
+   * The counts are exact. On SQLite an inbox's emails have the ids `base + 1 … base + n` of its range
+   * (ids are handed out one after the other and nothing deletes an email), so its count is its newest
+   * id minus its base: one index seek per inbox. That is checked, not assumed: when these counts do not
+   * add up to the table's row count (rows deleted or added by hand), every inbox is counted row by row
+   * (about 0.5 ms per 1 000 emails). On PostgreSQL it is a `group by` over the `inbox` index.
+   *
+   * @example
+   * ```ts
+   * const { inboxes, total } = await emails.inboxes(3);
+   * // inboxes: [{inbox: 'john.arnold@enron.example', count: 53311}, …], total: 150
+   * ```
+   */
+  async inboxes(limit = DEFAULT_EMAIL_INBOXES_LIMIT): Promise<EmailInboxList> {
+    const size = Math.min(Math.max(Math.trunc(limit), 1), MAX_EMAIL_INBOXES_LIMIT);
+    const counts = await this.#inboxCounts();
+    return { inboxes: counts.slice(0, size), total: counts.length };
+  }
+
+  /** Every inbox holding emails with its count, largest first, then by name. */
+  async #inboxCounts(): Promise<InboxCount[]> {
+    let counts: InboxCount[];
+    if (this.dialect === 'postgres') {
+      const rows = await sql<{ inbox: string; n: string | number }>`select inbox, count(*) as n
+        from emails group by inbox`.execute(this.#db);
+      counts = rows.rows.map((row) => ({ inbox: row.inbox, count: Number(row.n) }));
+    } else {
+      counts = await this.#sqliteInboxCounts();
+    }
+    return counts.sort(
+      (left, right) => right.count - left.count || (left.inbox < right.inbox ? -1 : left.inbox > right.inbox ? 1 : 0),
+    );
+  }
+
+  /** SQLite: each inbox's count from its newest id, or row by row when those do not add up (see `inboxes`). */
+  async #sqliteInboxCounts(): Promise<InboxCount[]> {
+    const span = sql.lit(INBOX_SPAN);
+    const newest = await sql<{ inbox: string; n: number | null }>`select ib.name as inbox,
+        (select max(id) from emails where id between ib.id * ${span} + 1 and ib.id * ${span} + ${sql.lit(INBOX_SPAN - 1)})
+          - ib.id * ${span} as n
+      from email_inboxes ib`.execute(this.#db);
+    const counts = newest.rows
+      .filter((row): row is { inbox: string; n: number } => row.n !== null)
+      .map((row) => ({ inbox: row.inbox, count: Number(row.n) }));
+    const sum = counts.reduce((total, entry) => total + entry.count, 0);
+    if (sum === (await this.count())) return counts;
+    const exact = await sql<{ inbox: string; n: number }>`select ib.name as inbox,
+        (select count(*) from emails where id between ib.id * ${span} and ib.id * ${span} + ${sql.lit(INBOX_SPAN - 1)}) as n
+      from email_inboxes ib`.execute(this.#db);
+    return exact.rows.filter((row) => row.n > 0).map((row) => ({ inbox: row.inbox, count: Number(row.n) }));
+  }
+
+  /** The error for an inbox that holds no email: the closest names and the largest inboxes. */
+  async #unknownInbox(inbox: string): Promise<UnknownInboxError> {
+    const counts = await this.#inboxCounts();
+    const names = counts.slice(0, SUGGESTION_POOL).map((entry) => entry.inbox);
+    return new UnknownInboxError(inbox, closestInboxes(inbox, names), counts.slice(0, LARGEST_NAMED));
+  }
+
+  /**
+   * The whole email, or `undefined` when no email has this id.
+   *
+   * @example
+   * ```ts
+   * const email = await emails.get('<1.0.generated@enron.example>');
+   * ```
+   */
   async get(messageId: string): Promise<EmailRecord | undefined> {
+    // PostgreSQL text cannot hold NUL (the driver would fail the query), so no stored id has one.
+    if (this.dialect === 'postgres' && messageId.includes('\0')) return undefined;
     const row = await this.#db
       .selectFrom('emails')
       .select(['message_id', 'inbox', 'subject', 'sender', 'recipients', 'date', 'body'])
@@ -363,7 +484,15 @@ export class EmailStore {
     return { ...row, recipients: parseRecipients(row.recipients) };
   }
 
-  /** How many emails are stored (in one inbox when given). */
+  /**
+   * How many emails are stored (in one inbox when given).
+   *
+   * @example
+   * ```ts
+   * await emails.count(); // every email
+   * await emails.count('john.arnold@enron.example');
+   * ```
+   */
   async count(inbox?: string): Promise<number> {
     if (inbox !== undefined && this.dialect !== 'postgres') {
       const id = await this.#inboxId(inbox);
@@ -472,6 +601,7 @@ export class EmailStore {
   }
 
   async #searchPostgres(words: string[], inbox: string, limit: number): Promise<EmailSearchResult> {
+    if (inbox.includes('\0')) return { emails: [], total: 0 };
     const text = words.join(' ');
     // Ranking and the limit in the database; the snippets of the page returned are built here, as
     // on SQLite (ts_headline is slow on long bodies and marks differently).

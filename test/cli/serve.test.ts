@@ -49,6 +49,7 @@ const DEFAULT_VIEW = [
   'calculator',
   'duckduckgo_search',
   'email_get',
+  'email_inboxes',
   'email_search',
   'execute_javascript',
   'execute_python',

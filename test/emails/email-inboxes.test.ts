@@ -127,7 +127,7 @@ function documents(): string[] {
 }
 
 describe('inbox examples in the code and the documentation', () => {
-  it('name an inbox of a generated corpus, or one the same file stores', () => {
+  it('name an inbox of a generated corpus, one the same file stores, or one shown as unknown', () => {
     const generated = new Set(expectedCounts({ count: 1000, inboxes: 150, seed: 1 }).map((entry) => entry.inbox));
     const strays: string[] = [];
     let seen = 0;
@@ -140,10 +140,13 @@ describe('inbox examples in the code and the documentation', () => {
       ].map((match) => match[1] ?? '');
       for (const inbox of asked) {
         seen += 1;
-        if (!generated.has(inbox) && !stored.has(inbox)) strays.push(`${relative(ROOT, file)}: ${inbox}`);
+        // An example of an unknown inbox shows the answer it gets.
+        const shownUnknown = text.includes(`No inbox '${inbox}'`);
+        if (!generated.has(inbox) && !stored.has(inbox) && !shownUnknown)
+          strays.push(`${relative(ROOT, file)}: ${inbox}`);
       }
     }
-    expect(seen).toBeGreaterThanOrEqual(2);
+    expect(seen).toBeGreaterThanOrEqual(5);
     expect(strays).toEqual([]);
   });
 });

@@ -29,13 +29,28 @@ export interface WorkspaceRegistriesOptions {
    * `workspaceSecrets` are always the workspace's own secrets in the store.
    */
   restTool?: Omit<RestToolOptions, 'workspaceSecrets'>;
+  /**
+   * How tools defined as rows get their handler, by `handler_key` (besides `http`, the workspace REST
+   * tools): each builds the tool of one row of one workspace, rebuilt whenever the row changes.
+   */
+  rowTools?: Readonly<Record<string, RowToolFactory>>;
 }
+
+/**
+ * Builds the runnable tool of a row defined as data (a code tool, ...) for one workspace.
+ *
+ * @example
+ * ```ts
+ * const rowTools = { javascript: (record, workspaceId) => createCodeTool(record, sandboxFor(workspaceId)) };
+ * ```
+ */
+export type RowToolFactory = (record: ToolRecord, workspaceId: string) => ToolSpec;
 
 interface WorkspaceEntry {
   registry: ToolRegistry;
   /** The options of the workspace's REST tools: the shared ones with the workspace's secrets. */
   restTool: RestToolOptions;
-  /** What each registered workspace REST tool was built from, to rebuild it when the row changed. */
+  /** What each registered row tool (REST, code) was built from, to rebuild it when the row changed. */
   restSignatures: Map<string, string>;
 }
 
@@ -87,12 +102,16 @@ export class WorkspaceRegistries {
   forTools(workspaceId: string, tools: readonly ToolRecord[]): ToolRegistry {
     const entry = this.#entry(workspaceId);
     for (const tool of tools) {
-      if (tool.workspaceId !== workspaceId || tool.handlerKey !== HTTP_HANDLER_KEY || tool.config === null) continue;
-      const signature = `${tool.createdAt}\u0000${JSON.stringify(tool.config)}`;
+      if (tool.workspaceId !== workspaceId || tool.config === null) continue;
+      const factory = tool.handlerKey === HTTP_HANDLER_KEY ? undefined : this.#options.rowTools?.[tool.handlerKey];
+      if (tool.handlerKey !== HTTP_HANDLER_KEY && factory === undefined) continue;
+      const signature = `${tool.createdAt}\u0000${tool.definitionHash ?? ''}\u0000${JSON.stringify(tool.config)}`;
       if (entry.restSignatures.get(tool.id) === signature) continue;
-      entry.registry.register(createRestTool(tool.config as unknown as RestToolConfig, entry.restTool), {
-        allowOverride: true,
-      });
+      const spec =
+        factory === undefined
+          ? createRestTool(tool.config as unknown as RestToolConfig, entry.restTool)
+          : factory(tool, workspaceId);
+      entry.registry.register(spec, { allowOverride: true });
       entry.restSignatures.set(tool.id, signature);
     }
     return entry.registry;

@@ -1,6 +1,7 @@
 import { randomId } from './random-id.js';
 import { cacheKey, readCachesOf, writeDropping } from './read-cache.js';
 import { agentRecordOf, nowIso } from './row-mapping.js';
+import { SourceSyncQueries } from './source-sync-queries.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
 import type { AgentRecord } from './store-records.js';
@@ -13,7 +14,7 @@ import {
   STORE_LIMITS,
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
-import type { StoreAgents } from './toolshed-store.js';
+import type { AgentSyncResult, StoreAgents, SyncAgentsInput } from './toolshed-store.js';
 
 /**
  * The `agents` part of a store.
@@ -43,7 +44,10 @@ export class AgentQueries implements StoreAgents {
       workspaceId: workspace,
       name: input.name === undefined ? id : requireText(input.name, 'name', STORE_LIMITS.nameChars),
       description: optionalText(input.description, 'description', STORE_LIMITS.textChars),
+      source: 'api',
+      origin: null,
       createdAt: nowIso(),
+      updatedAt: nowIso(),
     };
     let inserted: { id: string } | undefined;
     try {
@@ -56,6 +60,7 @@ export class AgentQueries implements StoreAgents {
             name: record.name,
             description: record.description,
             created_at: record.createdAt,
+            updated_at: record.updatedAt,
           })
           .onConflict((conflict) => conflict.doNothing())
           .returning('id')
@@ -70,6 +75,10 @@ export class AgentQueries implements StoreAgents {
       throw new StoreConflictError('agent', id, `Agent id '${id}' is already taken; choose another id.`);
     }
     return record;
+  }
+
+  sync(workspaceId: string, input: SyncAgentsInput): Promise<AgentSyncResult> {
+    return new SourceSyncQueries(this.#context).syncAgents(workspaceId, input);
   }
 
   async get(workspaceId: string, id: string): Promise<AgentRecord | undefined> {

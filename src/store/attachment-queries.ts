@@ -6,7 +6,7 @@ import { nowIso, parseJsonColumn, toIsoTimestamp, toolRecordOf, workspaceToolKey
 import { StoreConflictError } from './store-conflict-error.js';
 import type { StoreContext } from './store-context.js';
 import { StoreNotFoundError } from './store-not-found-error.js';
-import type { AgentToolList, AttachedTool, StoreChange } from './store-records.js';
+import type { AgentToolList, AttachedTool, StoreChange, ToolRecord } from './store-records.js';
 import { isWellFormedId, requireId, STORE_LIMITS, serializeJsonObject } from './store-validation.js';
 import { sortById, visibleToolById, visibleTools } from './tool-queries.js';
 import type { StoreAttachments } from './toolshed-store.js';
@@ -69,6 +69,8 @@ export class AttachmentQueries implements StoreAttachments {
             `Tool '${tool}' is already attached to agent '${agent}'; detach it first to change its config.`,
           );
         }
+        // From now on the agent has its own tools: detaching the last one leaves it with none.
+        await trx.updateTable('agents').set({ had_attachments: 1 }).where('id', '=', agent).execute();
         changes.push({ workspaceId: workspace, agentId: agent, kind: 'attachment' });
         return {
           tool: toolRecordOf(toolRow),
@@ -136,7 +138,7 @@ export class AttachmentQueries implements StoreAttachments {
     const db = this.#context.dialect.db;
     const agent = await db
       .selectFrom('agents')
-      .select('id')
+      .select(['id', 'had_attachments'])
       .where('id', '=', agentId)
       .where('workspace_id', '=', workspaceId)
       .executeTakeFirst();
@@ -154,20 +156,53 @@ export class AttachmentQueries implements StoreAttachments {
       }));
       return { agentId, fallback: false, tools: sortById(tools, (each) => each.tool.id) };
     }
-    return { agentId, fallback: true, tools: await this.#defaultTools(db, workspaceId) };
+    // An agent that ever had a tool attached keeps exactly its attachments: removing access never widens it.
+    if (Number(agent.had_attachments) === 1) return { agentId, fallback: false, tools: [] };
+    const tools = (await defaultToolRecords(this.#context, workspaceId)).map((tool) => ({
+      tool,
+      config: null,
+      attachedAt: null,
+    }));
+    return { agentId, fallback: true, tools };
   }
+}
 
-  async #defaultTools(db: Kysely<Database>, workspaceId: string): Promise<AttachedTool[]> {
-    const configured = this.#context.options.defaultTools;
+/**
+ * The workspace's default tool set, sorted by id: the tools it chose (`workspace_default_tools`), else
+ * the store's `defaultTools` option, else every tool the workspace sees.
+ *
+ * @example
+ * ```ts
+ * const tools = await defaultToolRecords(context, 'acme');
+ * ```
+ */
+export async function defaultToolRecords(context: StoreContext, workspaceId: string): Promise<ToolRecord[]> {
+  const db = context.dialect.db;
+  const workspace = await db
+    .selectFrom('workspaces')
+    .select('custom_default_tools')
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  let rows: Awaited<ReturnType<ReturnType<typeof visibleTools>['execute']>>;
+  if (workspace !== undefined && Number(workspace.custom_default_tools) === 1) {
+    rows = await visibleTools(db, workspaceId)
+      .where('tools.id', 'in', (eb) =>
+        eb
+          .selectFrom('workspace_default_tools')
+          .select('workspace_default_tools.tool_id')
+          .where('workspace_default_tools.workspace_id', '=', workspaceId),
+      )
+      .execute();
+  } else {
+    const configured = context.options.defaultTools;
     if (configured !== undefined && configured.length === 0) return [];
     const keys =
       configured === undefined ? [] : [...configured, ...configured.map((id) => workspaceToolKey(workspaceId, id))];
-    const rows = await visibleTools(db, workspaceId)
+    rows = await visibleTools(db, workspaceId)
       .$if(configured !== undefined, (query) => query.where('tools.id', 'in', keys))
       .execute();
-    const tools = rows.map((row) => ({ tool: toolRecordOf(row), config: null, attachedAt: null }));
-    return sortById(tools, (each) => each.tool.id);
   }
+  return sortById(rows.map(toolRecordOf), (tool) => tool.id);
 }
 
 function agentNotFound(workspaceId: string, agentId: string): StoreNotFoundError {

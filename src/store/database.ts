@@ -14,6 +14,8 @@ export interface WorkspacesTable {
   id: string;
   name: string;
   created_at: TimestampColumn;
+  /** 1 when the workspace chose its default tool set (`workspace_default_tools`); 0: every tool it sees. */
+  custom_default_tools: ColumnType<number, number | undefined, number>;
 }
 
 /** `api_tokens`: bearer tokens, stored as SHA-256 hashes only. */
@@ -41,6 +43,13 @@ export interface ToolsTable {
   annotations: ColumnType<string, string | undefined, string>;
   requires: ColumnType<string, string | undefined, string>;
   config: string | null;
+  /** Where the tool came from: `builtin`, `config`, `module`, `mcp:<server>`, `api` or `code`. */
+  source: ColumnType<string, string | undefined, string>;
+  /** The configuration file a synced row came from; `null` for the others. */
+  origin: ColumnType<string | null, string | null | undefined, string | null>;
+  /** SHA-256 (hex) of what the row was built from; a sync skips rows whose hash did not change. */
+  definition_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  updated_at: NullableTimestampColumn;
 }
 
 /** `agents`: each belongs to one workspace. */
@@ -50,6 +59,13 @@ export interface AgentsTable {
   name: string;
   description: string | null;
   created_at: TimestampColumn;
+  /** `api` (created through the API) or `config` (synced from a configuration file, which owns it). */
+  source: ColumnType<string, string | undefined, string>;
+  /** The configuration file of a `config` agent. */
+  origin: ColumnType<string | null, string | null | undefined, string | null>;
+  updated_at: NullableTimestampColumn;
+  /** 1 once any tool was attached: the agent no longer falls back to the workspace's default set. */
+  had_attachments: ColumnType<number, number | undefined, number>;
 }
 
 /** `agent_tools`: which tools an agent may use, with a per-attachment config (JSON text). */
@@ -144,4 +160,17 @@ export interface Database {
   tool_calls: ToolCallsTable;
   approvals: ApprovalsTable;
   secrets: SecretsTable;
+  workspace_default_tools: WorkspaceToolSetTable;
+  workspace_hidden_tools: Omit<WorkspaceToolSetTable, 'created_at'>;
+}
+
+/**
+ * `workspace_default_tools` (the tools a workspace's default view serves, when it chose them) and
+ * `workspace_hidden_tools` (global tools the workspace does not have): `tool_id` is a `tools.id` (a
+ * global name or a workspace tool's key); both FKs cascade.
+ */
+export interface WorkspaceToolSetTable {
+  workspace_id: string;
+  tool_id: string;
+  created_at: TimestampColumn;
 }

@@ -53,12 +53,14 @@ export type {
   ToolCallRecord,
   ToolCallStatus,
   ToolRecord,
+  ToolSourceName,
   WorkspaceRecord,
 } from './store-records.js';
-export { TOOL_CALL_STATUSES } from './store-records.js';
+export { isConfigSource, TOOL_CALL_STATUSES } from './store-records.js';
 export { RESOURCE_ID_PATTERN, SECRET_NAME_PATTERN, STORE_LIMITS } from './store-validation.js';
 export { StoreValidationError } from './store-validation-error.js';
 export type {
+  AgentSyncResult,
   BuiltinToolSpec,
   RecentToolCallsOptions,
   StoreAgents,
@@ -68,9 +70,14 @@ export type {
   StoreToolCalls,
   StoreTools,
   StoreWorkspaces,
+  SyncAgentsInput,
+  SyncedToolInput,
+  SyncToolsInput,
+  ToolSyncResult,
   ToolshedStore,
   UpsertBuiltinsOptions,
   UpsertBuiltinsResult,
   WorkspaceApprovalStore,
   WorkspaceToolInput,
+  WorkspaceToolSet,
 } from './toolshed-store.js';

@@ -17,6 +17,7 @@ import type {
   ToolCallRecord,
   ToolCallStatus,
   ToolRecord,
+  ToolSourceName,
   WorkspaceRecord,
 } from './store-records.js';
 
@@ -119,7 +120,11 @@ export function toolRecordOf(row: Selectable<ToolsTable>): ToolRecord {
     annotations: parseJsonColumn<ToolAnnotations>(row.annotations) ?? {},
     requires: parseJsonColumn<ToolRequirements>(row.requires) ?? {},
     config: parseJsonColumn<Record<string, unknown>>(row.config),
+    source: row.source as ToolSourceName,
+    origin: row.origin,
+    definitionHash: row.definition_hash,
     createdAt: toIsoTimestamp(row.created_at),
+    updatedAt: toIsoTimestamp(row.updated_at ?? row.created_at),
   };
 }
 
@@ -130,7 +135,10 @@ export function agentRecordOf(row: Selectable<AgentsTable>): AgentRecord {
     workspaceId: row.workspace_id,
     name: row.name,
     description: row.description,
+    source: row.source === 'config' ? 'config' : 'api',
+    origin: row.origin,
     createdAt: toIsoTimestamp(row.created_at),
+    updatedAt: toIsoTimestamp(row.updated_at ?? row.created_at),
   };
 }
 

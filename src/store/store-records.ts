@@ -34,6 +34,19 @@ export interface TokenIdentity {
   workspaceId: string;
 }
 
+/**
+ * Where a tool row came from: `builtin` (the service's own, global), `config` (a YAML definition or
+ * `custom_tools` REST tool of the configuration), `module` (a TypeScript/JavaScript module the
+ * configuration loads), `mcp:<server>` (imported from the configuration's MCP server), `api` (a REST
+ * tool created through the API) or `code` (a Python or JavaScript tool created through the API).
+ */
+export type ToolSourceName = 'builtin' | 'config' | 'module' | 'api' | 'code' | `mcp:${string}`;
+
+/** The sources a configuration owns: a sync upserts and prunes only rows of these. */
+export function isConfigSource(source: string): boolean {
+  return source === 'config' || source === 'module' || source.startsWith('mcp:');
+}
+
 /** A tool row: a global built-in (`workspaceId` null) or a tool of one workspace. */
 export interface ToolRecord {
   /** Canonical tool name, `^[a-z][a-z0-9_]{0,63}$`. */
@@ -52,7 +65,15 @@ export interface ToolRecord {
   requires: ToolRequirements;
   /** Tool-level settings (a REST tool's endpoint, ...); `null` when none. */
   config: Record<string, unknown> | null;
+  /** Where the tool came from. */
+  source: ToolSourceName;
+  /** The configuration file a synced tool came from; `null` for the others. */
+  origin: string | null;
+  /** SHA-256 (hex) of what the row was built from; `null` for rows written before sources existed. */
+  definitionHash: string | null;
   createdAt: string;
+  /** ISO-8601, when the row last changed. */
+  updatedAt: string;
 }
 
 /** An agent of a workspace. */
@@ -61,7 +82,13 @@ export interface AgentRecord {
   workspaceId: string;
   name: string;
   description: string | null;
+  /** `api` (created through the API) or `config` (owned by a configuration file: read-only over the API). */
+  source: 'api' | 'config';
+  /** The configuration file of a `config` agent; `null` for the others. */
+  origin: string | null;
   createdAt: string;
+  /** ISO-8601, when the agent last changed. */
+  updatedAt: string;
 }
 
 /** One tool an agent may use, with the agent's config for it. */

@@ -17,6 +17,8 @@ export const STORE_LIMITS = Object.freeze({
   recentCalls: 500,
   /** Bytes of UTF-8 of a workspace secret's value. */
   secretValueBytes: 8 * 1024,
+  /** Tools a workspace's default tool set may list. */
+  toolSetItems: 1000,
 });
 
 /**

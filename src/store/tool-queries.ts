@@ -1,8 +1,11 @@
-import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import { createHash } from 'node:crypto';
+import { type ExpressionBuilder, type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import { canonicalJson } from '../core/approvals.js';
 import { describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
 import type { Database, ToolsTable } from './database.js';
 import { cacheKey, readCachesOf, workspaceKeys, writeDropping } from './read-cache.js';
 import { nowIso, toolRecordOf, workspaceToolKey } from './row-mapping.js';
+import { SourceSyncQueries } from './source-sync-queries.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
 import type { StoreChange, ToolRecord } from './store-records.js';
@@ -19,6 +22,8 @@ import { StoreValidationError } from './store-validation-error.js';
 import type {
   BuiltinToolSpec,
   StoreTools,
+  SyncToolsInput,
+  ToolSyncResult,
   UpsertBuiltinsOptions,
   UpsertBuiltinsResult,
   WorkspaceToolInput,
@@ -36,7 +41,25 @@ export function visibleTools(db: Kysely<Database>, workspaceId: string) {
   return db
     .selectFrom('tools')
     .selectAll('tools')
-    .where((eb) => eb.or([eb('tools.workspace_id', 'is', null), eb('tools.workspace_id', '=', workspaceId)]));
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('tools.workspace_id', 'is', null), notHiddenIn(eb, workspaceId)]),
+        eb('tools.workspace_id', '=', workspaceId),
+      ]),
+    );
+}
+
+/** A global tool the workspace has not hidden (`workspace_hidden_tools`). */
+function notHiddenIn(eb: ExpressionBuilder<Database, 'tools'>, workspaceId: string) {
+  return eb.not(
+    eb.exists(
+      eb
+        .selectFrom('workspace_hidden_tools')
+        .select('workspace_hidden_tools.tool_id')
+        .where('workspace_hidden_tools.workspace_id', '=', workspaceId)
+        .whereRef('workspace_hidden_tools.tool_id', '=', 'tools.id'),
+    ),
+  );
 }
 
 /**
@@ -54,7 +77,7 @@ export function visibleToolById(db: Kysely<Database>, workspaceId: string, id: s
     .selectAll('tools')
     .where((eb) =>
       eb.or([
-        eb.and([eb('tools.workspace_id', 'is', null), eb('tools.id', '=', id)]),
+        eb.and([eb('tools.workspace_id', 'is', null), eb('tools.id', '=', id), notHiddenIn(eb, workspaceId)]),
         eb.and([eb('tools.workspace_id', '=', workspaceId), eb('tools.id', '=', workspaceToolKey(workspaceId, id))]),
       ]),
     );
@@ -134,7 +157,7 @@ export class ToolQueries implements StoreTools {
         }
         const written = await trx
           .insertInto('tools')
-          .values({ ...row, created_at: nowIso() })
+          .values({ ...row, created_at: nowIso(), updated_at: nowIso(), definition_hash: definitionHash(row) })
           .onConflict((conflict) =>
             conflict
               .column('id')
@@ -147,6 +170,8 @@ export class ToolQueries implements StoreTools {
                 when_to_use: eb.ref('excluded.when_to_use'),
                 annotations: eb.ref('excluded.annotations'),
                 requires: eb.ref('excluded.requires'),
+                definition_hash: eb.ref('excluded.definition_hash'),
+                updated_at: eb.ref('excluded.updated_at'),
               }))
               // A workspace tool that took the id in the meantime is left alone.
               .where('tools.workspace_id', 'is', null),
@@ -187,7 +212,12 @@ export class ToolQueries implements StoreTools {
       annotations: serializeJsonObject(input.annotations ?? {}, 'annotations', STORE_LIMITS.configBytes) ?? '{}',
       requires: serializeJsonObject(input.requires ?? {}, 'requires', STORE_LIMITS.configBytes) ?? '{}',
       config: serializeJsonObject(input.config, 'config', STORE_LIMITS.configBytes),
+      source: workspaceToolSource(input.source),
+      origin: null,
+      definition_hash: null as string | null,
+      updated_at: nowIso(),
     } satisfies Insertable<ToolsTable>;
+    row.definition_hash = definitionHash(row);
     let inserted: { id: string } | undefined;
     try {
       inserted = await this.#writeDroppingCaches(workspace, async (trx, changes) => {
@@ -214,6 +244,10 @@ export class ToolQueries implements StoreTools {
       throw new StoreConflictError('tool', id, `Tool id '${id}' is already taken; choose another id.`);
     }
     return toolRecordOf(row);
+  }
+
+  sync(workspaceId: string, input: SyncToolsInput): Promise<ToolSyncResult> {
+    return new SourceSyncQueries(this.#context).syncTools(workspaceId, input);
   }
 
   async get(workspaceId: string, id: string): Promise<ToolRecord | undefined> {
@@ -285,6 +319,7 @@ type BuiltinRow = Omit<Insertable<ToolsTable>, 'created_at' | 'category' | 'anno
   annotations: string;
   requires: string;
   workspace_id: null;
+  source: 'builtin';
 };
 
 function builtinRow(spec: BuiltinToolSpec, handlerKey: (spec: BuiltinToolSpec) => string): BuiltinRow {
@@ -303,11 +338,47 @@ function builtinRow(spec: BuiltinToolSpec, handlerKey: (spec: BuiltinToolSpec) =
     when_to_use: optionalText(spec.whenToUse, `${id}.whenToUse`, STORE_LIMITS.textChars),
     annotations: serializeJsonObject({ ...spec.annotations }, `${id}.annotations`, STORE_LIMITS.configBytes) ?? '{}',
     requires: serializeJsonObject({ ...spec.requires }, `${id}.requires`, STORE_LIMITS.configBytes) ?? '{}',
+    source: 'builtin',
   };
+}
+
+/**
+ * SHA-256 (hex) of what a tool row is built from: its definition columns, not its id, dates or source.
+ *
+ * @example
+ * ```ts
+ * definitionHash({ name: 'echo', description: 'Echo.', parameters_schema: '{"type":"object"}' });
+ * ```
+ */
+export function definitionHash(row: Partial<Record<keyof ToolsTable, unknown>>): string {
+  const { name, description, parameters_schema, handler_key, category, when_to_use, annotations, requires, config } =
+    row;
+  const definition = {
+    name,
+    description,
+    parameters_schema,
+    handler_key,
+    category,
+    when_to_use,
+    annotations,
+    requires,
+    config,
+  };
+  return createHash('sha256').update(canonicalJson(definition)).digest('hex');
+}
+
+/** The source of a tool created through the API: `api` (default) or `code`. */
+function workspaceToolSource(source: unknown): 'api' | 'code' {
+  if (source === undefined || source === 'api' || source === 'code') return source ?? 'api';
+  throw new StoreValidationError(
+    'source',
+    `A workspace tool's source must be 'api' or 'code', got ${describeValue(source)}.`,
+  );
 }
 
 function sameBuiltin(existing: Selectable<ToolsTable>, row: BuiltinRow): boolean {
   return (
+    existing.definition_hash !== null &&
     existing.name === row.name &&
     existing.description === row.description &&
     existing.parameters_schema === row.parameters_schema &&
@@ -319,7 +390,16 @@ function sameBuiltin(existing: Selectable<ToolsTable>, row: BuiltinRow): boolean
   );
 }
 
-function serializeSchema(value: unknown, field: string): string {
+/**
+ * A parameters schema as the `parameters_schema` column holds it: a JSON object schema of `type: object`,
+ * at most {@link STORE_LIMITS}.schemaBytes.
+ *
+ * @example
+ * ```ts
+ * serializeSchema({ type: 'object', properties: {} }, 'parametersSchema'); // '{"type":"object","properties":{}}'
+ * ```
+ */
+export function serializeSchema(value: unknown, field: string): string {
   if (!isPlainObject(value) || value.type !== 'object') {
     throw new StoreValidationError(field, `${field} must be a JSON Schema object with type "object".`);
   }

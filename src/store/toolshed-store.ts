@@ -36,6 +36,31 @@ export interface StoreWorkspaces {
   list(): Promise<WorkspaceRecord[]>;
   /** Delete a workspace and everything in it (cascades); false when there was none. */
   delete(id: string): Promise<boolean>;
+  /**
+   * The workspace's default tool set (what `/mcp` serves and agents that never had an attachment use):
+   * the tools it chose (`custom: true`), else every tool it sees. `undefined` for no such workspace.
+   */
+  defaultTools(id: string): Promise<WorkspaceToolSet | undefined>;
+  /**
+   * Choose the default tool set (ids of tools the workspace sees), or `null` for every tool it sees.
+   * Throws the store's not-found error for an unknown workspace or tool (nothing is written then).
+   */
+  setDefaultTools(id: string, toolIds: readonly string[] | null): Promise<WorkspaceToolSet>;
+}
+
+/**
+ * A workspace's default tool set.
+ *
+ * @example
+ * ```ts
+ * const { custom, tools }: WorkspaceToolSet = (await store.workspaces.defaultTools('acme'))!;
+ * ```
+ */
+export interface WorkspaceToolSet {
+  /** True when the workspace chose the set; false when it is every tool the workspace sees. */
+  custom: boolean;
+  /** Sorted by id. */
+  tools: ToolRecord[];
 }
 
 /** API tokens, stored as SHA-256 hashes. */
@@ -68,6 +93,8 @@ export interface WorkspaceToolInput {
   requires?: ToolRequirements;
   /** Tool-level settings, a JSON object of at most 64 KiB. */
   config?: Record<string, unknown> | null;
+  /** `api` (default: a REST tool) or `code` (a Python or JavaScript tool). */
+  source?: 'api' | 'code';
 }
 
 /** The parts of a {@link ToolSpec} the `tools` table keeps (a whole `ToolSpec` fits). */
@@ -111,6 +138,49 @@ export interface StoreTools {
   list(workspaceId: string, options?: { category?: string }): Promise<ToolRecord[]>;
   /** Delete a tool of the workspace (never a global one) and its attachments; false when none. */
   delete(workspaceId: string, id: string): Promise<boolean>;
+  /**
+   * Make the workspace's configuration-owned tools (`config`, `module`, `mcp:<server>` rows) match
+   * `input.tools`: insert new ones, update changed ones (by definition hash), delete the ones that are
+   * gone (with their attachments) except those of `keepSources`; and, with `builtins`, hide every
+   * global tool not named there in this workspace. Rows of other sources are never written: a name an
+   * `api`/`code` tool or a visible global tool holds is a conflict, skipped. One transaction.
+   */
+  sync(workspaceId: string, input: SyncToolsInput): Promise<ToolSyncResult>;
+}
+
+/** A tool a configuration defines, as `tools.sync` takes it. */
+export interface SyncedToolInput
+  extends Omit<BuiltinToolSpec, 'annotations' | 'requires'>,
+    Partial<Pick<BuiltinToolSpec, 'annotations' | 'requires'>> {
+  source: 'config' | 'module' | `mcp:${string}`;
+}
+
+/** What `tools.sync` writes. */
+export interface SyncToolsInput {
+  /** The configuration file the tools come from (shown in messages that refuse to edit them). */
+  origin: string;
+  tools: readonly SyncedToolInput[];
+  /** The global tools (built-ins) the workspace has; every other global tool is hidden there. Omit to leave them. */
+  builtins?: readonly string[];
+  /** Sources whose missing rows are kept rather than pruned (an MCP server that did not come up). */
+  keepSources?: readonly string[];
+}
+
+/**
+ * What `tools.sync` did, each list of tool ids sorted.
+ *
+ * @example
+ * ```ts
+ * const { added, removed }: ToolSyncResult = await store.tools.sync('default', input);
+ * ```
+ */
+export interface ToolSyncResult {
+  added: string[];
+  updated: string[];
+  unchanged: string[];
+  removed: string[];
+  /** Names an `api`/`code` tool or a global tool already holds in the workspace; not synced. */
+  conflicts: string[];
 }
 
 /** Agents of a workspace. */
@@ -125,6 +195,42 @@ export interface StoreAgents {
   list(workspaceId: string): Promise<AgentRecord[]>;
   /** Delete an agent and its attachments; false when the workspace has no such agent. */
   delete(workspaceId: string, id: string): Promise<boolean>;
+  /**
+   * Make the workspace's `config` agents match `input.agents`: create or update each with exactly its
+   * listed tools attached (with their config), delete the `config` agents that are gone. An id an
+   * `api` agent (or another workspace) holds is a conflict, skipped; a tool the workspace does not
+   * have is left out and listed in `missingTools`. One transaction.
+   */
+  sync(workspaceId: string, input: SyncAgentsInput): Promise<AgentSyncResult>;
+}
+
+/** What `agents.sync` writes. */
+export interface SyncAgentsInput {
+  /** The configuration file the agents come from. */
+  origin: string;
+  agents: ReadonlyArray<{
+    id: string;
+    name?: string;
+    description?: string | null;
+    tools: ReadonlyArray<{ toolId: string; config?: Record<string, unknown> | null }>;
+  }>;
+}
+
+/**
+ * What `agents.sync` did, each list sorted.
+ *
+ * @example
+ * ```ts
+ * const { added, missingTools }: AgentSyncResult = await store.agents.sync('default', input);
+ * ```
+ */
+export interface AgentSyncResult {
+  added: string[];
+  updated: string[];
+  removed: string[];
+  conflicts: string[];
+  /** `agent/tool` pairs left out: the workspace has no such tool. */
+  missingTools: string[];
 }
 
 /** Which tools each agent may use. */

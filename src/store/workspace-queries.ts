@@ -1,12 +1,13 @@
 import { randomId } from './random-id.js';
 import { readCachesOf, workspaceKeys, writeDropping } from './read-cache.js';
 import { nowIso, workspaceRecordOf } from './row-mapping.js';
+import { SourceSyncQueries } from './source-sync-queries.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import type { StoreContext } from './store-context.js';
 import type { WorkspaceRecord } from './store-records.js';
 import { isPlainObject, isWellFormedId, requireId, requireText, STORE_LIMITS } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
-import type { StoreWorkspaces } from './toolshed-store.js';
+import type { StoreWorkspaces, WorkspaceToolSet } from './toolshed-store.js';
 
 /**
  * The `workspaces` part of a store.
@@ -51,6 +52,15 @@ export class WorkspaceQueries implements StoreWorkspaces {
       .where('id', '=', id)
       .executeTakeFirst();
     return row === undefined ? undefined : workspaceRecordOf(row);
+  }
+
+  defaultTools(id: string): Promise<WorkspaceToolSet | undefined> {
+    if (!isWellFormedId(id)) return Promise.resolve(undefined);
+    return new SourceSyncQueries(this.#context).defaultToolSet(id);
+  }
+
+  setDefaultTools(id: string, toolIds: readonly string[] | null): Promise<WorkspaceToolSet> {
+    return new SourceSyncQueries(this.#context).setDefaultToolSet(id, toolIds);
   }
 
   async list(): Promise<WorkspaceRecord[]> {

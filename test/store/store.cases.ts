@@ -20,6 +20,7 @@ import {
   StoreNotFoundError,
   type StoreOptions,
   StoreValidationError,
+  type SyncedToolInput,
   type ToolshedStore,
 } from '../../src/store/index.js';
 
@@ -79,6 +80,8 @@ const TABLES = [
   'secrets',
   'tool_calls',
   'tools',
+  'workspace_default_tools',
+  'workspace_hidden_tools',
   'workspaces',
 ];
 
@@ -291,6 +294,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0003_emails_by_inbox',
         '0004_emails_search_file',
         '0005_secrets',
+        '0006_tool_sources',
       ]);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);
@@ -456,7 +460,11 @@ export function defineStoreCases(harness: StoreHarness): void {
         annotations: { openWorld: true },
         requires: { env: [{ name: 'LOOKUP_API_KEY', url: 'https://example.com/keys' }] },
         config: null,
+        source: 'builtin',
+        origin: null,
+        definitionHash: expect.stringMatching(/^[0-9a-f]{64}$/),
         createdAt: expect.any(String),
+        updatedAt: expect.any(String),
       });
       expect((await store.tools.get(workspace, 'echo_text'))?.name).toBe('Echo Text');
       expect((await store.tools.get(workspace, 'read_notes'))?.whenToUse).toBe(
@@ -645,7 +653,10 @@ export function defineStoreCases(harness: StoreHarness): void {
         workspaceId: workspace,
         name: 'Research',
         description: 'Finds sources.',
+        source: 'api',
+        origin: null,
         createdAt: expect.any(String),
+        updatedAt: created.createdAt,
       });
       expect(await store.agents.get(workspace, 'research')).toEqual(created);
       const generated = await store.agents.create(workspace, {});
@@ -876,6 +887,226 @@ export function defineStoreCases(harness: StoreHarness): void {
       expect(rows).toHaveLength(present);
       expect(outcomes.filter((outcome) => outcome === 'attached').length).toBeGreaterThan(50);
       expect(outcomes.filter((outcome) => outcome === 'conflict').length).toBeGreaterThan(0);
+    });
+  });
+
+  describe('sources, sync and tool sets', () => {
+    const configTool = (name: string, description = `The ${name} tool.`): SyncedToolInput => ({
+      name,
+      description,
+      category: 'general',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      source: 'config',
+    });
+
+    it('syncs config tools as workspace rows: adds, updates by hash, keeps unchanged, prunes the gone', async () => {
+      const workspace = await newWorkspace();
+      const other = await newWorkspace();
+      const api = await newTool(workspace);
+      const first = await store.tools.sync(workspace, {
+        origin: 'toolshed.yaml',
+        tools: [
+          configTool('word_count'),
+          { ...configTool('from_module'), source: 'module' },
+          { ...configTool('gh__issues'), source: 'mcp:gh' },
+        ],
+      });
+      expect(first).toEqual({
+        added: ['from_module', 'gh__issues', 'word_count'],
+        updated: [],
+        unchanged: [],
+        removed: [],
+        conflicts: [],
+      });
+      const row = await store.tools.get(workspace, 'word_count');
+      expect(row).toMatchObject({
+        id: 'word_count',
+        workspaceId: workspace,
+        source: 'config',
+        origin: 'toolshed.yaml',
+      });
+      expect(row?.definitionHash).toMatch(/^[0-9a-f]{64}$/);
+      expect((await store.tools.get(workspace, 'gh__issues'))?.source).toBe('mcp:gh');
+      expect(await store.tools.get(other, 'word_count')).toBeUndefined();
+
+      const agent = await newAgent(workspace);
+      await store.attachments.attach(workspace, agent, 'from_module');
+      const second = await store.tools.sync(workspace, {
+        origin: 'toolshed.yaml',
+        tools: [configTool('word_count', 'Counts words, now better.'), configTool('added_later')],
+        keepSources: ['mcp:gh'],
+      });
+      expect(second).toEqual({
+        added: ['added_later'],
+        updated: ['word_count'],
+        unchanged: [],
+        removed: ['from_module'],
+        conflicts: [],
+      });
+      expect((await store.tools.get(workspace, 'word_count'))?.description).toBe('Counts words, now better.');
+      expect(await store.tools.get(workspace, 'gh__issues')).toBeDefined();
+      expect(await store.tools.get(workspace, api)).toMatchObject({ source: 'api' });
+      // The pruned tool's attachment went with it, and the agent does not widen to the default set.
+      expect(await store.attachments.listAttachments(workspace, agent)).toMatchObject({ fallback: false, tools: [] });
+
+      const third = await store.tools.sync(workspace, {
+        origin: 'toolshed.yaml',
+        tools: [configTool('word_count', 'Counts words, now better.'), configTool('added_later')],
+      });
+      expect(third).toMatchObject({ unchanged: ['added_later', 'word_count'], removed: ['gh__issues'] });
+    });
+
+    it('never writes over an api tool or a visible built-in: those names are conflicts', async () => {
+      const workspace = await newWorkspace();
+      const api = await newTool(workspace);
+      const before = await store.tools.get(workspace, api);
+      const result = await store.tools.sync(workspace, {
+        origin: 'toolshed.yaml',
+        tools: [configTool(api), configTool('echo_text'), configTool('fine')],
+      });
+      expect(result).toMatchObject({ added: ['fine'], conflicts: ['echo_text', api].sort() });
+      expect(await store.tools.get(workspace, api)).toEqual(before);
+      expect((await store.tools.get(workspace, 'echo_text'))?.source).toBe('builtin');
+    });
+
+    it('hides the built-ins a config leaves out, in that workspace only, and shows them again', async () => {
+      const workspace = await newWorkspace();
+      const other = await newWorkspace();
+      await store.tools.sync(workspace, {
+        origin: 'toolshed.yaml',
+        tools: [configTool('read_notes')],
+        builtins: ['echo_text'],
+      });
+      const ids = (await store.tools.list(workspace)).map((tool) => tool.id);
+      expect(ids).toEqual(['echo_text', 'read_notes']);
+      expect((await store.tools.get(workspace, 'read_notes'))?.source).toBe('config');
+      expect(await store.tools.get(workspace, 'web_lookup')).toBeUndefined();
+      const agent = await newAgent(workspace);
+      const attach = await storeErrorOf(store.attachments.attach(workspace, agent, 'web_lookup'), StoreNotFoundError);
+      expect(attach.message).toBe(`Tool 'web_lookup' does not exist in workspace '${workspace}'.`);
+      expect((await store.tools.list(other)).map((tool) => tool.id)).toEqual(['echo_text', 'read_notes', 'web_lookup']);
+      await store.tools.sync(workspace, {
+        origin: 'toolshed.yaml',
+        tools: [],
+        builtins: ['echo_text', 'read_notes', 'web_lookup'],
+      });
+      expect((await store.tools.list(workspace)).map((tool) => tool.id)).toEqual([
+        'echo_text',
+        'read_notes',
+        'web_lookup',
+      ]);
+    });
+
+    it('refuses a malformed sync without writing anything', async () => {
+      const workspace = await newWorkspace();
+      const bad = [{ ...configTool('ok_one') }, { ...configTool('Bad Name') }];
+      const error = await storeErrorOf(
+        store.tools.sync(workspace, { origin: 'toolshed.yaml', tools: bad }),
+        StoreValidationError,
+      );
+      expect(error.field).toBe('name');
+      const api = { ...configTool('sneaky'), source: 'api' } as unknown as SyncedToolInput;
+      const wrongSource = await storeErrorOf(
+        store.tools.sync(workspace, { origin: 'x', tools: [api] }),
+        StoreValidationError,
+      );
+      expect(wrongSource.message).toBe("A synced tool's source must be config, module or mcp:<server>.");
+      expect(await store.tools.get(workspace, 'ok_one')).toBeUndefined();
+      const missing = await storeErrorOf(
+        store.tools.sync('ws_nowhere', { origin: 'x', tools: [configTool('a')] }),
+        StoreNotFoundError,
+      );
+      expect(missing.message).toBe("Workspace 'ws_nowhere' does not exist.");
+    });
+
+    it('syncs config agents with exactly their tools, and prunes the gone ones', async () => {
+      const workspace = await newWorkspace();
+      await store.tools.sync(workspace, { origin: 'toolshed.yaml', tools: [configTool('word_count')] });
+      const apiAgent = await newAgent(workspace);
+      const assistant = unique('assistant');
+      const first = await store.agents.sync(workspace, {
+        origin: 'toolshed.yaml',
+        agents: [
+          {
+            id: assistant,
+            name: 'Assistant',
+            tools: [{ toolId: 'word_count', config: { top: 3 } }, { toolId: 'echo_text' }, { toolId: 'nope' }],
+          },
+          { id: apiAgent, tools: [] },
+        ],
+      });
+      expect(first).toEqual({
+        added: [assistant],
+        updated: [],
+        removed: [],
+        conflicts: [apiAgent],
+        missingTools: [`${assistant}/nope`],
+      });
+      expect(await store.agents.get(workspace, assistant)).toMatchObject({
+        source: 'config',
+        origin: 'toolshed.yaml',
+        name: 'Assistant',
+      });
+      expect(await store.agents.get(workspace, apiAgent)).toMatchObject({ source: 'api' });
+      const list = await store.attachments.listAttachments(workspace, assistant);
+      expect(list.fallback).toBe(false);
+      expect(list.tools.map((each) => [each.tool.id, each.config])).toEqual([
+        ['echo_text', null],
+        ['word_count', { top: 3 }],
+      ]);
+      const second = await store.agents.sync(workspace, { origin: 'toolshed.yaml', agents: [] });
+      expect(second.removed).toEqual([assistant]);
+      expect(await store.agents.get(workspace, assistant)).toBeUndefined();
+      expect(await store.agents.get(workspace, apiAgent)).toBeDefined();
+    });
+
+    it('an agent that had tools keeps an empty view after the last detach; one that never had any falls back', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      const fresh = await newAgent(workspace);
+      await store.attachments.attach(workspace, agent, 'echo_text');
+      expect(await store.attachments.detach(workspace, agent, 'echo_text')).toBe(true);
+      expect(await store.attachments.listAttachments(workspace, agent)).toEqual({
+        agentId: agent,
+        fallback: false,
+        tools: [],
+      });
+      expect((await store.attachments.listAttachments(workspace, fresh)).fallback).toBe(true);
+    });
+
+    it('stores a default tool set that fallback agents use, and resets it to every tool', async () => {
+      const workspace = await newWorkspace();
+      const own = await newTool(workspace);
+      const agent = await newAgent(workspace);
+      expect(await store.workspaces.defaultTools(workspace)).toMatchObject({ custom: false });
+      const set = await store.workspaces.setDefaultTools(workspace, ['echo_text', own]);
+      expect(set.custom).toBe(true);
+      expect(set.tools.map((tool) => tool.id)).toEqual(['echo_text', own].sort());
+      const list = await store.attachments.listAttachments(workspace, agent);
+      expect(list).toMatchObject({ fallback: true });
+      expect(list.tools.map((each) => each.tool.id)).toEqual(['echo_text', own].sort());
+      // A deleted tool leaves the set with it.
+      await store.tools.delete(workspace, own);
+      expect((await store.workspaces.defaultTools(workspace))?.tools.map((tool) => tool.id)).toEqual(['echo_text']);
+      const reset = await store.workspaces.setDefaultTools(workspace, null);
+      expect(reset.custom).toBe(false);
+      expect(reset.tools.map((tool) => tool.id)).toEqual(['echo_text', 'read_notes', 'web_lookup']);
+    });
+
+    it('refuses a default set naming a tool the workspace cannot see, writing nothing', async () => {
+      const workspace = await newWorkspace();
+      const other = await newWorkspace();
+      const foreign = await newTool(other);
+      await store.workspaces.setDefaultTools(workspace, ['echo_text']);
+      const error = await storeErrorOf(
+        store.workspaces.setDefaultTools(workspace, ['read_notes', foreign]),
+        StoreNotFoundError,
+      );
+      expect(error.message).toBe(`Tool '${foreign}' does not exist in workspace '${workspace}'.`);
+      expect((await store.workspaces.defaultTools(workspace))?.tools.map((tool) => tool.id)).toEqual(['echo_text']);
+      const bad = await storeErrorOf(store.workspaces.setDefaultTools(workspace, ['Not A Tool']), StoreValidationError);
+      expect(bad.field).toBe('toolIds');
+      expect(await store.workspaces.defaultTools('ws_nowhere')).toBeUndefined();
     });
   });
 

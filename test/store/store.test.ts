@@ -75,6 +75,7 @@ describe('createStore', () => {
               '0003_emails_by_inbox',
               '0004_emails_search_file',
               '0005_secrets',
+              '0006_tool_sources',
             ],
           });
         } finally {

@@ -5,6 +5,7 @@ import { emailsSearchFile } from './emails-search-file.js';
 import { initialSchema } from './initial-schema.js';
 import type { SchemaDialect } from './schema-dialect.js';
 import { secretsSchema } from './secrets-schema.js';
+import { toolSourcesSchema } from './tool-sources-schema.js';
 
 /** Where Kysely's `Migrator` keeps its bookkeeping, named so it cannot collide with an app's own. */
 export const MIGRATION_TABLES = Object.freeze({
@@ -37,6 +38,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
       '0003_emails_by_inbox': emailsByInboxSchema(this.#schema),
       '0004_emails_search_file': emailsSearchFile(this.#schema),
       '0005_secrets': secretsSchema(this.#schema),
+      '0006_tool_sources': toolSourcesSchema(this.#schema),
     };
   }
 }

@@ -11,7 +11,7 @@ import { isToolSpec } from '../core/define-tool.js';
 import { closestNames } from '../core/did-you-mean.js';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
-import { isToolProtocol } from '../core/tool-protocol.js';
+import { fromToolProtocol, isToolProtocol } from '../core/tool-protocol.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { loadDefinitionDirectory, loadDefinitionFile } from '../definitions/load-yaml.js';
 import { parseYamlSource, type YamlSource } from '../definitions/yaml-source.js';
@@ -47,6 +47,8 @@ export interface ToolshedConfig {
   builtins: string[];
   /** The folder the built-in file tools are confined to (`workspace:`, default the file's folder). */
   workspace: string;
+  /** Whether the file names `workspace:` (the service keeps files in its database otherwise). */
+  workspaceSet: boolean;
   customTools: RestToolConfig[];
   mcpServers: McpServerConfig[];
   agents: AgentConfig[];
@@ -266,6 +268,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     tools: (value.tools as string[] | undefined) ?? [],
     builtins: (value.builtins as string[] | undefined) ?? [],
     workspace: resolve(baseDir, (value.workspace as string | undefined) ?? '.'),
+    workspaceSet: typeof value.workspace === 'string',
     customTools: (value.custom_tools as RestToolConfig[] | undefined) ?? [],
     mcpServers: ((value.mcp_servers as Array<Record<string, unknown>> | undefined) ?? []).map(toMcpServerConfig),
     agents: rawAgents.map((agent) => ({
@@ -505,7 +508,9 @@ async function loadToolSource(
 }
 
 function toSpec(tool: RegistrableTool): ToolSpec {
-  return isToolSpec(tool) ? tool : (tool as unknown as ToolSpec);
+  if (isToolSpec(tool)) return tool;
+  // A plain `{name, description, parameters, execute}` object, as the registry takes it.
+  return isToolProtocol(tool) ? fromToolProtocol(tool) : (tool as unknown as ToolSpec);
 }
 
 function toMcpServerConfig(entry: Record<string, unknown>): McpServerConfig {

@@ -13,6 +13,7 @@ import { registerActivityRoutes } from './activity-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
 import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
+import { registerEmailRoutes } from './email-routes.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
 import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';
@@ -181,6 +182,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     registerActivityRoutes(api, context);
     registerSecretRoutes(api, context);
     registerWorkspaceRoutes(api, context);
+    registerEmailRoutes(api, context);
   });
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });

@@ -154,6 +154,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
       options.onConfigSync?.(sync);
     });
   }
+  reloaders.set(app, async (config) => {
+    const next = { ...config, tools: config.tools.filter((tool) => !replacedByService(tool.spec, shared)) };
+    const sync = await syncServedConfig(store, next);
+    registries.setConfig(next);
+    return sync;
+  });
 
   app.setErrorHandler((error, _request, reply) => {
     const apiError = toApiError(error);
@@ -187,6 +193,25 @@ export function createServer(options: ServerOptions): FastifyInstance {
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });
   return app;
+}
+
+const reloaders = new WeakMap<FastifyInstance, (config: ServedConfig) => Promise<ServedConfigSync>>();
+
+/**
+ * Serve another configuration on a running server (`toolshed serve` does it on SIGHUP): sync it into
+ * the store (rows added, updated and pruned as at start) and give its workspace the new handlers. Open
+ * MCP sessions of that workspace are told when their tools changed. Resolves with what the sync did.
+ *
+ * @example
+ * ```ts
+ * const sync = await reloadServedConfig(app, servedConfigOf(await loadTools(setup, io), 'default', []));
+ * console.log(sync.tools.removed);
+ * ```
+ */
+export async function reloadServedConfig(app: FastifyInstance, config: ServedConfig): Promise<ServedConfigSync> {
+  const reload = reloaders.get(app);
+  if (reload === undefined) throw new TypeError('reloadServedConfig needs a server made by createServer.');
+  return reload(config);
 }
 
 /**

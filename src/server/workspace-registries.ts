@@ -76,8 +76,9 @@ interface WorkspaceEntry {
  * ```
  */
 export class WorkspaceRegistries {
-  readonly #options: WorkspaceRegistriesOptions;
+  #options: WorkspaceRegistriesOptions;
   readonly #entries = new Map<string, WorkspaceEntry>();
+  readonly #resetListeners = new Set<(workspaceId: string) => void>();
   #serverToolNames: ReadonlySet<string> | undefined;
 
   constructor(options: WorkspaceRegistriesOptions) {
@@ -133,6 +134,32 @@ export class WorkspaceRegistries {
   /** Forget a workspace's registry (after it was deleted). */
   drop(workspaceId: string): void {
     this.#entries.delete(workspaceId);
+  }
+
+  /** The configuration served now, if any. */
+  get config(): ServedConfig | undefined {
+    return this.#options.config;
+  }
+
+  /**
+   * Serve another configuration (a reload): the workspaces of the old and the new one get fresh
+   * registries with the new handlers, and each `onReset` listener hears of them.
+   */
+  setConfig(config: ServedConfig | undefined): void {
+    const touched = new Set([this.#options.config?.workspaceId, config?.workspaceId]);
+    this.#options = config === undefined ? { ...this.#options, config: undefined } : { ...this.#options, config };
+    this.#serverToolNames = undefined;
+    for (const workspaceId of touched) {
+      if (workspaceId === undefined) continue;
+      this.#entries.delete(workspaceId);
+      for (const listener of this.#resetListeners) listener(workspaceId);
+    }
+  }
+
+  /** Be told when a workspace's registry was replaced (its tools may have new handlers). */
+  onReset(listener: (workspaceId: string) => void): () => void {
+    this.#resetListeners.add(listener);
+    return () => this.#resetListeners.delete(listener);
   }
 
   #entry(workspaceId: string): WorkspaceEntry {

@@ -161,7 +161,10 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     const api = createApiServer({
       store,
       onError: report,
-      extraTools: tools.registry.tools(),
+      // The configuration's tools carry its defaults (timeout, output budget, extra arguments), and
+      // every tool sees its environment (.env beside the file), as under `toolshed mcp` and `call`.
+      extraTools: config === undefined ? tools.registry.tools() : config.specs(tools.registry),
+      registryOptions: { env: config?.env ?? io.env },
       ...(runs === undefined ? {} : { builtins: { sandbox: { maxRunsPerSandbox: runs } } }),
       calls: {
         maxConcurrentCallsPerToken: options.maxConcurrentCallsPerToken ?? DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,

@@ -97,6 +97,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       void (reply as FastifyReply).code(apiError.statusCode).send(apiError.toBody());
     },
   });
+  acceptEmptyJsonBodies(app);
   const report = options.onError ?? ((error: unknown) => app.log.error(error));
   const shared = options.builtins === false ? undefined : createServiceBuiltins(store, options.builtins);
   const extraTools = options.extraTools?.filter((tool) => !replacedByService(tool, shared));
@@ -152,6 +153,21 @@ export function createServer(options: ServerOptions): FastifyInstance {
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });
   return app;
+}
+
+/**
+ * Clients that always send `Content-Type: application/json` send it on a `DELETE` or a bodiless `POST`
+ * too: an empty body is no body (`request.body` undefined, which each route answers as it answers a
+ * request without the header), never a JSON syntax error. Anything else goes to Fastify's own JSON
+ * parser, with its protection against `__proto__` and `constructor.prototype` keys.
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
 }
 
 /**

@@ -502,6 +502,42 @@ export function defineServerCases(harness: ServerStoreHarness): void {
       });
     });
 
+    it('takes an empty body sent with Content-Type: application/json as no body', async () => {
+      const owner = await tenant();
+      const json = { ...owner.headers, 'content-type': 'application/json' };
+      const empty = (method: Method, url: string) => app.inject({ method, url, headers: json, payload: '' });
+      const agent = await newAgent(owner);
+      await send('POST', `/api/agents/${agent}/tools`, owner.headers, { tool_id: 'calculator' });
+
+      const called = await empty('POST', '/api/tools/list_files/call');
+      expect(called.statusCode).toBe(200);
+      expect(called.json()).toMatchObject({ status: 'success' });
+      expect((await empty('DELETE', `/api/agents/${agent}/tools/calculator`)).statusCode).toBe(204);
+      expect((await empty('DELETE', `/api/agents/${agent}`)).statusCode).toBe(204);
+      expect((await send('GET', `/api/agents/${agent}`, owner.headers)).statusCode).toBe(404);
+
+      // A route that needs a body says so, as it does without the header; nothing is written.
+      const created = await empty('POST', '/api/agents');
+      expect(created.statusCode).toBe(400);
+      expect(created.json()).toEqual({
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: 'The request body must be a JSON object, got nothing.',
+          details: { field: 'body' },
+        },
+      });
+      expect((await send('GET', '/api/agents', owner.headers)).json()).toEqual({ agents: [] });
+      // Not empty is still JSON: blanks and prototype keys are refused as before.
+      for (const payload of [' ', '{"name": "A", "__proto__": {"admin": true}}']) {
+        const refused = await app.inject({ method: 'POST', url: '/api/agents', headers: json, payload });
+        expect(refused.statusCode, payload).toBe(400);
+        expect(refused.json(), payload).toMatchObject({
+          error: { code: 'VALIDATION_ERROR', details: { field: 'body' } },
+        });
+      }
+      expect((await send('GET', '/api/agents', owner.headers)).json()).toEqual({ agents: [] });
+    });
+
     it('answers 413 for a body over 1 MB', async () => {
       const owner = await tenant();
       const response = await send('POST', '/api/agents', owner.headers, { name: 'x'.repeat(1_100_000) });

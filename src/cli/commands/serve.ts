@@ -47,8 +47,9 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  * Add `toolshed serve`: the service over the store in `TOOLSHED_DATABASE_URL` — the REST API at `/api`,
  * MCP over Streamable HTTP at `/mcp` (the token's workspace) and `/mcp/agents/:id` (one agent, from the
  * store or the configuration), `GET /health` and `GET /metrics`. Prints `toolshed serving N tools: MCP
- * at http://HOST:PORT/mcp` on stderr once listening, and runs until SIGINT or SIGTERM, which close the
- * MCP sessions and end the run with exit 0.
+ * at http://HOST:PORT/mcp` on stderr once listening, then the REST API's and the web catalog's
+ * addresses (and, on a database made before, how to make an API token), and runs until SIGINT or
+ * SIGTERM, which close the MCP sessions and end the run with exit 0.
  *
  * A port in use (or any address that cannot be bound) is one line on stderr and exit 1; a `--port`
  * that is not a whole number from 0 to 65535 is a usage error (exit 2). Port 0 picks a free port.
@@ -156,7 +157,7 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       throw await storeCliError(error);
     });
     stores.push(store);
-    await bootstrapDefaultWorkspace(store, io);
+    const tokenHint = await bootstrapDefaultWorkspace(store, io);
     const runs = options.sandboxRunsPerProcess;
     const api = createApiServer({
       store,
@@ -197,7 +198,9 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       }
       // One write, so a reader waiting for the first line gets the agents with it.
       io.stderr.write(`${banner.join('\n')}\n`);
-      io.stderr.write(`toolshed serve: REST API at ${visible(base)}/api\n`);
+      io.stderr.write(
+        `toolshed serve: REST API at ${visible(base)}/api\ntoolshed serve: web catalog at ${visible(base)}/\n${tokenHint ?? ''}`,
+      );
       const signal = await stopped.promise;
       io.stderr.write(`toolshed serve: ${signal} received, shutting down\n`);
     } finally {
@@ -217,16 +220,22 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
 
 /**
  * On an empty database, create workspace `default` and a token for it, printed once on stderr (only
- * its hash is stored).
+ * its hash is stored). On a database that has workspaces, the line that says how to make a token
+ * (the first one was shown only once), to print once the server listens.
  */
-async function bootstrapDefaultWorkspace(store: ToolshedStore, io: CliContext['io']): Promise<void> {
-  if ((await store.workspaces.list()).length > 0) return;
+async function bootstrapDefaultWorkspace(store: ToolshedStore, io: CliContext['io']): Promise<string | undefined> {
+  const workspaces = await store.workspaces.list();
+  if (workspaces.length > 0) {
+    const id = workspaces.some((workspace) => workspace.id === 'default') ? 'default' : workspaces[0]?.id;
+    return `toolshed serve: an API token is shown only when it is made; make one with 'toolshed token create --workspace ${visible(id ?? 'default')}' (with the same TOOLSHED_DATABASE_URL)\n`;
+  }
   const workspace = await store.workspaces.create({ id: 'default', name: 'Default' });
   const { token } = await store.tokens.create(workspace.id, { name: 'serve' });
   io.stderr.write(
     `toolshed serve: created workspace 'default'; its API token (shown once): ${token}\n` +
       "  use it as 'Authorization: Bearer <token>' with 'X-Workspace-Id: default'\n",
   );
+  return undefined;
 }
 
 /** Resolves with the first SIGINT or SIGTERM; later ones get Node's default handling. */

@@ -5,7 +5,13 @@ import type { McpServerConnection } from '../mcp/import-mcp-server.js';
 import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
 import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
 import { type ConfigDiagnostic, ConfigError } from './config-diagnostic.js';
-import { type AgentConfig, type ConfigOptions, type ToolshedConfig, validateConfig } from './validate-config.js';
+import {
+  type AgentConfig,
+  type CatalogEntry,
+  type ConfigOptions,
+  type ToolshedConfig,
+  validateConfig,
+} from './validate-config.js';
 
 /** A configuration turned into a live registry. */
 export interface LoadedConfig {
@@ -31,6 +37,11 @@ export interface LoadedConfig {
    * brings its own.
    */
   specs(view?: ToolRegistry): ToolSpec[];
+  /**
+   * Where each tool of `registry` comes from: a definition file, a module, a built-in, a `custom_tools`
+   * REST tool, or `mcp:<server>` for an imported tool (as its server lists it now).
+   */
+  sourceOf(name: string): CatalogEntry['source'] | `mcp:${string}` | undefined;
   /** Disconnect MCP servers. */
   close(): Promise<void>;
 }
@@ -117,6 +128,13 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
       return view
         .tools()
         .flatMap((spec) => (spec.name === READ_TOOL_OUTPUT ? [] : [withConfigDefaults(spec, config.defaults)]));
+    },
+    sourceOf(name) {
+      const entry = check.catalog.get(name);
+      if (entry !== undefined) return entry.source;
+      if (config.customTools.some((tool) => tool.id === name)) return 'custom_tool';
+      const connection = connections.find((each) => each.tools.includes(name));
+      return connection === undefined ? undefined : `mcp:${connection.name}`;
     },
     agent(id: string) {
       const known = views.get(id);

@@ -29,7 +29,18 @@ export interface ToolView {
   annotations: Record<string, unknown>;
   /** What the tool needs from the server's environment (`env`: variables with where to get them). */
   requires: ToolRequirements;
+  /** Where it came from: `builtin`, `config`, `module`, `mcp:<server>`, `api` or `code`. */
+  source: string;
+  /** The configuration file a `config`, `module` or `mcp:<server>` tool is defined in; `null` for the others. */
+  origin: string | null;
   created_at: string;
+  updated_at: string;
+  /**
+   * Whether this server can run it now (listings only). A tool whose configuration is not served
+   * here, or whose MCP server is down, is listed but unavailable, with `unavailable_reason`.
+   */
+  available?: boolean;
+  unavailable_reason?: string;
 }
 
 /** An environment variable a tool needs, with whether the server has it set (`GET /api/tools/:id`). */

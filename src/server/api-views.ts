@@ -22,8 +22,26 @@ export function toolView(tool: ToolRecord): ToolView {
     when_to_use: tool.whenToUse,
     annotations: { ...tool.annotations },
     requires: { ...tool.requires },
+    source: tool.source,
+    origin: tool.origin,
     created_at: tool.createdAt,
+    updated_at: tool.updatedAt,
   };
+}
+
+/**
+ * {@link toolView} with whether this server can run the tool now: `unavailable` is the reason it
+ * cannot (see `unavailableReason`), `undefined` when it can.
+ *
+ * @example
+ * ```ts
+ * listedToolView(record, unavailableReason(record, registry));
+ * ```
+ */
+export function listedToolView(tool: ToolRecord, unavailable: string | undefined): ToolView {
+  return unavailable === undefined
+    ? { ...toolView(tool), available: true }
+    : { ...toolView(tool), available: false, unavailable_reason: unavailable };
 }
 
 /**
@@ -45,7 +63,8 @@ export function toolDetailView(
   env: Readonly<Record<string, string | undefined>>,
   secretNames: readonly string[],
 ): ToolDetailView {
-  if (tool.workspaceId !== null) {
+  // Tools created through the API never read the server's environment; the configuration's do.
+  if (tool.source === 'api' || tool.source === 'code') {
     const secret = workspaceToolSecret(tool);
     return {
       ...toolView(tool),

@@ -90,7 +90,12 @@ export interface AgentView {
   id: string;
   name: string;
   description: string | null;
+  /** `api` (created through the API) or `config` (defined in a configuration file: read-only here). */
+  source: 'api' | 'config';
+  /** The configuration file of a `config` agent; `null` for the others. */
+  origin: string | null;
   created_at: string;
+  updated_at: string;
 }
 
 /**

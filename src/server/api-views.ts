@@ -109,7 +109,15 @@ export function attachedToolView(attached: AttachedTool): AttachedToolView {
 
 /** An agent as the API shows it. */
 export function agentView(agent: AgentRecord): AgentView {
-  return { id: agent.id, name: agent.name, description: agent.description, created_at: agent.createdAt };
+  return {
+    id: agent.id,
+    name: agent.name,
+    description: agent.description,
+    source: agent.source,
+    origin: agent.origin,
+    created_at: agent.createdAt,
+    updated_at: agent.updatedAt,
+  };
 }
 
 /** A logged call as the API shows it. */

@@ -23,6 +23,7 @@ import { createServiceBuiltins, type ServiceBuiltins, type ServiceBuiltinsOption
 import { registerToolRoutes } from './tool-routes.js';
 import { registerWebCatalog } from './web-catalog.js';
 import { WorkspaceRegistries } from './workspace-registries.js';
+import { registerWorkspaceRoutes } from './workspace-routes.js';
 
 /** The default body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -180,6 +181,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     registerAgentRoutes(api, context);
     registerActivityRoutes(api, context);
     registerSecretRoutes(api, context);
+    registerWorkspaceRoutes(api, context);
   });
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });

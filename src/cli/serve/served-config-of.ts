@@ -1,3 +1,4 @@
+import { READ_TOOL_OUTPUT } from '../../registry/read-tool-output.js';
 import type { ServedConfig, ServedToolSource } from '../../server/served-config.js';
 import type { LoadedTools } from '../load-registry.js';
 
@@ -25,13 +26,17 @@ export function servedConfigOf(
     return {
       workspaceId,
       origin: toolPaths.join(', '),
-      tools: tools.registry.tools().map((spec) => ({ spec, source: 'config' as const })),
+      tools: tools.registry
+        .tools()
+        .filter((spec) => spec.name !== READ_TOOL_OUTPUT)
+        .map((spec) => ({ spec, source: 'config' as const })),
       agents: [],
     };
   }
   const served: Array<ServedConfig['tools'][number]> = [];
   const builtins: string[] = [];
-  // With the file's defaults (timeout, output budget, extra arguments) in each spec, as its own registry has them.
+  // The file's `defaults:` go with each tool, as `toolshed mcp` and `toolshed call` apply them; the
+  // output reader is left out (every view has its own; it is not a tool of the configuration).
   for (const spec of config.specs(tools.registry)) {
     const source = sourceName(config.sourceOf(spec.name));
     if (source === 'builtin') {

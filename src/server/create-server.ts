@@ -112,6 +112,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       void (reply as FastifyReply).code(apiError.statusCode).send(apiError.toBody());
     },
   });
+  acceptEmptyJsonBodies(app);
   const report = options.onError ?? ((error: unknown) => app.log.error(error));
   const shared = options.builtins === false ? undefined : createServiceBuiltins(store, options.builtins);
   const moduleTools = options.tools;
@@ -212,6 +213,21 @@ export async function reloadServedConfig(app: FastifyInstance, config: ServedCon
   const reload = reloaders.get(app);
   if (reload === undefined) throw new TypeError('reloadServedConfig needs a server made by createServer.');
   return reload(config);
+}
+
+/**
+ * Clients that always send `Content-Type: application/json` send it on a `DELETE` or a bodiless `POST`
+ * too: an empty body is no body (`request.body` undefined, which each route answers as it answers a
+ * request without the header), never a JSON syntax error. Anything else goes to Fastify's own JSON
+ * parser, with its protection against `__proto__` and `constructor.prototype` keys.
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
 }
 
 /**

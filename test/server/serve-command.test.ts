@@ -363,3 +363,60 @@ describe('toolshed serve: built-ins', () => {
     }
   }, 60_000);
 });
+
+describe('toolshed serve: a restart on an existing database', () => {
+  it('says how to make an API token, and the command it names gives one the API accepts', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    try {
+      const first = memoryIo(folder);
+      const started = await serveIn(first.io, first.stderr, ['--tools', folder]);
+      expect(started.token).not.toBe('');
+      process.emit('SIGINT');
+      expect(await started.running).toBe(0);
+
+      const again = memoryIo(folder);
+      const restarted = await serveIn(again.io, again.stderr, ['--tools', folder]);
+      expect(again.stderr()).not.toContain('shown once');
+      expect(again.stderr()).toContain(
+        "toolshed serve: an API token is shown only when it is made; make one with 'toolshed token create --workspace default' (with the same TOOLSHED_DATABASE_URL)\n",
+      );
+      expect(again.stderr()).toContain(`toolshed serve: web catalog at ${restarted.base}/\n`);
+
+      let printed = '';
+      const tokenIo = {
+        ...again.io,
+        stdout: {
+          write: (text: string) => {
+            printed += text;
+            return true;
+          },
+          flush: async () => {},
+        },
+      } as unknown as CliIo;
+      expect(await runCli(['token', 'create', '--workspace', 'default'], tokenIo)).toBe(0);
+      const response = await fetch(`${restarted.base}/api/agents`, {
+        headers: { authorization: `Bearer ${printed.trim()}`, 'x-workspace-id': 'default' },
+      });
+      expect(response.status).toBe(200);
+      process.emit('SIGINT');
+      expect(await restarted.running).toBe(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('names the workspace the database has when it has no workspace default', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    try {
+      const setup = memoryIo(folder);
+      expect(await runCli(['workspace', 'create', 'Acme', '--id', 'acme'], setup.io)).toBe(0);
+      const { io, stderr } = memoryIo(folder);
+      const running = await serveIn(io, stderr, ['--tools', folder]);
+      expect(stderr()).toContain("make one with 'toolshed token create --workspace acme'");
+      process.emit('SIGINT');
+      expect(await running.running).toBe(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -50,8 +50,9 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  * Add `toolshed serve`: the service over the store in `TOOLSHED_DATABASE_URL` — the REST API at `/api`,
  * MCP over Streamable HTTP at `/mcp` (the token's workspace) and `/mcp/agents/:id` (one agent, from the
  * store or the configuration), `GET /health` and `GET /metrics`. Prints `toolshed serving N tools: MCP
- * at http://HOST:PORT/mcp` on stderr once listening, and runs until SIGINT or SIGTERM, which close the
- * MCP sessions and end the run with exit 0.
+ * at http://HOST:PORT/mcp` on stderr once listening, then the REST API's and the web catalog's
+ * addresses (and, on a database made before, how to make an API token), and runs until SIGINT or
+ * SIGTERM, which close the MCP sessions and end the run with exit 0.
  *
  * A port in use (or any address that cannot be bound) is one line on stderr and exit 1; a `--port`
  * that is not a whole number from 0 to 65535 is a usage error (exit 2). Port 0 picks a free port.
@@ -165,13 +166,16 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     });
     stores.push(store);
     const workspaceId = options.workspace ?? DEFAULT_WORKSPACE;
-    await bootstrapWorkspace(store, workspaceId, io);
+    const tokenHint = await bootstrapWorkspace(store, workspaceId, io);
     const served = servedConfigOf(tools, workspaceId, options.tools ?? []);
     const runs = options.sandboxRunsPerProcess;
     const api = createApiServer({
       store,
       onError: report,
       ...(served === undefined ? {} : { config: served }),
+      // Every tool sees the configuration's environment (.env beside the file), as under `toolshed
+      // mcp` and `call`.
+      registryOptions: { env: tools.config?.env ?? io.env },
       onConfigSync: (sync) => {
         for (const name of sync.tools.conflicts) {
           report(
@@ -225,7 +229,9 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       }
       // One write, so a reader waiting for the first line gets the agents with it.
       io.stderr.write(`${banner.join('\n')}\n`);
-      io.stderr.write(`toolshed serve: REST API at ${visible(base)}/api\n`);
+      io.stderr.write(
+        `toolshed serve: REST API at ${visible(base)}/api\ntoolshed serve: web catalog at ${visible(base)}/\n${tokenHint ?? ''}`,
+      );
       const signal = await stopped.promise;
       io.stderr.write(`toolshed serve: ${signal} received, shutting down\n`);
     } finally {
@@ -248,10 +254,19 @@ export const DEFAULT_WORKSPACE = 'default';
 
 /**
  * On an empty database, create the served workspace and a token for it, printed once on stderr (only
- * its hash is stored).
+ * its hash is stored). On a database that has workspaces, the line that says how to make a token
+ * (the first one was shown only once), to print once the server listens.
  */
-async function bootstrapWorkspace(store: ToolshedStore, workspaceId: string, io: CliContext['io']): Promise<void> {
-  if ((await store.workspaces.list()).length > 0) return;
+async function bootstrapWorkspace(
+  store: ToolshedStore,
+  workspaceId: string,
+  io: CliContext['io'],
+): Promise<string | undefined> {
+  const workspaces = await store.workspaces.list();
+  if (workspaces.length > 0) {
+    const id = workspaces.some((workspace) => workspace.id === workspaceId) ? workspaceId : workspaces[0]?.id;
+    return `toolshed serve: an API token is shown only when it is made; make one with 'toolshed token create --workspace ${visible(id ?? workspaceId)}' (with the same TOOLSHED_DATABASE_URL)\n`;
+  }
   const workspace = await store.workspaces.create({
     id: workspaceId,
     name: workspaceId === DEFAULT_WORKSPACE ? 'Default' : workspaceId,
@@ -261,6 +276,7 @@ async function bootstrapWorkspace(store: ToolshedStore, workspaceId: string, io:
     `toolshed serve: created workspace '${visible(workspaceId)}'; its API token (shown once): ${token}\n` +
       `  use it as 'Authorization: Bearer <token>' with 'X-Workspace-Id: ${visible(workspaceId)}'\n`,
   );
+  return undefined;
 }
 
 function toolCount(count: number): string {

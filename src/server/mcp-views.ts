@@ -61,9 +61,7 @@ export class McpViews {
     this.#report = report;
     const unsubscribe = context.store.onChange((change) => this.#onChange(change));
     // A reloaded configuration gives its workspace new handlers: its views take them.
-    const unreset = context.registries.onReset((workspaceId) =>
-      this.#onChange({ workspaceId, kind: 'tool' }),
-    );
+    const unreset = context.registries.onReset((workspaceId) => this.#onChange({ workspaceId, kind: 'tool' }));
     this.#unsubscribe = () => {
       unsubscribe();
       unreset();

@@ -8,10 +8,11 @@ import {
   DEFAULT_MAX_SESSIONS_PER_TOKEN,
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
 } from '../../server/mcp-session-limits.js';
+import type { ServedConfigSync } from '../../server/served-config.js';
 import { RESOURCE_ID_PATTERN, type ToolshedStore } from '../../store/index.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
-import { loadTools, resolveToolSetup } from '../load-registry.js';
+import { type LoadedTools, loadTools, resolveToolSetup } from '../load-registry.js';
 import { visible } from '../output.js';
 import { openServiceStore } from '../serve/open-service-store.js';
 import { servedConfigOf } from '../serve/served-config-of.js';
@@ -148,14 +149,11 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     );
   }
   // The service's built-ins come from the store (their files in the database), never the CLI's.
-  const tools = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false });
+  let tools = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false });
   const stores: ToolshedStore[] = [];
   try {
-    const [{ createServer }, { createServer: createApiServer }, { listenHttp, serverUrl }] = await Promise.all([
-      import('node:http'),
-      import('../../server/index.js'),
-      import('../serve/listen-http.js'),
-    ]);
+    const [{ createServer }, { createServer: createApiServer, reloadServedConfig }, { listenHttp, serverUrl }] =
+      await Promise.all([import('node:http'), import('../../server/index.js'), import('../serve/listen-http.js')]);
     const report = (error: unknown) => {
       io.stderr.write(`toolshed serve: ${visible(error instanceof Error ? error.message : String(error))}\n`);
     };
@@ -167,7 +165,26 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     stores.push(store);
     const workspaceId = options.workspace ?? DEFAULT_WORKSPACE;
     const tokenHint = await bootstrapWorkspace(store, workspaceId, io);
-    const served = servedConfigOf(tools, workspaceId, options.tools ?? []);
+    let served = servedConfigOf(tools, workspaceId, options.tools ?? []);
+    const reportSync = (sync: ServedConfigSync) => {
+      for (const name of sync.tools.conflicts) {
+        report(
+          `tool '${name}' of ${served?.origin} is not served: workspace '${workspaceId}' already has a tool of that name that the configuration does not own`,
+        );
+      }
+      for (const id of sync.agents.conflicts) {
+        report(
+          `agent '${id}' of ${served?.origin} is not served: the id is taken by an agent the configuration does not own`,
+        );
+      }
+      for (const pair of sync.agents.missingTools) {
+        const [agent, tool] = pair.split('/');
+        report(
+          `agent '${agent}' of ${served?.origin}: tool '${tool}' does not exist in workspace '${workspaceId}', so it is not attached`,
+        );
+      }
+    };
+
     const runs = options.sandboxRunsPerProcess;
     const api = createApiServer({
       store,
@@ -176,24 +193,7 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       // Every tool sees the configuration's environment (.env beside the file), as under `toolshed
       // mcp` and `call`.
       registryOptions: { env: tools.config?.env ?? io.env },
-      onConfigSync: (sync) => {
-        for (const name of sync.tools.conflicts) {
-          report(
-            `tool '${name}' of ${served?.origin} is not served: workspace '${workspaceId}' already has a tool of that name that the configuration does not own`,
-          );
-        }
-        for (const id of sync.agents.conflicts) {
-          report(
-            `agent '${id}' of ${served?.origin} is not served: the id is taken by an agent the configuration does not own`,
-          );
-        }
-        for (const pair of sync.agents.missingTools) {
-          const [agent, tool] = pair.split('/');
-          report(
-            `agent '${agent}' of ${served?.origin}: tool '${tool}' does not exist in workspace '${workspaceId}', so it is not attached`,
-          );
-        }
-      },
+      onConfigSync: (sync) => reportSync(sync),
       ...(runs === undefined ? {} : { builtins: { sandbox: { maxRunsPerSandbox: runs } } }),
       calls: {
         maxConcurrentCallsPerToken: options.maxConcurrentCallsPerToken ?? DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
@@ -232,7 +232,41 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       io.stderr.write(
         `toolshed serve: REST API at ${visible(base)}/api\ntoolshed serve: web catalog at ${visible(base)}/\n${tokenHint ?? ''}`,
       );
-      const signal = await stopped.promise;
+      // SIGHUP: read the configuration again and sync it, keeping the one served now if it fails to load.
+      let reloading = Promise.resolve();
+      const onHangup = () => {
+        reloading = reloading.then(async () => {
+          if (served === undefined) {
+            report('SIGHUP received, but no configuration or --tools is served; nothing to reload');
+            return;
+          }
+          let next: LoadedTools;
+          try {
+            next = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false });
+          } catch (error) {
+            report(`SIGHUP: keeping what is served now: ${error instanceof Error ? error.message : String(error)}`);
+            return;
+          }
+          const nextServed = servedConfigOf(next, workspaceId, options.tools ?? []);
+          if (nextServed === undefined) {
+            await next.close();
+            return;
+          }
+          const sync = await reloadServedConfig(api, nextServed);
+          reportSync(sync);
+          const previous = tools;
+          tools = next;
+          served = nextServed;
+          await previous.close();
+          const { added, updated, removed } = sync.tools;
+          io.stderr.write(
+            `toolshed serve: reloaded ${visible(nextServed.origin)}: ${added.length} added, ${updated.length} updated, ${removed.length} removed\n`,
+          );
+        }, report);
+      };
+      process.on('SIGHUP', onHangup);
+      const signal = await stopped.promise.finally(() => process.off('SIGHUP', onHangup));
+      await reloading;
       io.stderr.write(`toolshed serve: ${signal} received, shutting down\n`);
     } finally {
       stopped.dispose();

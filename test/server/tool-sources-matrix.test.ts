@@ -42,6 +42,7 @@ const CASES: SourceCase[] = [
   },
   { source: 'config', tool: 'status_check', args: {}, answer: 'all systems go', query: 'service status' },
   { source: 'api', tool: 'company_lookup', args: { name: 'acme' }, answer: 'all systems go', query: 'company lookup' },
+  { source: 'code', tool: 'word_lengths', args: { text: 'ab cde' }, answer: 'lengths 2,3', query: 'word lengths' },
 ];
 
 /** A configuration with a YAML tool, a module, a REST tool, an MCP server, two built-ins and an agent. */
@@ -140,7 +141,8 @@ describe.each([sqliteHarness(), postgresHarness()] as ServerStoreHarness[])(
       app = createServer({
         store,
         webCatalog: false,
-        builtins: false,
+        // The sandbox runs the code tool; the email tools are not needed here.
+        builtins: { sandbox: { size: 1 }, emails: false },
         restTool: { guard: { allowHosts: [fakeHost] } },
         ...(served === undefined ? {} : { config: served }),
       });
@@ -157,6 +159,14 @@ describe.each([sqliteHarness(), postgresHarness()] as ServerStoreHarness[])(
         parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
       });
       expect(created.status).toBe(201);
+      const code = await post('/api/tools', {
+        id: 'word_lengths',
+        type: 'javascript',
+        description: 'Word lengths: the length of each word of a text.',
+        parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        code: 'function word_lengths({ text }) {\n  return "lengths " + text.split(" ").map((word) => word.length);\n}',
+      });
+      expect(code.status).toBe(201);
       agent = ((await post('/api/agents', { name: 'matrix agent' })).body as { id: string }).id;
     }, 60_000);
 

@@ -12,6 +12,7 @@ import {
   requireText,
   STORE_LIMITS,
   serializeJsonObject,
+  serializeTags,
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
 import { definitionHash, serializeSchema, visibleTools } from './tool-queries.js';
@@ -334,6 +335,7 @@ interface SyncedRow {
     when_to_use: string | null;
     annotations: string;
     requires: string;
+    tags: string;
     config: string | null;
     source: string;
     origin: string;
@@ -359,6 +361,7 @@ function syncedRow(workspaceId: string, origin: string, tool: SyncedToolInput): 
     when_to_use: optionalText(tool.whenToUse, `${name}.whenToUse`, STORE_LIMITS.textChars),
     annotations: serializeJsonObject({ ...tool.annotations }, `${name}.annotations`, STORE_LIMITS.configBytes) ?? '{}',
     requires: serializeJsonObject({ ...tool.requires }, `${name}.requires`, STORE_LIMITS.configBytes) ?? '{}',
+    tags: serializeTags(tool.tags, `${name}.tags`),
     config: null,
     source,
     origin,

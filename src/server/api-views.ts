@@ -22,7 +22,11 @@ export function toolView(tool: ToolRecord): ToolView {
     when_to_use: tool.whenToUse,
     annotations: { ...tool.annotations },
     requires: { ...tool.requires },
+    tags: [...tool.tags],
+    source: tool.source,
+    origin: tool.origin,
     created_at: tool.createdAt,
+    updated_at: tool.updatedAt,
   };
 }
 
@@ -90,7 +94,15 @@ export function attachedToolView(attached: AttachedTool): AttachedToolView {
 
 /** An agent as the API shows it. */
 export function agentView(agent: AgentRecord): AgentView {
-  return { id: agent.id, name: agent.name, description: agent.description, created_at: agent.createdAt };
+  return {
+    id: agent.id,
+    name: agent.name,
+    description: agent.description,
+    source: agent.source,
+    origin: agent.origin,
+    created_at: agent.createdAt,
+    updated_at: agent.updatedAt,
+  };
 }
 
 /** A logged call as the API shows it. */

@@ -1,19 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import { REST_TOOL_SCHEMA } from '../config/config-schema.js';
 import { describeValue } from '../core/define-tool.js';
-import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
-import { compileValidator } from '../schema/compile-validator.js';
-import { SECRET_NAME_PATTERN, STORE_LIMITS } from '../store/index.js';
+import { isPlainObject } from '../core/json-schema.js';
+import { StoreReadOnlyError } from '../store/index.js';
 import { ApiError, notFound, validationError } from './api-error.js';
 import { toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { callTool } from './call-tool.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
+import { checkRestToolDefinition, restToolColumns } from './rest-tool-definition.js';
 import type { ServerContext } from './server-context.js';
+import { toolPatchOf } from './tool-patch.js';
 import { toolScopeOf } from './tool-scope.js';
 import { HTTP_HANDLER_KEY } from './workspace-registries.js';
-
-const validateRestTool = compileValidator(REST_TOOL_SCHEMA);
 
 /** The longest search query `GET /api/tools?q=` accepts, in characters. */
 export const MAX_SEARCH_QUERY_CHARS = 200;
@@ -23,7 +21,8 @@ export const MAX_SEARCH_QUERY_CHARS = 200;
  * set/unset status of a global tool's environment variables, or of a workspace tool's secret),
  * `GET /api/tools/:id/export?format=`, `POST /api/tools` (workspace REST tools in the `custom_tools`
  * shape, authenticating with a workspace secret: the server's environment and `allow_private_network`
- * are refused) and `POST /api/tools/:id/call`.
+ * are refused), `PATCH /api/tools/:id` and `DELETE /api/tools/:id` (tools the workspace made through
+ * the API; built-ins and a configuration's tools are 409 `READ_ONLY`) and `POST /api/tools/:id/call`.
  */
 export function registerToolRoutes(app: FastifyInstance, context: ServerContext): void {
   const { store } = context;
@@ -83,35 +82,36 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     if (!isPlainObject(body)) {
       throw validationError('body', `The request body must be a JSON object, got ${describeValue(body)}.`);
     }
-    refuseOperatorFields(body);
-    const issues = validateRestTool(structuredClone(body));
-    const issue = issues?.[0];
-    if (issue !== undefined) {
-      const field = fieldOf(issue.path, issue.keyword, issue.message);
-      throw validationError(field, `Invalid REST tool: ${issue.message}.`);
-    }
-    if (Buffer.byteLength(JSON.stringify(body)) > STORE_LIMITS.configBytes) {
-      throw validationError(
-        'body',
-        `A REST tool definition must be at most ${STORE_LIMITS.configBytes} bytes as JSON.`,
-      );
-    }
+    checkRestToolDefinition(body);
     const id = body.id as string;
     if (context.registries.extraToolNames.includes(id)) {
       throw new ApiError(409, 'ALREADY_EXISTS', `Tool id '${id}' is already taken; choose another id.`);
     }
     const record = await store.tools.createWorkspaceTool(request.workspaceId, {
       id,
-      name: typeof body.title === 'string' ? body.title : id,
-      description: body.description as string,
-      parametersSchema: body.parameters as JsonObjectSchema,
       handlerKey: HTTP_HANDLER_KEY,
-      category: typeof body.category === 'string' ? body.category : 'api',
-      ...(typeof body.when_to_use === 'string' ? { whenToUse: body.when_to_use } : {}),
-      annotations: restAnnotations(body),
-      config: body,
+      ...restToolColumns(body),
     });
     return reply.code(201).send(toolView(record));
+  });
+
+  app.patch<{ Params: { id: string } }>('/api/tools/:id', async (request) => {
+    const { id } = request.params;
+    const tool = await store.tools.get(request.workspaceId, id);
+    if (tool === undefined) throw notFound(`Tool '${id}' does not exist in this workspace.`);
+    // Whatever the body says, a tool the service or a configuration owns is not the API's to change.
+    if (tool.source !== 'api' && tool.source !== 'code') throw StoreReadOnlyError.forTool(id, tool.source, tool.origin);
+    const updated = await store.tools.update(request.workspaceId, id, toolPatchOf(tool, request.body));
+    return toolView(updated);
+  });
+
+  app.delete<{ Params: { id: string } }>('/api/tools/:id', async (request, reply) => {
+    const { id } = request.params;
+    // Its attachments go with it; MCP sessions of the agents that had it are told (a tool change).
+    if (!(await store.tools.delete(request.workspaceId, id))) {
+      throw notFound(`Tool '${id}' does not exist in this workspace.`);
+    }
+    return reply.code(204).send();
   });
 
   app.post<{ Params: { id: string } }>('/api/tools/:id/call', async (request) => {
@@ -130,58 +130,4 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     const agent = typeof agentId === 'string' ? agentId : undefined;
     return callTool(context, request.tokenIdentity, request.params.id, args ?? {}, agent);
   });
-}
-
-/**
- * What only the operator may grant, refused in a tool a workspace creates: reading the server's
- * environment (`auth.token_env`, `auth.value_env`) and reaching private networks
- * (`allow_private_network`). Also names `auth.secret` when an auth lacks it, which the schema would
- * report as a missing variable.
- */
-function refuseOperatorFields(body: Record<string, unknown>): void {
-  const auth = body.auth;
-  if (isPlainObject(auth)) {
-    for (const key of ['token_env', 'value_env']) {
-      if (!Object.hasOwn(auth, key)) continue;
-      const variable = auth[key];
-      const name = typeof variable === 'string' && SECRET_NAME_PATTERN.test(variable) ? variable : 'NAME';
-      throw validationError(
-        'auth',
-        `Environment variables are for operator config files, so 'auth.${key}' (${describeValue(variable)}) is refused; store a workspace secret with PUT /api/secrets/${name} and reference it as "secret": "${name}".`,
-      );
-    }
-    if (['bearer', 'header', 'query'].includes(auth.type as string) && !Object.hasOwn(auth, 'secret')) {
-      throw validationError(
-        'auth',
-        `'auth.secret' is required: the name of the workspace secret that holds the value (store one with PUT /api/secrets/NAME).`,
-      );
-    }
-  }
-  if (Object.hasOwn(body, 'allow_private_network')) {
-    throw validationError(
-      'allow_private_network',
-      `'allow_private_network' (${describeValue(body.allow_private_network)}) is for operator config files only; a tool created through the API reaches public addresses only, so leave the field out.`,
-    );
-  }
-}
-
-function restAnnotations(body: Record<string, unknown>): Record<string, unknown> {
-  const annotations = isPlainObject(body.annotations) ? body.annotations : {};
-  const result: Record<string, unknown> = {};
-  if (typeof annotations.read_only === 'boolean') result.readOnly = annotations.read_only;
-  if (typeof annotations.destructive === 'boolean') result.destructive = annotations.destructive;
-  if (typeof annotations.idempotent === 'boolean') result.idempotent = annotations.idempotent;
-  if (typeof annotations.open_world === 'boolean') result.openWorld = annotations.open_world;
-  if (body.requires_approval === true) result.requiresApproval = true;
-  return result;
-}
-
-/** The top-level field an issue is about (a missing or unknown property is named in the message). */
-function fieldOf(path: string, keyword: string, message: string): string {
-  if (path !== '') return path.split(/[.[]/)[0] ?? path;
-  if (keyword === 'required' || keyword === 'additionalProperties') {
-    const quoted = /'([^']+)'/.exec(message)?.[1];
-    if (quoted !== undefined) return quoted.split(/[.[]/)[0] ?? quoted;
-  }
-  return 'body';
 }

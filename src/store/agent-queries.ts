@@ -6,7 +6,7 @@ import { SourceSyncQueries } from './source-sync-queries.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
 import { StoreNotFoundError } from './store-not-found-error.js';
-import { readOnlyAgent } from './store-read-only-error.js';
+import { StoreReadOnlyError } from './store-read-only-error.js';
 import type { AgentRecord } from './store-records.js';
 import {
   isPlainObject,
@@ -132,7 +132,7 @@ export class AgentQueries implements StoreAgents {
         .$if(rowLocks, (query) => query.forUpdate())
         .executeTakeFirst();
       if (current === undefined) throw agentNotFound(workspace, id);
-      if (current.source === 'config') throw readOnlyAgent(id, current.origin);
+      if (current.source === 'config') throw StoreReadOnlyError.forAgent(id, current.origin);
       const next = { ...current, ...values };
       // Saved unchanged: nothing to write or announce.
       if (next.name === current.name && next.description === current.description) return agentRecordOf(current);
@@ -161,7 +161,7 @@ export class AgentQueries implements StoreAgents {
         .where('workspace_id', '=', workspaceId)
         .executeTakeFirst();
       if (current === undefined) return false;
-      if (current.source === 'config') throw readOnlyAgent(id, current.origin);
+      if (current.source === 'config') throw StoreReadOnlyError.forAgent(id, current.origin);
       // agent_tools rows go with the agent (ON DELETE CASCADE).
       const result = await trx
         .deleteFrom('agents')

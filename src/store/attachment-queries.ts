@@ -6,7 +6,7 @@ import { nowIso, parseJsonColumn, toIsoTimestamp, toolRecordOf, workspaceToolKey
 import { StoreConflictError } from './store-conflict-error.js';
 import type { StoreContext } from './store-context.js';
 import { StoreNotFoundError } from './store-not-found-error.js';
-import { readOnlyAgent } from './store-read-only-error.js';
+import { StoreReadOnlyError } from './store-read-only-error.js';
 import type { AgentToolList, AttachedTool, StoreChange, ToolRecord } from './store-records.js';
 import { isWellFormedId, requireId, STORE_LIMITS, serializeJsonObject } from './store-validation.js';
 import { sortById, visibleToolById, visibleTools } from './tool-queries.js';
@@ -51,7 +51,7 @@ export class AttachmentQueries implements StoreAttachments {
           .$if(rowLocks, (query) => query.forKeyShare())
           .executeTakeFirst();
         if (agentRow === undefined) throw agentNotFound(workspace, agent);
-        if (agentRow.source === 'config') throw readOnlyAgent(agent, agentRow.origin);
+        if (agentRow.source === 'config') throw StoreReadOnlyError.forAgent(agent, agentRow.origin);
         const toolRow = await visibleToolById(trx, workspace, tool)
           .$if(rowLocks, (query) => query.forKeyShare())
           .executeTakeFirst();
@@ -104,7 +104,7 @@ export class AttachmentQueries implements StoreAttachments {
         .where('id', '=', agentId)
         .where('workspace_id', '=', workspaceId)
         .executeTakeFirst();
-      if (agent?.source === 'config') throw readOnlyAgent(agentId, agent.origin);
+      if (agent?.source === 'config') throw StoreReadOnlyError.forAgent(agentId, agent.origin);
       const result = await trx
         .deleteFrom('agent_tools')
         .where('agent_id', '=', agentId)

@@ -43,45 +43,46 @@ export class StoreReadOnlyError extends StoreError {
     this.origin = origin;
   }
 
+  /**
+   * The refusal to change a tool the API does not own, naming where to change it instead.
+   *
+   * @example
+   * ```ts
+   * StoreReadOnlyError.forTool('read_file', 'builtin', null).message;
+   * // "Tool 'read_file' is a built-in; it cannot be changed."
+   * ```
+   */
+  static forTool(id: string, source: string, origin: string | null): StoreReadOnlyError {
+    const file = origin ?? 'the configuration';
+    let message: string;
+    if (source === 'builtin') message = `Tool '${id}' is a built-in; it cannot be changed.`;
+    else if (source.startsWith('mcp:')) {
+      message = `Tool '${id}' is imported from the MCP server '${source.slice(4)}' named in ${file}; change it on that server or in ${file}.`;
+    } else message = `Tool '${id}' is defined in ${file}; edit it there.`;
+    return new StoreReadOnlyError('tool', id, source, origin, message);
+  }
+
+  /**
+   * The refusal to change an agent a configuration file defines.
+   *
+   * @example
+   * ```ts
+   * StoreReadOnlyError.forAgent('assistant', 'examples/toolshed.yaml').message;
+   * // "Agent 'assistant' is defined in examples/toolshed.yaml; edit it there."
+   * ```
+   */
+  static forAgent(id: string, origin: string | null): StoreReadOnlyError {
+    return new StoreReadOnlyError(
+      'agent',
+      id,
+      'config',
+      origin,
+      `Agent '${id}' is defined in ${origin ?? 'the configuration'}; edit it there.`,
+    );
+  }
+
   /** True when `value` is a store read-only error, from this or any other copy of the package. */
   static override isInstance(value: unknown): value is StoreReadOnlyError {
     return StoreError.isInstance(value) && value.code === 'READ_ONLY';
   }
-}
-
-/**
- * The refusal to change a tool the API does not own, naming where to change it instead.
- *
- * @example
- * ```ts
- * readOnlyTool('read_file', 'builtin', null).message; // "Tool 'read_file' is a built-in; it cannot be changed."
- * ```
- */
-export function readOnlyTool(id: string, source: string, origin: string | null): StoreReadOnlyError {
-  const file = origin ?? 'the configuration';
-  let message: string;
-  if (source === 'builtin') message = `Tool '${id}' is a built-in; it cannot be changed.`;
-  else if (source.startsWith('mcp:')) {
-    message = `Tool '${id}' is imported from the MCP server '${source.slice(4)}' named in ${file}; change it on that server or in ${file}.`;
-  } else message = `Tool '${id}' is defined in ${file}; edit it there.`;
-  return new StoreReadOnlyError('tool', id, source, origin, message);
-}
-
-/**
- * The refusal to change an agent a configuration file defines.
- *
- * @example
- * ```ts
- * readOnlyAgent('assistant', 'examples/toolshed.yaml').message;
- * // "Agent 'assistant' is defined in examples/toolshed.yaml; edit it there."
- * ```
- */
-export function readOnlyAgent(id: string, origin: string | null): StoreReadOnlyError {
-  return new StoreReadOnlyError(
-    'agent',
-    id,
-    'config',
-    origin,
-    `Agent '${id}' is defined in ${origin ?? 'the configuration'}; edit it there.`,
-  );
 }

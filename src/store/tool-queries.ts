@@ -9,7 +9,7 @@ import { SourceSyncQueries } from './source-sync-queries.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
 import { StoreNotFoundError } from './store-not-found-error.js';
-import { readOnlyTool } from './store-read-only-error.js';
+import { StoreReadOnlyError } from './store-read-only-error.js';
 import type { StoreChange, ToolRecord } from './store-records.js';
 import {
   isPlainObject,
@@ -288,7 +288,7 @@ export class ToolQueries implements StoreTools {
         .$if(rowLocks, (query) => query.forUpdate())
         .executeTakeFirst();
       if (current === undefined) throw toolNotFound(workspace, id);
-      if (!isApiSource(current.source)) throw readOnlyTool(id, current.source, current.origin);
+      if (!isApiSource(current.source)) throw StoreReadOnlyError.forTool(id, current.source, current.origin);
       const next = { ...current, ...values };
       const hash = definitionHash(next);
       // The same definition again (a form saved unchanged) writes nothing and announces nothing.
@@ -309,7 +309,7 @@ export class ToolQueries implements StoreTools {
     return this.#writeDroppingCaches(workspaceId, async (trx, changes) => {
       const current = await visibleToolById(trx, workspaceId, id).executeTakeFirst();
       if (current === undefined) return false;
-      if (!isApiSource(current.source)) throw readOnlyTool(id, current.source, current.origin);
+      if (!isApiSource(current.source)) throw StoreReadOnlyError.forTool(id, current.source, current.origin);
       // Its attachments and default-set entries go with it (ON DELETE CASCADE).
       const result = await trx
         .deleteFrom('tools')

@@ -3,7 +3,13 @@ import type { ToolSpec } from '../core/tool-spec.js';
 import type { McpServerConnection } from '../mcp/import-mcp-server.js';
 import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
 import { type ConfigDiagnostic, ConfigError } from './config-diagnostic.js';
-import { type AgentConfig, type ConfigOptions, type ToolshedConfig, validateConfig } from './validate-config.js';
+import {
+  type AgentConfig,
+  type CatalogEntry,
+  type ConfigOptions,
+  type ToolshedConfig,
+  validateConfig,
+} from './validate-config.js';
 
 /** A configuration turned into a live registry. */
 export interface LoadedConfig {
@@ -19,6 +25,11 @@ export interface LoadedConfig {
   mcpServers: McpServerConnection[];
   /** The `mcp_servers` that did not come up, each with the error naming it (and the tail of its stderr). */
   mcpFailures: Array<{ name: string; message: string }>;
+  /**
+   * Where each tool of `registry` comes from: a definition file, a module, a built-in, a `custom_tools`
+   * REST tool, or `mcp:<server>` for an imported tool (as its server lists it now).
+   */
+  sourceOf(name: string): CatalogEntry['source'] | `mcp:${string}` | undefined;
   /** Disconnect MCP servers. */
   close(): Promise<void>;
 }
@@ -100,6 +111,13 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
     agents: config.agents,
     mcpServers: connections,
     mcpFailures,
+    sourceOf(name) {
+      const entry = check.catalog.get(name);
+      if (entry !== undefined) return entry.source;
+      if (config.customTools.some((tool) => tool.id === name)) return 'custom_tool';
+      const connection = connections.find((each) => each.tools.includes(name));
+      return connection === undefined ? undefined : `mcp:${connection.name}`;
+    },
     agent(id: string) {
       const known = views.get(id);
       if (known !== undefined) return known;

@@ -47,6 +47,8 @@ export interface ToolshedConfig {
   builtins: string[];
   /** The folder the built-in file tools are confined to (`workspace:`, default the file's folder). */
   workspace: string;
+  /** Whether the file names `workspace:` (the service keeps files in its database otherwise). */
+  workspaceSet: boolean;
   customTools: RestToolConfig[];
   mcpServers: McpServerConfig[];
   agents: AgentConfig[];
@@ -266,6 +268,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     tools: (value.tools as string[] | undefined) ?? [],
     builtins: (value.builtins as string[] | undefined) ?? [],
     workspace: resolve(baseDir, (value.workspace as string | undefined) ?? '.'),
+    workspaceSet: typeof value.workspace === 'string',
     customTools: (value.custom_tools as RestToolConfig[] | undefined) ?? [],
     mcpServers: ((value.mcp_servers as Array<Record<string, unknown>> | undefined) ?? []).map(toMcpServerConfig),
     agents: rawAgents.map((agent) => ({

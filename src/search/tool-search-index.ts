@@ -48,6 +48,19 @@ const PREFIX_WEIGHT = 0.4;
 const FUZZY_WEIGHT = 0.3;
 
 /**
+ * What the index reads of a tool: a {@link ToolSpec} fits, and so does a stored row's text.
+ *
+ * @example
+ * ```ts
+ * const tool: SearchableTool = { name: 'read_file', description: 'Read a file.', category: 'filesystem', tags: [], inputSchema: { type: 'object' } };
+ * ```
+ */
+export type SearchableTool = Pick<
+  ToolSpec,
+  'name' | 'title' | 'description' | 'whenToUse' | 'category' | 'tags' | 'inputSchema'
+>;
+
+/**
  * A BM25F index over tools: name (split on `_`, `.`, `-` and camelCase), title, description,
  * when-to-use, tags, and parameter names and descriptions, each field weighted. Words are stemmed
  * (Porter: `cooking` finds `cook`), and English stop words are left out, as are a query's bare numbers
@@ -83,8 +96,8 @@ export class ToolSearchIndex {
     return this.#slotOf.size;
   }
 
-  /** Index a tool, replacing an earlier one of the same name. */
-  add(spec: ToolSpec): void {
+  /** Index a tool (a whole spec, or only what is searched), replacing an earlier one of the same name. */
+  add(spec: SearchableTool): void {
     const parameters = Object.entries(spec.inputSchema.properties ?? {}).map(
       ([key, schema]) => `${key} ${typeof schema?.description === 'string' ? schema.description : ''}`,
     );

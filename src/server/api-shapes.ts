@@ -35,11 +35,16 @@ export interface ToolView {
    * API), `api` (a REST tool created through it) or `code` (a code tool created through it).
    */
   source: ToolSourceName;
-  /** The configuration file of a `config`, `module` or `mcp:<server>` tool; `null` for the others. */
+  /** The configuration file a `config`, `module` or `mcp:<server>` tool is defined in; `null` for the others. */
   origin: string | null;
   created_at: string;
-  /** When the tool last changed. */
   updated_at: string;
+  /**
+   * Whether this server can run it now (listings only). A tool whose configuration is not served
+   * here, or whose MCP server is down, is listed but unavailable, with `unavailable_reason`.
+   */
+  available?: boolean;
+  unavailable_reason?: string;
 }
 
 /** An environment variable a tool needs, with whether the server has it set (`GET /api/tools/:id`). */

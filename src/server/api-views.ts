@@ -31,6 +31,21 @@ export function toolView(tool: ToolRecord): ToolView {
 }
 
 /**
+ * {@link toolView} with whether this server can run the tool now: `unavailable` is the reason it
+ * cannot (see `unavailableReason`), `undefined` when it can.
+ *
+ * @example
+ * ```ts
+ * listedToolView(record, unavailableReason(record, registry));
+ * ```
+ */
+export function listedToolView(tool: ToolRecord, unavailable: string | undefined): ToolView {
+  return unavailable === undefined
+    ? { ...toolView(tool), available: true }
+    : { ...toolView(tool), available: false, unavailable_reason: unavailable };
+}
+
+/**
  * The API view of one tool with what it needs and whether that is there. A global tool lists each
  * environment variable it requires with whether the server has it set (`env`, the server's
  * environment; an empty value counts as unset, as when calling). A workspace tool never looks at the
@@ -49,7 +64,8 @@ export function toolDetailView(
   env: Readonly<Record<string, string | undefined>>,
   secretNames: readonly string[],
 ): ToolDetailView {
-  if (tool.workspaceId !== null) {
+  // Tools created through the API never read the server's environment; the configuration's do.
+  if (tool.source === 'api' || tool.source === 'code') {
     const secret = workspaceToolSecret(tool);
     return {
       ...toolView(tool),

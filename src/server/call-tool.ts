@@ -3,13 +3,14 @@ import type { ApprovalRecord, TokenIdentity } from '../store/index.js';
 import { notFound } from './api-error.js';
 import type { CallAdmitted, CallRefused } from './call-quotas.js';
 import type { ServerContext } from './server-context.js';
+import { unavailableReason } from './tool-availability.js';
 import { toolScopeOf } from './tool-scope.js';
 
 /**
  * A tool call through the service, REST's `POST /api/tools/:id/call` for the request's token: find the
  * tools `agentId` may use (or with no agent the workspace's), call `name` there, log the call in
  * `tool_calls` and count it in the metrics. A name outside those tools is a 404; a tool without a
- * handler on this server is an `EXECUTION_FAILED` result; a call past the token's or workspace's
+ * handler on this server is an `EXECUTION_FAILED` result saying why (`unavailableReason`); a call past the token's or workspace's
  * concurrent-call quota is a `RATE_LIMITED` result, counted but neither run nor logged. An agent the
  * workspace does not have is the store's not-found error.
  *
@@ -35,7 +36,9 @@ export async function callTool(
     );
   }
   if (!scope.registry.has(name)) {
-    const result = ToolResult.error('EXECUTION_FAILED', `Tool '${name}' has no handler on this server.`, {
+    const record = scope.records.get(name);
+    const reason = record === undefined ? undefined : unavailableReason(record, scope.registry);
+    const result = ToolResult.error('EXECUTION_FAILED', reason ?? `Tool '${name}' has no handler on this server.`, {
       metadata: { tool: name },
     });
     await recordCall(context, identity.workspaceId, name, result, agentId);

@@ -17,12 +17,14 @@ import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
 import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';
+import { type ServedConfig, type ServedConfigSync, syncServedConfig } from './served-config.js';
 import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
 import { createServiceBuiltins, type ServiceBuiltins, type ServiceBuiltinsOptions } from './service-builtins.js';
 import { registerToolRoutes } from './tool-routes.js';
 import { registerWebCatalog } from './web-catalog.js';
 import { WorkspaceRegistries } from './workspace-registries.js';
+import { registerWorkspaceRoutes } from './workspace-routes.js';
 
 /** The default body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -30,8 +32,20 @@ export const DEFAULT_BODY_LIMIT = 1_048_576;
 /** Options of {@link createServer}. */
 export interface ServerOptions {
   store: ToolshedStore;
-  /** Tools added to every workspace's registry (the `--config` tools). */
-  extraTools?: readonly ToolSpec[];
+  /**
+   * A configuration served to one workspace (`toolshed serve --config`): its tools and agents are
+   * synced into that workspace's rows when the server gets ready, and its handlers join that
+   * workspace's registry only.
+   */
+  config?: ServedConfig;
+  /**
+   * Tools defined in code for every workspace: upserted as global rows of source `module` when the
+   * server gets ready (rows of that source it no longer lists are deleted), with their handlers in
+   * every workspace's registry.
+   */
+  tools?: readonly ToolSpec[];
+  /** Told what syncing `config` into the store changed (conflicts, agents' missing tools) when the server got ready. */
+  onConfigSync?: (sync: ServedConfigSync) => void;
   /** Largest accepted body in bytes (default 1 MiB); larger ones get 413. */
   bodyLimit?: number;
   /** Options of every workspace registry (approvals always go to the store). */
@@ -100,13 +114,18 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
   const report = options.onError ?? ((error: unknown) => app.log.error(error));
   const shared = options.builtins === false ? undefined : createServiceBuiltins(store, options.builtins);
-  const extraTools = options.extraTools?.filter((tool) => !replacedByService(tool, shared));
+  const moduleTools = options.tools;
+  const served =
+    options.config === undefined
+      ? undefined
+      : { ...options.config, tools: options.config.tools.filter((tool) => !replacedByService(tool.spec, shared)) };
   const registries = new WorkspaceRegistries({
     store,
     ...(shared === undefined
       ? {}
       : { sharedBuiltins: shared.tools, sharedBuiltinsFor: (workspaceId) => shared.forWorkspace(workspaceId) }),
-    ...(extraTools === undefined ? {} : { extraTools }),
+    ...(served === undefined ? {} : { config: served }),
+    ...(moduleTools === undefined ? {} : { everyWorkspace: moduleTools }),
     ...(options.registryOptions === undefined ? {} : { registryOptions: options.registryOptions }),
     ...(options.restTool === undefined ? {} : { restTool: options.restTool }),
   });
@@ -122,6 +141,19 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // First, so every route registered below declares its auth and no other hook runs before it.
   registerRouteAuth(app, store);
   if (shared !== undefined) app.addHook('onClose', () => shared.close());
+  if (moduleTools !== undefined) {
+    app.addHook('onReady', async () => {
+      await store.tools.upsertBuiltins(moduleTools, { source: 'module', prune: true });
+    });
+  }
+  // The configuration's tools and agents become rows of its workspace before the first request.
+  if (options.config !== undefined) {
+    const config = options.config;
+    app.addHook('onReady', async () => {
+      const sync = await syncServedConfig(store, config);
+      options.onConfigSync?.(sync);
+    });
+  }
 
   app.setErrorHandler((error, _request, reply) => {
     const apiError = toApiError(error);
@@ -149,6 +181,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     registerAgentRoutes(api, context);
     registerActivityRoutes(api, context);
     registerSecretRoutes(api, context);
+    registerWorkspaceRoutes(api, context);
   });
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });

@@ -21,11 +21,13 @@ export {
 } from './call-quotas.js';
 export type { ServerOptions } from './create-server.js';
 export { createServer, DEFAULT_BODY_LIMIT } from './create-server.js';
-export type { ConfigAgents, ServerMcpOptions } from './mcp-routes.js';
+export type { ServerMcpOptions } from './mcp-routes.js';
 export {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_SESSIONS_PER_TOKEN,
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
 } from './mcp-session-limits.js';
+export type { ServedConfig, ServedConfigSync, ServedToolSource } from './served-config.js';
+export { syncServedConfig } from './served-config.js';
 export type { ServiceBuiltins, ServiceBuiltinsOptions } from './service-builtins.js';
 export { createServiceBuiltins } from './service-builtins.js';

@@ -7,7 +7,6 @@ import {
   malformedHttpRequest,
 } from '../mcp/mcp-http-handler.js';
 import { nodeListener } from '../mcp/node-http-bridge.js';
-import type { ToolRegistry } from '../registry/tool-registry.js';
 import { StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
 import { ApiError } from './api-error.js';
 import { admitCall, recordCall } from './call-tool.js';
@@ -20,22 +19,8 @@ import { McpViews } from './mcp-views.js';
 import type { ServerContext } from './server-context.js';
 
 /**
- * Agents defined outside the store (the `agents:` of a `--config` file): served at
- * `/mcp/agents/:id` to any workspace that has no agent of that id.
- *
- * @example
- * ```ts
- * const configAgents: ConfigAgents = { ids: ['assistant'], agent: (id) => loaded.agent(id) };
- * ```
- */
-export interface ConfigAgents {
-  readonly ids: readonly string[];
-  agent(id: string): ToolRegistry;
-}
-
-/**
  * Settings of the service's MCP endpoints: those of the Streamable HTTP handler (allowed hosts, body
- * limit, session limits), the session quotas of each token and workspace, and the `--config` agents.
+ * limit, session limits) and the session quotas of each token and workspace.
  *
  * @example
  * ```ts
@@ -49,7 +34,6 @@ export interface ConfigAgents {
  */
 export interface ServerMcpOptions
   extends Omit<McpHttpHandlerOptions, 'sessionScope' | 'sessionQuotas' | 'context' | 'onCallResult'> {
-  configAgents?: ConfigAgents;
   /**
    * Most MCP sessions one API token may hold open (default 100). At the limit, the token's least
    * recently used idle session is closed to make room for its next `initialize`; when all of them
@@ -68,8 +52,6 @@ export interface ServerMcpOptions
 interface McpTarget {
   identity: TokenIdentity;
   agentId: string | undefined;
-  /** The agent is one of `configAgents`, not one of the workspace's (checked by the route). */
-  configAgent: boolean;
 }
 
 /**
@@ -87,7 +69,7 @@ interface McpTarget {
  * ```
  */
 export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, options: ServerMcpOptions = {}): void {
-  const { configAgents, maxSessionsPerToken, maxSessionsPerWorkspace, ...handlerOptions } = options;
+  const { maxSessionsPerToken, maxSessionsPerWorkspace, ...handlerOptions } = options;
   const perToken = sessionLimit('maxSessionsPerToken', maxSessionsPerToken, DEFAULT_MAX_SESSIONS_PER_TOKEN);
   const perWorkspace = sessionLimit(
     'maxSessionsPerWorkspace',
@@ -116,12 +98,6 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
         const admission = admitCall(context, target.identity, tool);
         return admission.admitted ? admission.release : admission.result;
       };
-      if (agentId !== undefined && target.configAgent && configAgents !== undefined) {
-        return {
-          registry: configAgents.agent(agentId),
-          options: { context: { agentId }, onCallResult, admitCall: admit },
-        };
-      }
       const view = await views.open(workspaceId, agentId);
       return {
         registry: view.registry,
@@ -172,15 +148,11 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
   const serve = async (request: FastifyRequest, reply: FastifyReply, agentId: string | undefined) => {
     // Authenticated by the route's `auth: 'token'` before the handler runs.
     const identity = request.tokenIdentity;
-    let configAgent = false;
     if (agentId !== undefined && !(await hasAgent(context, identity.workspaceId, agentId))) {
-      if (configAgents === undefined || !configAgents.ids.includes(agentId)) {
-        const ids = await agentIds(context, identity.workspaceId, configAgents);
-        throw new ApiError(404, 'NOT_FOUND', unknownAgentMessage(agentId, ids));
-      }
-      configAgent = true;
+      const ids = (await context.store.agents.list(identity.workspaceId)).map((agent) => agent.id);
+      throw new ApiError(404, 'NOT_FOUND', unknownAgentMessage(agentId, ids));
     }
-    const target: McpTarget = { identity, agentId, configAgent };
+    const target: McpTarget = { identity, agentId };
     reply.hijack();
     const listener = nodeListener((web) => {
       targets.set(web, target);
@@ -231,15 +203,6 @@ async function hasAgent(context: ServerContext, workspaceId: string, agentId: st
     if (StoreNotFoundError.isInstance(error) || StoreValidationError.isInstance(error)) return false;
     throw error;
   }
-}
-
-async function agentIds(
-  context: ServerContext,
-  workspaceId: string,
-  configAgents: ConfigAgents | undefined,
-): Promise<string[]> {
-  const stored = (await context.store.agents.list(workspaceId)).map((agent) => agent.id);
-  return [...new Set([...stored, ...(configAgents?.ids ?? [])])].sort();
 }
 
 function unknownAgentMessage(id: string, ids: string[]): string {

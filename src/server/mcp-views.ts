@@ -85,7 +85,7 @@ export class McpViews {
   }
 
   async #create(workspaceId: string, agentId: string | undefined): Promise<ViewState> {
-    const fresh = await toolScopeOf(this.#context, workspaceId, agentId);
+    const fresh = await toolScopeOf(this.#context, workspaceId, agentId, 'default');
     const names = servedNames(fresh);
     const state: ViewState = {
       workspaceId,
@@ -126,7 +126,7 @@ export class McpViews {
   async #sync(state: ViewState): Promise<void> {
     let fresh: Awaited<ReturnType<typeof toolScopeOf>>;
     try {
-      fresh = await toolScopeOf(this.#context, state.workspaceId, state.agentId);
+      fresh = await toolScopeOf(this.#context, state.workspaceId, state.agentId, 'default');
     } catch (error) {
       if (!StoreNotFoundError.isInstance(error)) throw error;
       // The agent is gone: its sessions keep an empty list until their clients go away.

@@ -1,16 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { describeValue } from '../core/define-tool.js';
 import { isPlainObject } from '../core/json-schema.js';
-import { StoreReadOnlyError } from '../store/index.js';
-import { ApiError, notFound, validationError } from './api-error.js';
-import { toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
+import { StoreReadOnlyError, type ToolRecord } from '../store/index.js';
+import { notFound, validationError } from './api-error.js';
+import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { callTool } from './call-tool.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
 import { checkRestToolDefinition, restToolColumns } from './rest-tool-definition.js';
 import type { ServerContext } from './server-context.js';
+import { unavailableReason } from './tool-availability.js';
 import { toolPatchOf } from './tool-patch.js';
 import { toolScopeOf } from './tool-scope.js';
+import { searchRows } from './tool-search.js';
 import { HTTP_HANDLER_KEY } from './workspace-registries.js';
 
 /** The longest search query `GET /api/tools?q=` accepts, in characters. */
@@ -42,15 +44,16 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       );
     }
     const tools = await store.tools.list(request.workspaceId, category === undefined ? {} : { category });
-    if (q === undefined || q.trim() === '') return { tools: tools.map(toolView) };
-    // Rank with the workspace registry's index, then keep the hits this listing may show.
     const registry = context.registries.forTools(request.workspaceId, tools);
+    const listed = (tool: ToolRecord) => listedToolView(tool, unavailableReason(tool, registry));
+    if (q === undefined || q.trim() === '') return { tools: tools.map(listed) };
+    // Rank every row (a tool without a handler here by its row), then keep the hits this listing may show.
     const byId = new Map(tools.map((tool) => [tool.id, tool]));
-    const hits = registry.search(q, { limit: Math.max(1, registry.size) });
+    const hits = searchRows(registry, tools, q);
     return {
       tools: hits.flatMap((hit) => {
         const tool = byId.get(hit.name);
-        return tool === undefined ? [] : [{ ...toolView(tool), score: hit.score }];
+        return tool === undefined ? [] : [{ ...listed(tool), score: hit.score }];
       }),
     };
   });
@@ -62,7 +65,12 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       workspaceToolSecret(tool) === undefined
         ? []
         : (await store.secrets.list(request.workspaceId)).map((secret) => secret.name);
-    return toolDetailView(tool, context.env, secretNames);
+    const registry = context.registries.forTools(request.workspaceId, [tool]);
+    const unavailable = unavailableReason(tool, registry);
+    return {
+      ...toolDetailView(tool, context.env, secretNames),
+      ...(unavailable === undefined ? { available: true } : { available: false, unavailable_reason: unavailable }),
+    };
   });
 
   app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
@@ -72,7 +80,11 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       const id = request.params.id;
       const scope = await toolScopeOf(context, request.workspaceId);
       if (!scope.names.has(id)) throw notFound(`Tool '${id}' does not exist in this workspace.`);
-      if (!scope.registry.has(id)) throw notFound(`Tool '${id}' has no handler on this server, so nothing exports it.`);
+      if (!scope.registry.has(id)) {
+        const record = scope.records.get(id);
+        const reason = record === undefined ? undefined : unavailableReason(record, scope.registry);
+        throw notFound(`${reason ?? `Tool '${id}' has no handler on this server.`} Nothing exports it until then.`);
+      }
       return exportTools(format, [scope.registry.get(id)]);
     },
   );
@@ -84,9 +96,6 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     }
     checkRestToolDefinition(body);
     const id = body.id as string;
-    if (context.registries.extraToolNames.includes(id)) {
-      throw new ApiError(409, 'ALREADY_EXISTS', `Tool id '${id}' is already taken; choose another id.`);
-    }
     const record = await store.tools.createWorkspaceTool(request.workspaceId, {
       id,
       handlerKey: HTTP_HANDLER_KEY,

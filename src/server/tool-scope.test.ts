@@ -41,8 +41,15 @@ describe('toolScopeOf', () => {
     expect(attached.config).toEqual({ read_file: { max_bytes: 64 } });
     expect(await toolScopeOf(context, 'acme', agent.id)).toBe(attached);
 
+    // Detaching the last tool leaves the agent with none: removing access never widens it.
     await store.attachments.detach('acme', agent.id, 'read_file');
-    expect((await toolScopeOf(context, 'acme', agent.id)).names.has('calculator')).toBe(true);
+    expect([...(await toolScopeOf(context, 'acme', agent.id)).names]).toEqual([]);
+  });
+
+  it("serves the workspace's chosen default set to the default view, and every tool to the whole view", async () => {
+    await store.workspaces.setDefaultTools('acme', ['calculator']);
+    expect([...(await toolScopeOf(context, 'acme', undefined, 'default')).names]).toEqual(['calculator']);
+    expect((await toolScopeOf(context, 'acme')).names.has('read_file')).toBe(true);
   });
 
   it('rebuilds a workspace view once its registry was dropped', async () => {

@@ -8,16 +8,24 @@ import type { ServerContext } from './server-context.js';
  */
 export interface ToolScope {
   registry: ToolRegistry;
-  /** The names callable in this scope. */
+  /** The names callable in this scope (rows; a row without a handler here is unavailable). */
   names: Set<string>;
+  /** The row of each name. */
+  records: Map<string, ToolRecord>;
   /** Per-tool attachment config, handed to handlers as `ctx.config`. */
   config: Record<string, Record<string, unknown>>;
 }
 
 /**
- * The tools of `agentId` (its attachments with their config, or the workspace default set when it has
- * none), or with no agent every tool the workspace sees, plus the `--config` tools. Throws the store's
- * not-found error for an agent the workspace does not have.
+ * Which tools a scope without an agent holds: `all` (every tool the workspace sees: REST calls and
+ * exports) or `default` (the workspace's default tool set: what `/mcp` serves).
+ */
+export type WorkspaceView = 'all' | 'default';
+
+/**
+ * The tools of `agentId` (its attachments with their config, or the workspace default set when it
+ * never had any), or with no agent the workspace's tools (`view`: all of them, or its default set).
+ * Throws the store's not-found error for an agent the workspace does not have.
  *
  * @example
  * ```ts
@@ -25,32 +33,37 @@ export interface ToolScope {
  * scope.names.has('read_file');
  * ```
  */
-export async function toolScopeOf(context: ServerContext, workspaceId: string, agentId?: string): Promise<ToolScope> {
+export async function toolScopeOf(
+  context: ServerContext,
+  workspaceId: string,
+  agentId?: string,
+  view: WorkspaceView = 'all',
+): Promise<ToolScope> {
   // What the scope is made of: the store's records (the same objects while its read cache holds them)
-  // and, for an agent, each attachment (tool and config) and whether it is the fallback set.
+  // and, for an agent, each attachment (tool and config).
   let sources: readonly object[];
-  let includeExtra = true;
-  if (agentId === undefined) {
-    sources = await context.store.tools.list(workspaceId);
+  let attached = false;
+  if (agentId !== undefined) {
+    sources = (await context.store.attachments.listAttachments(workspaceId, agentId)).tools;
+    attached = true;
+  } else if (view === 'default') {
+    sources = (await context.store.workspaces.defaultTools(workspaceId))?.tools ?? [];
   } else {
-    const list = await context.store.attachments.listAttachments(workspaceId, agentId);
-    sources = list.tools;
-    includeExtra = list.fallback;
+    sources = await context.store.tools.list(workspaceId);
   }
   const memos = memosOf(context);
-  const key = `${workspaceId}\u0000${agentId ?? ''}`;
+  const key = `${workspaceId}\u0000${agentId ?? ''}\u0000${view}`;
   const memo = memos.get(key);
   if (
     memo !== undefined &&
-    memo.includeExtra === includeExtra &&
     memo.scope.registry === context.registries.peek(workspaceId) &&
     sameItems(memo.sources, sources)
   ) {
     return memo.scope;
   }
-  const scope = buildScope(context, workspaceId, sources, agentId !== undefined, includeExtra);
+  const scope = buildScope(context, workspaceId, sources, attached);
   if (memos.size >= MAX_SCOPE_MEMOS) memos.clear();
-  memos.set(key, { sources, includeExtra, scope });
+  memos.set(key, { sources, scope });
   return scope;
 }
 
@@ -59,7 +72,6 @@ const MAX_SCOPE_MEMOS = 10_000;
 
 interface ScopeMemo {
   sources: readonly object[];
-  includeExtra: boolean;
   scope: ToolScope;
 }
 
@@ -90,7 +102,6 @@ function buildScope(
   workspaceId: string,
   sources: readonly object[],
   attached: boolean,
-  includeExtra: boolean,
 ): ToolScope {
   const config: Record<string, Record<string, unknown>> = {};
   let records: readonly ToolRecord[];
@@ -102,9 +113,8 @@ function buildScope(
     records = sources as readonly ToolRecord[];
   }
   const registry = context.registries.forTools(workspaceId, records);
-  const names = new Set(records.map((record) => record.id));
-  if (includeExtra) for (const name of context.registries.extraToolNames) names.add(name);
-  return { registry, names, config };
+  const byName = new Map(records.map((record) => [record.id, record]));
+  return { registry, names: new Set(byName.keys()), records: byName, config };
 }
 
 /** The scope's tools that have a handler on this server, sorted. */

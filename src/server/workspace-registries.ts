@@ -6,6 +6,7 @@ import type { ToolSpec } from '../core/tool-spec.js';
 import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
 import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
 import type { ToolRecord, ToolshedStore } from '../store/index.js';
+import type { ServedConfig } from './served-config.js';
 
 /** The `handler_key` of workspace REST tools created through the API. */
 export const HTTP_HANDLER_KEY = 'http';
@@ -13,8 +14,13 @@ export const HTTP_HANDLER_KEY = 'http';
 /** Options of {@link WorkspaceRegistries}. */
 export interface WorkspaceRegistriesOptions {
   store: ToolshedStore;
-  /** Tools added to every workspace's registry (the `--config` tools), over the built-ins of the same name. */
-  extraTools?: readonly ToolSpec[];
+  /**
+   * The configuration served to one workspace: its tools join that workspace's registry (over the
+   * built-ins of the same name), and no other workspace's.
+   */
+  config?: ServedConfig;
+  /** Tools defined in code for every workspace (global rows of source `module`), over the built-ins of the same name. */
+  everyWorkspace?: readonly ToolSpec[];
   /** Built-ins shared by every workspace (code execution, emails), added after the per-workspace ones. */
   sharedBuiltins?: readonly ToolSpec[];
   /**
@@ -56,8 +62,9 @@ interface WorkspaceEntry {
 
 /**
  * One {@link ToolRegistry} per workspace: the built-ins with the workspace's virtual filesystem, the
- * shared built-ins (code execution, emails), the `--config` tools, and the workspace's REST tools
- * (registered on first use and rebuilt when their row changes), with the workspace's approvals in the
+ * shared built-ins (code execution, emails), the served configuration's tools (in its workspace
+ * only), and the workspace's row tools, such as REST and code tools (registered on first use and
+ * rebuilt when their row changes), with the workspace's approvals in the
  * store. Requests use views of it. A workspace REST tool authenticates with the workspace's own secrets
  * (`store.secrets`, read at each call) and never with the server's environment.
  *
@@ -71,28 +78,22 @@ interface WorkspaceEntry {
 export class WorkspaceRegistries {
   readonly #options: WorkspaceRegistriesOptions;
   readonly #entries = new Map<string, WorkspaceEntry>();
-  #extraToolNames: readonly string[] | undefined;
   #serverToolNames: ReadonlySet<string> | undefined;
 
   constructor(options: WorkspaceRegistriesOptions) {
     this.#options = options;
   }
 
-  /** The names of the `--config` tools. */
-  get extraToolNames(): readonly string[] {
-    this.#extraToolNames ??= Object.freeze((this.#options.extraTools ?? []).map((tool) => tool.name));
-    return this.#extraToolNames;
-  }
-
   /**
-   * The names of the tools this server defines for every workspace: the built-ins, the shared
-   * built-ins, the `--config` tools and `read_tool_output`. Any other name is a workspace's own tool.
+   * The names of the tools this server defines: the built-ins, the shared built-ins, the served
+   * configuration's tools and `read_tool_output`. Any other name is a workspace's own tool.
    */
   get serverToolNames(): ReadonlySet<string> {
     this.#serverToolNames ??= new Set([
       ...BUILTIN_NAMES,
       ...(this.#options.sharedBuiltins ?? []).map((tool) => tool.name),
-      ...this.extraToolNames,
+      ...(this.#options.config?.tools ?? []).map((tool) => tool.spec.name),
+      ...(this.#options.everyWorkspace ?? []).map((tool) => tool.name),
       READ_TOOL_OUTPUT,
     ]);
     return this.#serverToolNames;
@@ -134,7 +135,14 @@ export class WorkspaceRegistries {
       const registry = new ToolRegistry({ ...this.#options.registryOptions, approvals: store.approvals(workspaceId) });
       registry.registerAll(createBuiltins({ files: { backend: store.files(workspaceId) } }));
       registry.registerAll(this.#options.sharedBuiltinsFor?.(workspaceId) ?? this.#options.sharedBuiltins ?? []);
-      registry.registerAll(this.#options.extraTools ?? [], { allowOverride: true });
+      registry.registerAll(this.#options.everyWorkspace ?? [], { allowOverride: true });
+      const config = this.#options.config;
+      if (config?.workspaceId === workspaceId) {
+        registry.registerAll(
+          config.tools.map((tool) => tool.spec),
+          { allowOverride: true },
+        );
+      }
       const workspaceSecrets: WorkspaceSecrets = {
         workspaceId,
         reveal: (name) => store.secrets.reveal(workspaceId, name),

@@ -126,9 +126,16 @@ export class ToolQueries implements StoreTools {
   ): Promise<UpsertBuiltinsResult> {
     if (!Array.isArray(specs)) throw new StoreValidationError('specs', 'upsertBuiltins needs an array of tool specs.');
     const handlerKey = options.handlerKey ?? ((spec: BuiltinToolSpec) => spec.name);
+    const source = options.source ?? 'builtin';
+    if (source !== 'builtin' && source !== 'module') {
+      throw new StoreValidationError(
+        'source',
+        `Global tools are of source 'builtin' or 'module', got ${describeValue(source)}.`,
+      );
+    }
     const rows = new Map<string, BuiltinRow>();
     for (const spec of specs) {
-      const row = builtinRow(spec, handlerKey);
+      const row = { ...builtinRow(spec, handlerKey), source };
       if (rows.has(row.id)) throw new StoreValidationError('specs', `Built-in '${row.id}' is listed twice.`);
       rows.set(row.id, row);
     }
@@ -176,6 +183,7 @@ export class ToolQueries implements StoreTools {
                 requires: eb.ref('excluded.requires'),
                 tags: eb.ref('excluded.tags'),
                 definition_hash: eb.ref('excluded.definition_hash'),
+                source: eb.ref('excluded.source'),
                 updated_at: eb.ref('excluded.updated_at'),
               }))
               // A workspace tool that took the id in the meantime is left alone.
@@ -189,6 +197,7 @@ export class ToolQueries implements StoreTools {
         const removed = await trx
           .deleteFrom('tools')
           .where('workspace_id', 'is', null)
+          .where('source', '=', source)
           .$if(ids.length > 0, (query) => query.where('id', 'not in', ids))
           .returning('id')
           .execute();
@@ -356,7 +365,7 @@ type BuiltinRow = Omit<Insertable<ToolsTable>, 'created_at' | 'category' | 'anno
   requires: string;
   tags: string;
   workspace_id: null;
-  source: 'builtin';
+  source: 'builtin' | 'module';
 };
 
 function builtinRow(spec: BuiltinToolSpec, handlerKey: (spec: BuiltinToolSpec) => string): BuiltinRow {
@@ -498,6 +507,7 @@ function workspaceToolSource(source: unknown): 'api' | 'code' {
 function sameBuiltin(existing: Selectable<ToolsTable>, row: BuiltinRow): boolean {
   return (
     existing.definition_hash !== null &&
+    existing.source === row.source &&
     existing.name === row.name &&
     existing.description === row.description &&
     existing.parameters_schema === row.parameters_schema &&

@@ -147,8 +147,10 @@ export type BuiltinToolSpec = Pick<
 export interface UpsertBuiltinsOptions {
   /** The `handler_key` of a built-in (default: its name). */
   handlerKey?: (spec: BuiltinToolSpec) => string;
-  /** Also delete global tools that are not in `specs` (their attachments go with them). */
+  /** Also delete global tools of the same source that are not in `specs` (their attachments go with them). */
   prune?: boolean;
+  /** The rows' source: `builtin` (default, the service's own) or `module` (tools a program defines in code). */
+  source?: 'builtin' | 'module';
 }
 
 /** What `tools.upsertBuiltins` did. */

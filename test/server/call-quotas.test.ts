@@ -102,7 +102,7 @@ describe('concurrent-call quotas in the service (REST, MCP and approvals togethe
       store,
       builtins: false,
       webCatalog: false,
-      extraTools: [hold, approved],
+      tools: [hold, approved],
       calls: { maxConcurrentCallsPerToken: 2, maxConcurrentCallsPerWorkspace: 3 },
     });
     await app.listen({ host: '127.0.0.1', port: 0 });

@@ -42,7 +42,7 @@ interface Running {
 }
 
 async function listen(store: ToolshedStore): Promise<Running> {
-  const app = createServer({ store, extraTools: [showConfig, approvedConfig] });
+  const app = createServer({ store, tools: [showConfig, approvedConfig] });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }
@@ -202,13 +202,17 @@ function defineMcpServiceCases(harness: ServerStoreHarness): void {
     expect(outside.isError).toBe(true);
     expect(text(outside)).toMatch(/^Error \[TOOL_NOT_FOUND\]/);
 
-    // Detaching the last tool makes the agent fall back to the workspace's default set.
-    const fellBack = nextListChanged(client);
+    // Detaching the last tool leaves the agent with none (removing access never widens it), and the
+    // session is told.
+    const emptied = nextListChanged(client);
     expect((await rest(server.base, owner, 'DELETE', `/api/agents/${agent}/tools/show_config`)).status).toBe(204);
-    await fellBack;
-    expect(names(await client.listTools())).toContain('calculator');
-    const plain = await client.callTool({ name: 'show_config', arguments: {} });
-    expect(JSON.parse(text(plain))).toEqual({ config: {} });
+    await emptied;
+    expect(names(await client.listTools())).toEqual([]);
+    const gone = await client.callTool({ name: 'show_config', arguments: {} });
+    expect(gone.isError).toBe(true);
+    expect(text(gone)).toMatch(/^Error \[TOOL_NOT_FOUND\]/);
+    const listed = await rest(server.base, owner, 'GET', `/api/agents/${agent}/tools`);
+    expect(listed.body).toEqual({ tools: [], fallback: false });
   });
 
   it("runs an approved call in the calling agent's view, with its attachment config", async () => {

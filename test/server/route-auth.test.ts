@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createBuiltins } from '../../src/builtins/index.js';
 import { defineTool } from '../../src/core/define-tool.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
+import type { ToolSpec } from '../../src/core/tool-spec.js';
 import { createServer } from '../../src/server/index.js';
 import { routeAuthTable } from '../../src/server/route-auth.js';
 import type { ToolshedStore } from '../../src/store/index.js';
@@ -109,16 +109,18 @@ describe('authentication by the matched route', () => {
     });
     await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
     fakeHost = `127.0.0.1:${(fake.address() as AddressInfo).port}`;
-    const assistant = new ToolRegistry();
-    assistant.register(echo);
-    // Everything on: the REST API, secrets, MCP with a --config agent, the shared built-ins, the catalog.
+    // Everything on: the REST API, secrets, MCP with a served configuration, the shared built-ins, the catalog.
     app = createServer({
       store,
-      extraTools: [echo],
+      config: {
+        workspaceId: workspace.id,
+        origin: 'toolshed.yaml',
+        tools: [{ spec: echo as ToolSpec, source: 'config' }],
+        agents: [{ id: 'assistant', tools: ['echo'], config: {} }],
+      },
       webCatalog: join(folder, 'web'),
       restTool: { guard: { allowHosts: [fakeHost] } },
       builtins: { sandbox: { size: 1 } },
-      mcp: { configAgents: { ids: ['assistant'], agent: () => assistant } },
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as AddressInfo).port;

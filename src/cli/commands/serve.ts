@@ -8,12 +8,13 @@ import {
   DEFAULT_MAX_SESSIONS_PER_TOKEN,
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
 } from '../../server/mcp-session-limits.js';
-import type { ToolshedStore } from '../../store/index.js';
+import { RESOURCE_ID_PATTERN, type ToolshedStore } from '../../store/index.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { loadTools, resolveToolSetup } from '../load-registry.js';
 import { visible } from '../output.js';
 import { openServiceStore } from '../serve/open-service-store.js';
+import { servedConfigOf } from '../serve/served-config-of.js';
 import { storeCliError } from '../with-service-store.js';
 
 /** The address `toolshed serve` listens on when `--host` is not given: this machine only. */
@@ -26,6 +27,8 @@ export const DEFAULT_PORT = 4319;
 export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
   host: string;
   port: number;
+  /** The workspace the configuration's tools and agents belong to (default `default`). */
+  workspace?: string;
   /** Most MCP sessions open at once, all workspaces together (default 1 000). */
   mcpMaxSessions?: number;
   /** Most MCP sessions one workspace may hold open (default 200). */
@@ -71,6 +74,12 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
     .description('Run the service: REST API at /api, MCP at /mcp and /mcp/agents/:id, GET /health and /metrics.')
     .option('--host <host>', 'the address to listen on; 0.0.0.0 for every interface', DEFAULT_HOST)
     .option('--port <port>', 'the port to listen on, 0 to 65535 (0 picks a free one)', parsePort, DEFAULT_PORT)
+    .option(
+      '--workspace <id>',
+      "the workspace the configuration's tools and agents belong to (created when missing)",
+      parseWorkspaceId,
+      DEFAULT_WORKSPACE,
+    )
     .option(
       '--mcp-max-sessions-per-token <n>',
       'most MCP sessions one API token may hold open; at the limit its least recently used idle one is closed, and with none idle initialize gets 429',
@@ -149,19 +158,38 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     const report = (error: unknown) => {
       io.stderr.write(`toolshed serve: ${visible(error instanceof Error ? error.message : String(error))}\n`);
     };
-    const config = tools.config;
-    // The service: the store (TOOLSHED_DATABASE_URL) behind the REST API and MCP; --config tools join
-    // every workspace's registry and its agents are served to every workspace at /mcp/agents/:id.
+    // The service: the store (TOOLSHED_DATABASE_URL) behind the REST API and MCP; the configuration's
+    // tools and agents become rows of one workspace (--workspace), synced when the server gets ready.
     const store = await openServiceStore(io).catch(async (error: unknown) => {
       throw await storeCliError(error);
     });
     stores.push(store);
-    await bootstrapDefaultWorkspace(store, io);
+    const workspaceId = options.workspace ?? DEFAULT_WORKSPACE;
+    await bootstrapWorkspace(store, workspaceId, io);
+    const served = servedConfigOf(tools, workspaceId, options.tools ?? []);
     const runs = options.sandboxRunsPerProcess;
     const api = createApiServer({
       store,
       onError: report,
-      extraTools: tools.registry.tools(),
+      ...(served === undefined ? {} : { config: served }),
+      onConfigSync: (sync) => {
+        for (const name of sync.tools.conflicts) {
+          report(
+            `tool '${name}' of ${served?.origin} is not served: workspace '${workspaceId}' already has a tool of that name that the configuration does not own`,
+          );
+        }
+        for (const id of sync.agents.conflicts) {
+          report(
+            `agent '${id}' of ${served?.origin} is not served: the id is taken by an agent the configuration does not own`,
+          );
+        }
+        for (const pair of sync.agents.missingTools) {
+          const [agent, tool] = pair.split('/');
+          report(
+            `agent '${agent}' of ${served?.origin}: tool '${tool}' does not exist in workspace '${workspaceId}', so it is not attached`,
+          );
+        }
+      },
       ...(runs === undefined ? {} : { builtins: { sandbox: { maxRunsPerSandbox: runs } } }),
       calls: {
         maxConcurrentCallsPerToken: options.maxConcurrentCallsPerToken ?? DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
@@ -173,9 +201,6 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
         maxSessions,
         maxSessionsPerWorkspace,
         maxSessionsPerToken: options.mcpMaxSessionsPerToken ?? DEFAULT_MAX_SESSIONS_PER_TOKEN,
-        ...(config === undefined
-          ? {}
-          : { configAgents: { ids: config.agents.map((agent) => agent.id), agent: (id) => config.agent(id) } }),
       },
     });
     await api.ready();
@@ -187,10 +212,16 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     try {
       const address = await listenHttp(server, options.host, options.port);
       const base = serverUrl(options.host, address.port);
-      const count = tools.registry.size;
-      const banner = [`toolshed serving ${count} tool${count === 1 ? '' : 's'}: MCP at ${visible(base)}/mcp`];
-      for (const agent of config?.agents ?? []) {
-        banner.push(`  agent ${visible(agent.id)}: ${visible(base)}/mcp/agents/${encodeURIComponent(agent.id)}`);
+      const count = (await store.workspaces.defaultTools(workspaceId))?.tools.length ?? 0;
+      const banner = [
+        `toolshed serving ${toolCount(count)} in workspace '${visible(workspaceId)}': MCP at ${visible(base)}/mcp`,
+      ];
+      for (const agent of served?.agents ?? []) {
+        if ((await store.agents.get(workspaceId, agent.id))?.source !== 'config') continue;
+        const tools = (await store.attachments.listAttachments(workspaceId, agent.id)).tools.length;
+        banner.push(
+          `  agent ${visible(agent.id)} (${toolCount(tools)}): ${visible(base)}/mcp/agents/${encodeURIComponent(agent.id)}`,
+        );
       }
       // One write, so a reader waiting for the first line gets the agents with it.
       io.stderr.write(`${banner.join('\n')}\n`);
@@ -212,18 +243,37 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
   return 0;
 }
 
+/** The workspace `toolshed serve` serves its configuration to when `--workspace` is not given. */
+export const DEFAULT_WORKSPACE = 'default';
+
 /**
- * On an empty database, create workspace `default` and a token for it, printed once on stderr (only
+ * On an empty database, create the served workspace and a token for it, printed once on stderr (only
  * its hash is stored).
  */
-async function bootstrapDefaultWorkspace(store: ToolshedStore, io: CliContext['io']): Promise<void> {
+async function bootstrapWorkspace(store: ToolshedStore, workspaceId: string, io: CliContext['io']): Promise<void> {
   if ((await store.workspaces.list()).length > 0) return;
-  const workspace = await store.workspaces.create({ id: 'default', name: 'Default' });
+  const workspace = await store.workspaces.create({
+    id: workspaceId,
+    name: workspaceId === DEFAULT_WORKSPACE ? 'Default' : workspaceId,
+  });
   const { token } = await store.tokens.create(workspace.id, { name: 'serve' });
   io.stderr.write(
-    `toolshed serve: created workspace 'default'; its API token (shown once): ${token}\n` +
-      "  use it as 'Authorization: Bearer <token>' with 'X-Workspace-Id: default'\n",
+    `toolshed serve: created workspace '${visible(workspaceId)}'; its API token (shown once): ${token}\n` +
+      `  use it as 'Authorization: Bearer <token>' with 'X-Workspace-Id: ${visible(workspaceId)}'\n`,
   );
+}
+
+function toolCount(count: number): string {
+  return `${count} tool${count === 1 ? '' : 's'}`;
+}
+
+function parseWorkspaceId(value: string): string {
+  if (!RESOURCE_ID_PATTERN.test(value)) {
+    throw new InvalidArgumentError(
+      "Use a workspace id: a letter or digit, then letters, digits, '_', '.' or '-', at most 64 characters.",
+    );
+  }
+  return value;
 }
 
 /** Resolves with the first SIGINT or SIGTERM; later ones get Node's default handling. */

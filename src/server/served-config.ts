@@ -1,0 +1,88 @@
+import type { ToolSpec } from '../core/tool-spec.js';
+import type { AgentSyncResult, ToolSyncResult, ToolshedStore } from '../store/index.js';
+
+/** The source of a tool a configuration defines, as its row records it (`builtin` ones are not rows of their own). */
+export type ServedToolSource = 'builtin' | 'config' | 'module' | `mcp:${string}`;
+
+/**
+ * A configuration as the service serves it to one workspace: its tools (each with its handler and
+ * source), the built-ins that workspace has, its agents, and where it was read from.
+ *
+ * @example
+ * ```ts
+ * const served: ServedConfig = {
+ *   workspaceId: 'default',
+ *   origin: 'toolshed.yaml',
+ *   tools: [{ spec: wordCount, source: 'config' }],
+ *   builtins: ['read_file', 'calculator'],
+ *   agents: [{ id: 'assistant', tools: ['read_file', 'word_count'], config: {} }],
+ * };
+ * ```
+ */
+export interface ServedConfig {
+  /** The workspace the configuration's tools and agents belong to. */
+  readonly workspaceId: string;
+  /** The configuration file as messages show it ("defined in toolshed.yaml"). */
+  readonly origin: string;
+  /**
+   * The configuration's tools with their handlers. A `builtin` one replaces the service's handler of
+   * that name in this workspace (a file tool confined to the configuration's `workspace:` folder);
+   * the others become rows of the workspace.
+   */
+  readonly tools: ReadonlyArray<{ readonly spec: ToolSpec; readonly source: ServedToolSource }>;
+  /** The built-ins the workspace has; every other built-in is hidden there. Omit for all of them. */
+  readonly builtins?: readonly string[];
+  readonly agents: ReadonlyArray<{
+    readonly id: string;
+    readonly name?: string;
+    readonly description?: string;
+    readonly tools: readonly string[];
+    /** Per-tool config, handed to handlers as `ctx.config`. */
+    readonly config: Readonly<Record<string, Record<string, unknown>>>;
+  }>;
+  /** Sources whose rows stay although they list no tools now (MCP servers that did not come up). */
+  readonly keepSources?: readonly string[];
+}
+
+/** What {@link syncServedConfig} changed. */
+export interface ServedConfigSync {
+  tools: ToolSyncResult;
+  agents: AgentSyncResult;
+}
+
+/**
+ * Make the store match a served configuration: its tools become rows of its workspace (added,
+ * updated, and pruned when gone, never touching rows of other sources), the built-ins it leaves out
+ * are hidden there, and its agents become `config` agents with exactly their tools attached. Creates
+ * the workspace when it does not exist yet.
+ *
+ * @example
+ * ```ts
+ * const { tools } = await syncServedConfig(store, served);
+ * tools.removed; // ['old_tool']
+ * ```
+ */
+export async function syncServedConfig(store: ToolshedStore, served: ServedConfig): Promise<ServedConfigSync> {
+  if ((await store.workspaces.get(served.workspaceId)) === undefined) {
+    await store.workspaces.create({ id: served.workspaceId, name: served.workspaceId });
+  }
+  const tools = await store.tools.sync(served.workspaceId, {
+    origin: served.origin,
+    tools: served.tools.flatMap(({ spec, source }) => (source === 'builtin' ? [] : [{ ...spec, source }])),
+    ...(served.builtins === undefined ? {} : { builtins: served.builtins }),
+    ...(served.keepSources === undefined ? {} : { keepSources: served.keepSources }),
+  });
+  const agents = await store.agents.sync(served.workspaceId, {
+    origin: served.origin,
+    agents: served.agents.map((agent) => ({
+      id: agent.id,
+      ...(agent.name === undefined ? {} : { name: agent.name }),
+      ...(agent.description === undefined ? {} : { description: agent.description }),
+      tools: agent.tools.map((toolId) => ({
+        toolId,
+        config: Object.hasOwn(agent.config, toolId) ? (agent.config[toolId] ?? null) : null,
+      })),
+    })),
+  });
+  return { tools, agents };
+}

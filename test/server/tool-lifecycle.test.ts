@@ -200,7 +200,11 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
         created_at: before.body.created_at,
       });
       expect((patched.body.updated_at as string) > (before.body.updated_at as string)).toBe(true);
-      expect((await rest(owner, 'GET', `/api/tools/${id}`)).body).toEqual({ ...patched.body, requires: { env: [] } });
+      expect((await rest(owner, 'GET', `/api/tools/${id}`)).body).toEqual({
+        ...patched.body,
+        requires: { env: [] },
+        available: true,
+      });
       const called = await rest(owner, 'POST', `/api/tools/${id}/call`, { arguments: { query: 'holidays' } });
       expect(called.body).toMatchObject({ status: 'success', data: '/v2/search' });
       // null removes an optional field; the rest of the definition stays.

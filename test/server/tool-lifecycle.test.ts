@@ -205,6 +205,8 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
         requires: { env: [] },
         available: true,
       });
+      const exported = await rest(owner, 'GET', `/api/tools/${id}/export?format=openai`);
+      expect(exported.body.tools).toMatchObject([{ function: { name: id, description: 'Search the wiki.' } }]);
       const called = await rest(owner, 'POST', `/api/tools/${id}/call`, { arguments: { query: 'holidays' } });
       expect(called.body).toMatchObject({ status: 'success', data: '/v2/search' });
       // null removes an optional field; the rest of the definition stays.

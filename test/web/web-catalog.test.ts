@@ -171,7 +171,9 @@ describe('the web catalog in a real browser', () => {
     await shoot('agent-page');
 
     await page.getByRole('button', { name: 'Detach calculator' }).click();
-    await page.getByTestId('fallback-notice').waitFor();
+    // Removing its last tool leaves the agent with none: access never widens on removal.
+    await page.getByText('No tools: this agent can call nothing.').waitFor();
+    expect(await page.getByTestId('attached-count').textContent()).toBe('0 attached tools.');
     await page.getByRole('link', { name: 'Agents' }).first().click();
     await page.getByRole('link', { name: 'Research' }).waitFor();
     await shoot('agents');

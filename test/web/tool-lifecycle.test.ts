@@ -168,7 +168,6 @@ describe('editing tools and agents in the web catalog', () => {
       name: 'Research (EU)',
       description: 'Finds European sources.',
     });
-    await shoot('agent-rename');
   });
 
   it('sent nothing to any host but the test server', () => {

@@ -8,7 +8,14 @@ import { validationError } from './api-error.js';
 
 const validateRestTool = compileValidator(REST_TOOL_SCHEMA);
 
-/** The fields of a REST tool definition (`custom_tools` entry, `POST /api/tools` body). */
+/**
+ * The fields of a REST tool definition (`custom_tools` entry, `POST /api/tools` body).
+ *
+ * @example
+ * ```ts
+ * REST_TOOL_FIELDS.includes('endpoint'); // true
+ * ```
+ */
 export const REST_TOOL_FIELDS: readonly string[] = Object.freeze(Object.keys(REST_TOOL_SCHEMA.properties ?? {}));
 
 /**

@@ -41,7 +41,14 @@ const METADATA_PATCH_SCHEMA: JsonSchema = {
 
 const validateMetadataPatch = compileValidator(METADATA_PATCH_SCHEMA);
 
-/** The fields `PATCH /api/tools/:id` takes for a tool that is not a REST definition. */
+/**
+ * The fields `PATCH /api/tools/:id` takes for a tool that is not a REST definition.
+ *
+ * @example
+ * ```ts
+ * METADATA_PATCH_FIELDS.includes('endpoint'); // false: only a REST tool has one
+ * ```
+ */
 export const METADATA_PATCH_FIELDS: readonly string[] = Object.freeze(
   Object.keys(METADATA_PATCH_SCHEMA.properties ?? {}),
 );

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { describeValue } from '../core/define-tool.js';
 import { isPlainObject } from '../core/json-schema.js';
 import { StoreReadOnlyError, type ToolRecord } from '../store/index.js';
-import { notFound, validationError } from './api-error.js';
+import { notFound, toolNotFound, validationError } from './api-error.js';
 import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { callTool } from './call-tool.js';
@@ -60,7 +60,10 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
 
   app.get<{ Params: { id: string } }>('/api/tools/:id', async (request) => {
     const tool = await store.tools.get(request.workspaceId, request.params.id);
-    if (tool === undefined) throw notFound(`Tool '${request.params.id}' does not exist in this workspace.`);
+    if (tool === undefined) {
+      const known = (await store.tools.list(request.workspaceId)).map((record) => record.id);
+      throw toolNotFound(`Tool '${request.params.id}' does not exist in this workspace.`, request.params.id, known);
+    }
     const secretNames =
       workspaceToolSecret(tool) === undefined
         ? []
@@ -79,7 +82,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       const format = exportFormatOf(request.query.format);
       const id = request.params.id;
       const scope = await toolScopeOf(context, request.workspaceId);
-      if (!scope.names.has(id)) throw notFound(`Tool '${id}' does not exist in this workspace.`);
+      if (!scope.names.has(id)) throw toolNotFound(`Tool '${id}' does not exist in this workspace.`, id, scope.names);
       if (!scope.registry.has(id)) {
         const record = scope.records.get(id);
         const reason = record === undefined ? undefined : unavailableReason(record, scope.registry);
@@ -104,10 +107,16 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     return reply.code(201).send(toolView(record));
   });
 
+  /** A 404 for a tool id the workspace does not see, naming the closest of its tools. */
+  const unknownTool = async (id: string, workspaceId: string) => {
+    const known = (await store.tools.list(workspaceId)).map((record) => record.id);
+    return toolNotFound(`Tool '${id}' does not exist in this workspace.`, id, known);
+  };
+
   app.patch<{ Params: { id: string } }>('/api/tools/:id', async (request) => {
     const { id } = request.params;
     const tool = await store.tools.get(request.workspaceId, id);
-    if (tool === undefined) throw notFound(`Tool '${id}' does not exist in this workspace.`);
+    if (tool === undefined) throw await unknownTool(id, request.workspaceId);
     // Whatever the body says, a tool the service or a configuration owns is not the API's to change.
     if (tool.source !== 'api' && tool.source !== 'code') throw StoreReadOnlyError.forTool(id, tool.source, tool.origin);
     const updated = await store.tools.update(request.workspaceId, id, toolPatchOf(tool, request.body));
@@ -117,9 +126,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
   app.delete<{ Params: { id: string } }>('/api/tools/:id', async (request, reply) => {
     const { id } = request.params;
     // Its attachments go with it; MCP sessions of the agents that had it are told (a tool change).
-    if (!(await store.tools.delete(request.workspaceId, id))) {
-      throw notFound(`Tool '${id}' does not exist in this workspace.`);
-    }
+    if (!(await store.tools.delete(request.workspaceId, id))) throw await unknownTool(id, request.workspaceId);
     return reply.code(204).send();
   });
 

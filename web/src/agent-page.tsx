@@ -155,13 +155,13 @@ function AttachedTools(props: {
       )}
       {error === undefined ? null : <ErrorState error={error} title="Not detached." />}
       {tools.length === 0 ? (
-        fallback ? (
-          <EmptyState title="The workspace has no tools." />
-        ) : (
-          <EmptyState title="No tools: this agent can call nothing.">
-            Its last tool was detached, and an agent that had tools never falls back to the default set.
-          </EmptyState>
-        )
+        <EmptyState
+          title={
+            fallback
+              ? 'The workspace has no tools.'
+              : 'No tools attached: this agent can use none. Detaching never falls back to the default set.'
+          }
+        />
       ) : (
         <div className="table-scroll">
           <table className="table" aria-label={fallback ? 'Default tools' : 'Attached tools'}>

@@ -521,6 +521,24 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
         }
       }
       expect(await store.tools.get(owner.id, api)).toEqual(before);
+      // A misspelled id names the closest of the workspace's own tools, never another workspace's.
+      for (const [method, body] of [
+        ['PATCH', { description: 'x' }],
+        ['DELETE', undefined],
+      ] as const) {
+        expect(await rest(owner, method, `/api/tools/${api.slice(0, -1)}x`, body)).toEqual({
+          status: 404,
+          body: {
+            error: {
+              code: 'NOT_FOUND',
+              message: `Tool '${api.slice(0, -1)}x' does not exist in this workspace. Did you mean '${api}'?`,
+              details: { did_you_mean: [api] },
+            },
+          },
+        });
+        const foreign = await rest(intruder, method, `/api/tools/${api.slice(0, -1)}x`, body);
+        expect(JSON.stringify(foreign.body)).not.toContain(api);
+      }
     });
 
     it('refuses malformed agent patches with 400 naming the field; unknown and foreign agents are 404', async () => {

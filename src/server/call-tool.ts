@@ -1,4 +1,5 @@
 import { ToolResult } from '../core/tool-result.js';
+import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
 import type { ApprovalRecord, TokenIdentity } from '../store/index.js';
 import { toolNotFound } from './api-error.js';
 import type { CallAdmitted, CallRefused } from './call-quotas.js';
@@ -28,7 +29,9 @@ export async function callTool(
   agentId: string | undefined,
 ): Promise<ToolResult> {
   const scope = await toolScopeOf(context, identity.workspaceId, agentId);
-  if (!scope.names.has(name)) {
+  // The output reader is no row: every view whose tools truncate output has it, as over MCP.
+  const reader = name === READ_TOOL_OUTPUT && scope.registry.has(name);
+  if (!scope.names.has(name) && !reader) {
     throw toolNotFound(
       agentId === undefined
         ? `Tool '${name}' does not exist in this workspace.`

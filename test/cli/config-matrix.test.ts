@@ -36,6 +36,9 @@ const agentPaths: Record<string, Path> = {};
 /** The MCP clients, for calls that need the raw text. */
 const mcpClients: Record<string, Client> = {};
 
+/** `POST /api/tools/:id/call` on the served configuration, answering the ToolResult as sent. */
+let restCall: (tool: string, args: Record<string, unknown>) => Promise<ToolResult>;
+
 beforeAll(async () => {
   assertBuilt();
   folder = mkdtempSync(join(tmpdir(), 'toolshed-config-matrix-'));
@@ -88,15 +91,16 @@ beforeAll(async () => {
   mcpClients['serve: MCP at /mcp'] = serveMcp;
   mcpClients['toolshed mcp (stdio)'] = stdio;
 
-  paths['serve: POST /api/tools/:id/call'] = async (tool, args) => {
+  restCall = async (tool, args) => {
     const response = await fetch(`${base}/api/tools/${tool}/call`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'x-workspace-id': 'default', 'content-type': 'application/json' },
       body: JSON.stringify({ arguments: args }),
     });
     expect(response.status).toBe(200);
-    return outcomeOf((await response.json()) as ToolResult);
+    return (await response.json()) as ToolResult;
   };
+  paths['serve: POST /api/tools/:id/call'] = async (tool, args) => outcomeOf(await restCall(tool, args));
   paths['serve: MCP at /mcp'] = (tool, args) => mcpOutcome(serveMcp, tool, args);
   paths['toolshed mcp (stdio)'] = (tool, args) => mcpOutcome(stdio, tool, args);
   paths['toolshed call'] = cliCall([]);
@@ -220,6 +224,15 @@ describe('one configuration, three ways to run it', () => {
       const rest = await mcpOutcome(client, 'read_tool_output', { handle, offset: 210, limit: 100 });
       expect(rest, name).toEqual({ ok: true, text: expect.stringContaining(numbers.slice(210, 310)) });
     }
+    // Over REST, as the truncation note says: the reader is callable although it is no row.
+    const cut = await restCall('numbers', { count: 1000 });
+    const handle = /"handle": "(out_[^"]+)"/.exec(toModelText(cut))?.[1] ?? '';
+    expect(handle).not.toBe('');
+    const rest = paths['serve: POST /api/tools/:id/call'];
+    expect(await rest?.('read_tool_output', { handle, offset: 210, limit: 100 })).toEqual({
+      ok: true,
+      text: expect.stringContaining(numbers.slice(210, 310)),
+    });
   }, 30_000);
 });
 

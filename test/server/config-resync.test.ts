@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -198,6 +198,46 @@ describe.each([sqliteHarness(), postgresHarness()] as ServerStoreHarness[])(
       } finally {
         await client.close();
       }
+    }, 60_000);
+
+    it('keeps the file tools of a configuration without workspace: in the database, one store for all four', async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'toolshed-files-'));
+      folders.push(folder);
+      const file = join(folder, 'toolshed.yaml');
+      writeFileSync(file, 'builtins: [read_file, write_file, list_files, search_code]\n');
+      const config = await load(file, folder);
+      loaded.push(config);
+      const store = await harness.reopen();
+      stores.push(store);
+      await store.workspaces.create({ id: 'files', name: 'Files' });
+      const served = servedConfigOf(config, 'files', []);
+      const app = createServer({ store, webCatalog: false, builtins: false, ...(served ? { config: served } : {}) });
+      apps.push(app);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      const { token } = await store.tokens.create('files', { name: 'files' });
+      const headers = {
+        authorization: `Bearer ${token}`,
+        'x-workspace-id': 'files',
+        'content-type': 'application/json',
+      };
+      const call = async (tool: string, args: Record<string, unknown>) => {
+        const response = await fetch(`${base}/api/tools/${tool}/call`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ arguments: args }),
+        });
+        return JSON.stringify(await response.json());
+      };
+      expect(await call('write_file', { path: '/notes/plan.md', content: 'RESTOCK on Friday' })).toContain(
+        '"status":"success"',
+      );
+      expect(await call('read_file', { path: '/notes/plan.md' })).toContain('RESTOCK on Friday');
+      expect(await call('list_files', { path: '/notes' })).toContain('plan.md');
+      expect(await call('search_code', { pattern: 'RESTOCK' })).toContain('/notes/plan.md');
+      // In the database, not beside the configuration file.
+      expect(readdirSync(folder).sort()).toEqual(['toolshed.yaml']);
+      expect(new TextDecoder().decode(await store.files('files').read('/notes/plan.md'))).toBe('RESTOCK on Friday');
     }, 60_000);
   },
 );

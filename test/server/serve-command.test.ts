@@ -496,3 +496,49 @@ describe('toolshed serve: reloading the configuration on SIGHUP', () => {
     }
   }, 60_000);
 });
+
+describe('toolshed serve --workspace', () => {
+  it.each(['bad id!', '', '-leading', 'x'.repeat(65), 'a/b'])(
+    'refuses %j as a usage error (exit 2), creating nothing',
+    async (value) => {
+      const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+      try {
+        const { io, stderr } = memoryIo(folder);
+        expect(await runCli(['serve', '--port', '0', '--workspace', value], io)).toBe(2);
+        expect(stderr()).toBe(
+          `error: option '--workspace <id>' argument '${value}' is invalid. Use a workspace id: a letter or digit, then letters, digits, '_', '.' or '-', at most 64 characters.\nRun 'toolshed serve --help' for usage.\n`,
+        );
+        expect(existsSync(join(folder, 'service.db'))).toBe(false);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('serves the configuration to the workspace it names, created with the first token, and no other', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    writeFileSync(join(folder, 'handlers.js'), 'export const echo = ({ text }) => text;\n');
+    writeFileSync(
+      join(folder, 'echo.yaml'),
+      'name: echo_back\ndescription: Echo a text back.\nparameters:\n  type: object\n  properties:\n    text: { type: string }\nhandler: ./handlers.js#echo\n',
+    );
+    writeFileSync(join(folder, 'toolshed.yaml'), 'tools: [./echo.yaml]\nbuiltins: [calculator]\n');
+    const { io, stderr } = memoryIo(folder);
+    const { running, token, base } = await serveIn(io, stderr, ['--config', 'toolshed.yaml', '--workspace', 'team-a']);
+    try {
+      expect(stderr()).toContain("toolshed serve: created workspace 'team-a'; its API token (shown once):");
+      expect(stderr()).toMatch(
+        /toolshed serving 2 tools in workspace 'team-a': MCP at http:\/\/127\.0\.0\.1:\d+\/mcp\n/,
+      );
+      const listed = await fetch(`${base}/api/tools`, {
+        headers: { authorization: `Bearer ${token}`, 'x-workspace-id': 'team-a' },
+      });
+      const tools = ((await listed.json()) as { tools: Array<{ id: string; source: string }> }).tools;
+      expect(tools.map((tool) => `${tool.id}:${tool.source}`)).toEqual(['calculator:builtin', 'echo_back:config']);
+    } finally {
+      process.emit('SIGINT');
+      expect(await running).toBe(0);
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -65,6 +65,7 @@ export async function storeCliError(error: unknown): Promise<unknown> {
       );
     case 'CONFLICT':
     case 'NOT_FOUND':
+    case 'READ_ONLY':
     case 'SECRET_KEY':
       return new CliError(`error: ${error.message}`, 1);
     case 'VALIDATION':

@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { TOOL_NAME_PATTERN } from '../core/define-tool.js';
-import { type AttachedTool, STORE_LIMITS, StoreNotFoundError } from '../store/index.js';
+import { describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
+import {
+  type AgentPatch,
+  type AttachedTool,
+  STORE_LIMITS,
+  StoreNotFoundError,
+  StoreReadOnlyError,
+} from '../store/index.js';
 import { notFound, toolNotFound, validationError } from './api-error.js';
 import { agentView, attachedToolView } from './api-views.js';
 import { optionalObject, optionalString, requireObjectBody, requireString } from './body-validation.js';
@@ -11,8 +17,9 @@ import { scopeRegistry, toolScopeOf } from './tool-scope.js';
 type AgentParams = { Params: { agentId: string } };
 
 /**
- * Agents (the server generates their ids), their tool attachments, their provider exports and
- * prompt docs.
+ * Agents (the server generates their ids; `PATCH` renames one or changes its description), their
+ * tool attachments, their provider exports and prompt docs. A `config` agent is its configuration
+ * file's: changing, deleting it or its attachments is 409 `READ_ONLY`, naming the file.
  */
 export function registerAgentRoutes(app: FastifyInstance, context: ServerContext): void {
   const { store } = context;
@@ -36,6 +43,31 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
     const agent = await store.agents.get(request.workspaceId, request.params.agentId);
     if (agent === undefined) throw agentNotFound(request.params.agentId);
     return agentView(agent);
+  });
+
+  app.patch<AgentParams>('/api/agents/:agentId', async (request) => {
+    const { agentId } = request.params;
+    const agent = await store.agents.get(request.workspaceId, agentId);
+    if (agent === undefined) throw agentNotFound(agentId);
+    // Whatever the body says, a config agent is its configuration file's to change.
+    if (agent.source === 'config') throw StoreReadOnlyError.forAgent(agentId, agent.origin);
+    const body = requireObjectBody(request.body, ['name', 'description']);
+    const patch: AgentPatch = {};
+    if (body.name !== undefined) patch.name = requireString(body, 'name', STORE_LIMITS.nameChars);
+    if (body.description === null) patch.description = null;
+    else if (body.description !== undefined) {
+      if (typeof body.description !== 'string' || body.description.trim() === '') {
+        throw validationError(
+          'description',
+          `'description' must be a non-empty string, or null to clear it, got ${describeValue(body.description)}.`,
+        );
+      }
+      patch.description = requireString(body, 'description', STORE_LIMITS.textChars);
+    }
+    if (Object.keys(patch).length === 0) {
+      throw validationError('body', "The request body changes nothing; send 'name', 'description' or both.");
+    }
+    return agentView(await store.agents.update(request.workspaceId, agentId, patch));
   });
 
   app.delete<AgentParams>('/api/agents/:agentId', async (request, reply) => {

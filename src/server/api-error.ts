@@ -17,6 +17,12 @@ export type ApiErrorCode =
   | 'ALREADY_EXISTS'
   /** 409: an approval that was already decided, or was given for other arguments. */
   | 'APPROVAL_INVALID'
+  /**
+   * 409: the tool or agent belongs to the service (a built-in) or to a configuration file (its
+   * tools, its agents): the API does not change it. The message names the file to edit;
+   * `details.source` and `details.origin` (the file, `null` for built-ins) say the same as data.
+   */
+  | 'READ_ONLY'
   /** 413: the body is over the limit. */
   | 'PAYLOAD_TOO_LARGE'
   /** 415: the body is not JSON. */

@@ -5,7 +5,7 @@
  * nothing of Node, so the browser build can read it.
  */
 import type { RequiredEnvVar, ToolRequirements } from '../core/tool-spec.js';
-import type { ToolCallStatus } from '../store/store-records.js';
+import type { ToolCallStatus, ToolSourceName } from '../store/store-records.js';
 
 /**
  * A tool as the API shows it (snake_case, as in the database-backed registry design): an item of
@@ -29,8 +29,12 @@ export interface ToolView {
   annotations: Record<string, unknown>;
   /** What the tool needs from the server's environment (`env`: variables with where to get them). */
   requires: ToolRequirements;
-  /** Where it came from: `builtin`, `config`, `module`, `mcp:<server>`, `api` or `code`. */
-  source: string;
+  tags: string[];
+  /**
+   * Where the tool comes from: `builtin`, `config`, `module` or `mcp:<server>` (read-only through the
+   * API), `api` (a REST tool created through it) or `code` (a code tool created through it).
+   */
+  source: ToolSourceName;
   /** The configuration file a `config`, `module` or `mcp:<server>` tool is defined in; `null` for the others. */
   origin: string | null;
   created_at: string;
@@ -94,11 +98,12 @@ export interface AgentView {
   id: string;
   name: string;
   description: string | null;
-  /** `api` (created through the API) or `config` (defined in a configuration file: read-only here). */
+  /** `api` (created through the API) or `config` (defined in `origin`, read-only through the API). */
   source: 'api' | 'config';
   /** The configuration file of a `config` agent; `null` for the others. */
   origin: string | null;
   created_at: string;
+  /** When the agent was last renamed or re-described (or, for a `config` agent, synced). */
   updated_at: string;
 }
 

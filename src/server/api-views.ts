@@ -22,6 +22,7 @@ export function toolView(tool: ToolRecord): ToolView {
     when_to_use: tool.whenToUse,
     annotations: { ...tool.annotations },
     requires: { ...tool.requires },
+    tags: [...tool.tags],
     source: tool.source,
     origin: tool.origin,
     created_at: tool.createdAt,

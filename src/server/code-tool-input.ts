@@ -6,6 +6,7 @@ import { compileValidator } from '../schema/compile-validator.js';
 import { STORE_LIMITS, type WorkspaceToolInput } from '../store/index.js';
 import { validationError } from './api-error.js';
 import { CODE_TOOL_TYPES, type CodeToolConfig } from './code-tool.js';
+import { fieldOf, restAnnotations } from './rest-tool-definition.js';
 
 /**
  * The most bytes `code` may take in its row: the store's limit of a tool's config (64 KiB), less what
@@ -87,49 +88,11 @@ export function codeToolInputOf(body: Record<string, unknown>): CodeToolInput {
       handlerKey: type,
       category: typeof body.category === 'string' ? body.category : 'code',
       ...(typeof body.when_to_use === 'string' ? { whenToUse: body.when_to_use } : {}),
-      annotations: toolAnnotationsOf(body),
+      annotations: restAnnotations(body),
       config: { type, code },
       source: 'code',
     },
   };
-}
-
-/**
- * The row's annotations from a tool body's `annotations` (snake_case) and `requires_approval`, as
- * REST and code tools take them.
- *
- * @example
- * ```ts
- * toolAnnotationsOf({ annotations: { read_only: true }, requires_approval: true }); // { readOnly: true, requiresApproval: true }
- * ```
- */
-export function toolAnnotationsOf(body: Record<string, unknown>): Record<string, unknown> {
-  const annotations = body.annotations !== null && typeof body.annotations === 'object' ? body.annotations : {};
-  const given = annotations as Record<string, unknown>;
-  const result: Record<string, unknown> = {};
-  if (typeof given.read_only === 'boolean') result.readOnly = given.read_only;
-  if (typeof given.destructive === 'boolean') result.destructive = given.destructive;
-  if (typeof given.idempotent === 'boolean') result.idempotent = given.idempotent;
-  if (typeof given.open_world === 'boolean') result.openWorld = given.open_world;
-  if (body.requires_approval === true) result.requiresApproval = true;
-  return result;
-}
-
-/**
- * The top-level field a schema issue is about (a missing or unknown property is named in the message).
- *
- * @example
- * ```ts
- * fieldOf('parameters.type', 'const', "'parameters.type' must be 'object'"); // 'parameters'
- * ```
- */
-export function fieldOf(path: string, keyword: string, message: string): string {
-  if (path !== '') return path.split(/[.[]/)[0] ?? path;
-  if (keyword === 'required' || keyword === 'additionalProperties') {
-    const quoted = /'([^']+)'/.exec(message)?.[1];
-    if (quoted !== undefined) return quoted.split(/[.[]/)[0] ?? quoted;
-  }
-  return 'body';
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   StoreConflictError,
   StoreError,
   StoreNotFoundError,
+  StoreReadOnlyError,
   StoreValidationError,
   type ToolshedStore,
 } from '../store/index.js';
@@ -279,6 +280,9 @@ function toApiError(error: unknown): ApiError {
   }
   if (StoreNotFoundError.isInstance(error)) return new ApiError(404, 'NOT_FOUND', error.message);
   if (StoreConflictError.isInstance(error)) return new ApiError(409, 'ALREADY_EXISTS', error.message);
+  if (StoreReadOnlyError.isInstance(error)) {
+    return new ApiError(409, 'READ_ONLY', error.message, { source: error.source, origin: error.origin });
+  }
   if (StoreError.isInstance(error) && error.code === 'UNAVAILABLE') {
     return new ApiError(503, 'UNAVAILABLE', 'The database is unavailable; try again shortly.');
   }

@@ -1,23 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { REST_TOOL_SCHEMA } from '../config/config-schema.js';
 import { describeValue } from '../core/define-tool.js';
-import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
-import { compileValidator } from '../schema/compile-validator.js';
-import { SECRET_NAME_PATTERN, STORE_LIMITS, type ToolRecord } from '../store/index.js';
+import { isPlainObject } from '../core/json-schema.js';
+import { StoreReadOnlyError, type ToolRecord } from '../store/index.js';
 import { ApiError, notFound, toolNotFound, validationError } from './api-error.js';
 import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { callTool } from './call-tool.js';
 import { checkCodeTool } from './code-tool-check.js';
-import { codeToolInputOf, fieldOf, refuseUnknownToolType, toolAnnotationsOf } from './code-tool-input.js';
+import { codeToolInputOf, refuseUnknownToolType } from './code-tool-input.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
+import { checkRestToolDefinition, restToolColumns } from './rest-tool-definition.js';
 import type { ServerContext } from './server-context.js';
 import { unavailableReason } from './tool-availability.js';
+import { toolPatchOf } from './tool-patch.js';
 import { toolScopeOf } from './tool-scope.js';
 import { searchRows } from './tool-search.js';
 import { HTTP_HANDLER_KEY } from './workspace-registries.js';
-
-const validateRestTool = compileValidator(REST_TOOL_SCHEMA);
 
 /** The longest search query `GET /api/tools?q=` accepts, in characters. */
 export const MAX_SEARCH_QUERY_CHARS = 200;
@@ -28,7 +26,8 @@ export const MAX_SEARCH_QUERY_CHARS = 200;
  * `GET /api/tools/:id/export?format=`, `POST /api/tools` (workspace REST tools in the `custom_tools`
  * shape, authenticating with a workspace secret: the server's environment and `allow_private_network`
  * are refused; or code tools, `type: python|javascript` with `code`, checked in the sandbox before they
- * are stored) and `POST /api/tools/:id/call`.
+ * are stored), `PATCH /api/tools/:id` and `DELETE /api/tools/:id` (tools the workspace made through
+ * the API; built-ins and a configuration's tools are 409 `READ_ONLY`) and `POST /api/tools/:id/call`.
  */
 export function registerToolRoutes(app: FastifyInstance, context: ServerContext): void {
   const { store } = context;
@@ -104,32 +103,37 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     refuseUnknownToolType(body);
     if (body.type !== 'rest_api')
       return reply.code(201).send(toolView(await createCodeTool(context, request.workspaceId, body)));
-    refuseOperatorFields(body);
-    const issues = validateRestTool(structuredClone(body));
-    const issue = issues?.[0];
-    if (issue !== undefined) {
-      const field = fieldOf(issue.path, issue.keyword, issue.message);
-      throw validationError(field, `Invalid REST tool: ${issue.message}.`);
-    }
-    if (Buffer.byteLength(JSON.stringify(body)) > STORE_LIMITS.configBytes) {
-      throw validationError(
-        'body',
-        `A REST tool definition must be at most ${STORE_LIMITS.configBytes} bytes as JSON.`,
-      );
-    }
+    checkRestToolDefinition(body);
     const id = body.id as string;
     const record = await store.tools.createWorkspaceTool(request.workspaceId, {
       id,
-      name: typeof body.title === 'string' ? body.title : id,
-      description: body.description as string,
-      parametersSchema: body.parameters as JsonObjectSchema,
       handlerKey: HTTP_HANDLER_KEY,
-      category: typeof body.category === 'string' ? body.category : 'api',
-      ...(typeof body.when_to_use === 'string' ? { whenToUse: body.when_to_use } : {}),
-      annotations: toolAnnotationsOf(body),
-      config: body,
+      ...restToolColumns(body),
     });
     return reply.code(201).send(toolView(record));
+  });
+
+  /** A 404 for a tool id the workspace does not see, naming the closest of its tools. */
+  const unknownTool = async (id: string, workspaceId: string) => {
+    const known = (await store.tools.list(workspaceId)).map((record) => record.id);
+    return toolNotFound(`Tool '${id}' does not exist in this workspace.`, id, known);
+  };
+
+  app.patch<{ Params: { id: string } }>('/api/tools/:id', async (request) => {
+    const { id } = request.params;
+    const tool = await store.tools.get(request.workspaceId, id);
+    if (tool === undefined) throw await unknownTool(id, request.workspaceId);
+    // Whatever the body says, a tool the service or a configuration owns is not the API's to change.
+    if (tool.source !== 'api' && tool.source !== 'code') throw StoreReadOnlyError.forTool(id, tool.source, tool.origin);
+    const updated = await store.tools.update(request.workspaceId, id, toolPatchOf(tool, request.body));
+    return toolView(updated);
+  });
+
+  app.delete<{ Params: { id: string } }>('/api/tools/:id', async (request, reply) => {
+    const { id } = request.params;
+    // Its attachments go with it; MCP sessions of the agents that had it are told (a tool change).
+    if (!(await store.tools.delete(request.workspaceId, id))) throw await unknownTool(id, request.workspaceId);
+    return reply.code(204).send();
   });
 
   app.post<{ Params: { id: string } }>('/api/tools/:id/call', async (request) => {
@@ -148,39 +152,6 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     const agent = typeof agentId === 'string' ? agentId : undefined;
     return callTool(context, request.tokenIdentity, request.params.id, args ?? {}, agent);
   });
-}
-
-/**
- * What only the operator may grant, refused in a tool a workspace creates: reading the server's
- * environment (`auth.token_env`, `auth.value_env`) and reaching private networks
- * (`allow_private_network`). Also names `auth.secret` when an auth lacks it, which the schema would
- * report as a missing variable.
- */
-function refuseOperatorFields(body: Record<string, unknown>): void {
-  const auth = body.auth;
-  if (isPlainObject(auth)) {
-    for (const key of ['token_env', 'value_env']) {
-      if (!Object.hasOwn(auth, key)) continue;
-      const variable = auth[key];
-      const name = typeof variable === 'string' && SECRET_NAME_PATTERN.test(variable) ? variable : 'NAME';
-      throw validationError(
-        'auth',
-        `Environment variables are for operator config files, so 'auth.${key}' (${describeValue(variable)}) is refused; store a workspace secret with PUT /api/secrets/${name} and reference it as "secret": "${name}".`,
-      );
-    }
-    if (['bearer', 'header', 'query'].includes(auth.type as string) && !Object.hasOwn(auth, 'secret')) {
-      throw validationError(
-        'auth',
-        `'auth.secret' is required: the name of the workspace secret that holds the value (store one with PUT /api/secrets/NAME).`,
-      );
-    }
-  }
-  if (Object.hasOwn(body, 'allow_private_network')) {
-    throw validationError(
-      'allow_private_network',
-      `'allow_private_network' (${describeValue(body.allow_private_network)}) is for operator config files only; a tool created through the API reaches public addresses only, so leave the field out.`,
-    );
-  }
 }
 
 /**

@@ -1,9 +1,12 @@
+import { describeValue } from '../core/define-tool.js';
 import { randomId } from './random-id.js';
 import { cacheKey, readCachesOf, writeDropping } from './read-cache.js';
 import { agentRecordOf, nowIso } from './row-mapping.js';
 import { SourceSyncQueries } from './source-sync-queries.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
+import { StoreNotFoundError } from './store-not-found-error.js';
+import { StoreReadOnlyError } from './store-read-only-error.js';
 import type { AgentRecord } from './store-records.js';
 import {
   isPlainObject,
@@ -14,7 +17,7 @@ import {
   STORE_LIMITS,
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
-import type { AgentSyncResult, StoreAgents, SyncAgentsInput } from './toolshed-store.js';
+import type { AgentPatch, AgentSyncResult, StoreAgents, SyncAgentsInput } from './toolshed-store.js';
 
 /**
  * The `agents` part of a store.
@@ -103,12 +106,62 @@ export class AgentQueries implements StoreAgents {
     return rows.map(agentRecordOf);
   }
 
+  async update(workspaceId: string, id: string, patch: AgentPatch): Promise<AgentRecord> {
+    const workspace = requireId(workspaceId, 'workspaceId');
+    if (!isPlainObject(patch)) {
+      throw new StoreValidationError('patch', `An agent patch must be an object, got ${describeValue(patch)}.`);
+    }
+    for (const key of Object.keys(patch)) {
+      if (key !== 'name' && key !== 'description') {
+        throw new StoreValidationError(key, `An agent patch cannot change '${key}'; it may change name, description.`);
+      }
+    }
+    const values: { name?: string; description?: string | null } = {};
+    if (patch.name !== undefined) values.name = requireText(patch.name, 'name', STORE_LIMITS.nameChars);
+    if (patch.description !== undefined) {
+      values.description = optionalText(patch.description, 'description', STORE_LIMITS.textChars);
+    }
+    if (!isWellFormedId(id)) throw agentNotFound(workspace, id);
+    const rowLocks = this.#context.dialect.supportsRowLocks;
+    return this.#context.write(async (trx, changes) => {
+      const current = await trx
+        .selectFrom('agents')
+        .selectAll()
+        .where('id', '=', id)
+        .where('workspace_id', '=', workspace)
+        .$if(rowLocks, (query) => query.forUpdate())
+        .executeTakeFirst();
+      if (current === undefined) throw agentNotFound(workspace, id);
+      if (current.source === 'config') throw StoreReadOnlyError.forAgent(id, current.origin);
+      const next = { ...current, ...values };
+      // Saved unchanged: nothing to write or announce.
+      if (next.name === current.name && next.description === current.description) return agentRecordOf(current);
+      const updatedAt = nowIso();
+      await trx
+        .updateTable('agents')
+        .set({ ...values, updated_at: updatedAt })
+        .where('id', '=', id)
+        .where('workspace_id', '=', workspace)
+        .execute();
+      changes.push({ workspaceId: workspace, agentId: id, kind: 'agent' });
+      return agentRecordOf({ ...next, updated_at: updatedAt });
+    });
+  }
+
   async delete(workspaceId: string, id: string): Promise<boolean> {
     if (!isWellFormedId(workspaceId) || !isWellFormedId(id)) return false;
     const key = cacheKey(workspaceId, id);
     // Before the commit, so change listeners read the new list, and again once the write settled.
     const drop = () => readCachesOf(this.#context).attachments.invalidate((cached) => cached === key);
     return writeDropping(this.#context, drop, async (trx, changes) => {
+      const current = await trx
+        .selectFrom('agents')
+        .select(['source', 'origin'])
+        .where('id', '=', id)
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      if (current === undefined) return false;
+      if (current.source === 'config') throw StoreReadOnlyError.forAgent(id, current.origin);
       // agent_tools rows go with the agent (ON DELETE CASCADE).
       const result = await trx
         .deleteFrom('agents')
@@ -120,4 +173,12 @@ export class AgentQueries implements StoreAgents {
       return deleted;
     });
   }
+}
+
+function agentNotFound(workspaceId: string, id: unknown): StoreNotFoundError {
+  return new StoreNotFoundError(
+    'agent',
+    String(id),
+    `Agent '${String(id)}' does not exist in workspace '${workspaceId}'.`,
+  );
 }

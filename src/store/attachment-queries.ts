@@ -6,6 +6,7 @@ import { nowIso, parseJsonColumn, toIsoTimestamp, toolRecordOf, workspaceToolKey
 import { StoreConflictError } from './store-conflict-error.js';
 import type { StoreContext } from './store-context.js';
 import { StoreNotFoundError } from './store-not-found-error.js';
+import { StoreReadOnlyError } from './store-read-only-error.js';
 import type { AgentToolList, AttachedTool, StoreChange } from './store-records.js';
 import { isWellFormedId, requireId, STORE_LIMITS, serializeJsonObject } from './store-validation.js';
 import { defaultToolRecords, sortById, visibleToolById, visibleTools } from './tool-rows.js';
@@ -44,12 +45,13 @@ export class AttachmentQueries implements StoreAttachments {
         // until this commits; SQLite writers are serialized by BEGIN IMMEDIATE already.
         const agentRow = await trx
           .selectFrom('agents')
-          .select('id')
+          .select(['id', 'source', 'origin'])
           .where('id', '=', agent)
           .where('workspace_id', '=', workspace)
           .$if(rowLocks, (query) => query.forKeyShare())
           .executeTakeFirst();
         if (agentRow === undefined) throw agentNotFound(workspace, agent);
+        if (agentRow.source === 'config') throw StoreReadOnlyError.forAgent(agent, agentRow.origin);
         const toolRow = await visibleToolById(trx, workspace, tool)
           .$if(rowLocks, (query) => query.forKeyShare())
           .executeTakeFirst();
@@ -96,6 +98,13 @@ export class AttachmentQueries implements StoreAttachments {
       return false;
     }
     return this.#writeDroppingList(workspaceId, agentId, async (trx, changes) => {
+      const agent = await trx
+        .selectFrom('agents')
+        .select(['source', 'origin'])
+        .where('id', '=', agentId)
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      if (agent?.source === 'config') throw StoreReadOnlyError.forAgent(agentId, agent.origin);
       const result = await trx
         .deleteFrom('agent_tools')
         .where('agent_id', '=', agentId)

@@ -50,6 +50,8 @@ export interface ToolsTable {
   /** SHA-256 (hex) of what the row was built from; a sync skips rows whose hash did not change. */
   definition_hash: ColumnType<string | null, string | null | undefined, string | null>;
   updated_at: NullableTimestampColumn;
+  /** The tool's tags, a JSON array of strings (`'[]'` for none). */
+  tags: ColumnType<string, string | undefined, string>;
 }
 
 /** `agents`: each belongs to one workspace. */

@@ -33,6 +33,7 @@ export { StoreError } from './store-error.js';
 export type { StoreResource } from './store-not-found-error.js';
 export { StoreNotFoundError } from './store-not-found-error.js';
 export type { StoreOptions } from './store-options.js';
+export { StoreReadOnlyError } from './store-read-only-error.js';
 export type {
   AgentRecord,
   AgentToolList,
@@ -60,6 +61,7 @@ export { isConfigSource, TOOL_CALL_STATUSES } from './store-records.js';
 export { RESOURCE_ID_PATTERN, SECRET_NAME_PATTERN, STORE_LIMITS } from './store-validation.js';
 export { StoreValidationError } from './store-validation-error.js';
 export type {
+  AgentPatch,
   AgentSyncResult,
   BuiltinToolSpec,
   RecentToolCallsOptions,
@@ -73,6 +75,7 @@ export type {
   SyncAgentsInput,
   SyncedToolInput,
   SyncToolsInput,
+  ToolPatch,
   ToolSyncResult,
   ToolshedStore,
   UpsertBuiltinsOptions,

@@ -119,6 +119,7 @@ export function toolRecordOf(row: Selectable<ToolsTable>): ToolRecord {
     whenToUse: row.when_to_use,
     annotations: parseJsonColumn<ToolAnnotations>(row.annotations) ?? {},
     requires: parseJsonColumn<ToolRequirements>(row.requires) ?? {},
+    tags: parseJsonColumn<string[]>(row.tags ?? '[]') ?? [],
     config: parseJsonColumn<Record<string, unknown>>(row.config),
     source: row.source as ToolSourceName,
     origin: row.origin,

@@ -11,6 +11,7 @@ import {
   requireText,
   STORE_LIMITS,
   serializeJsonObject,
+  serializeTags,
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
 import { defaultToolRecords, definitionHash, serializeSchema, visibleTools } from './tool-rows.js';
@@ -333,6 +334,7 @@ interface SyncedRow {
     when_to_use: string | null;
     annotations: string;
     requires: string;
+    tags: string;
     config: string | null;
     source: string;
     origin: string;
@@ -358,6 +360,7 @@ function syncedRow(workspaceId: string, origin: string, tool: SyncedToolInput): 
     when_to_use: optionalText(tool.whenToUse, `${name}.whenToUse`, STORE_LIMITS.textChars),
     annotations: serializeJsonObject({ ...tool.annotations }, `${name}.annotations`, STORE_LIMITS.configBytes) ?? '{}',
     requires: serializeJsonObject({ ...tool.requires }, `${name}.requires`, STORE_LIMITS.configBytes) ?? '{}',
+    tags: serializeTags(tool.tags, `${name}.tags`),
     config: null,
     source,
     origin,

@@ -10,6 +10,8 @@ const marker = Symbol.for('toolshed.storeError');
  * - `VALIDATION` — an argument is malformed: a bad id, a config that is not an object or is over the size limit.
  * - `MIGRATION_FAILED` — a schema migration failed; the database is left at the last migration that succeeded.
  * - `UNAVAILABLE` — the database cannot be opened or reached.
+ * - `READ_ONLY` — the row belongs to the service (a built-in) or to a configuration file (a synced tool,
+ *   a `config` agent): the API cannot edit or delete it, or change a `config` agent's tools.
  * - `SECRET_KEY` — the key of workspace secrets is malformed, missing (PostgreSQL without
  *   `TOOLSHED_SECRET_KEY`), exposed (a key file others may read), or not the key a secret was stored with.
  */
@@ -19,6 +21,7 @@ export type StoreErrorCode =
   | 'VALIDATION'
   | 'MIGRATION_FAILED'
   | 'UNAVAILABLE'
+  | 'READ_ONLY'
   | 'SECRET_KEY';
 
 /**
@@ -26,7 +29,7 @@ export type StoreErrorCode =
  *
  * `StoreError.isInstance(value)` recognises errors from any copy of the package, where `instanceof`
  * would not. The subclasses {@link StoreConflictError}, {@link StoreNotFoundError} and
- * {@link StoreValidationError} map to HTTP 409, 404 and 400.
+ * {@link StoreValidationError} map to HTTP 409, 404 and 400, and {@link StoreReadOnlyError} to 409 `READ_ONLY`.
  *
  * @example
  * ```ts

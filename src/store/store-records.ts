@@ -63,6 +63,8 @@ export interface ToolRecord {
   whenToUse: string | null;
   annotations: ToolAnnotations;
   requires: ToolRequirements;
+  /** Free-form labels (`["search", "internal"]`); empty when none. */
+  tags: string[];
   /** Tool-level settings (a REST tool's endpoint, ...); `null` when none. */
   config: Record<string, unknown> | null;
   /** Where the tool came from. */

@@ -19,6 +19,10 @@ export const STORE_LIMITS = Object.freeze({
   secretValueBytes: 8 * 1024,
   /** Tools a workspace's default tool set may list. */
   toolSetItems: 1000,
+  /** Tags a tool may have. */
+  tagItems: 64,
+  /** Characters of one tag. */
+  tagChars: 100,
 });
 
 /**
@@ -146,6 +150,45 @@ export function requireLimit(value: unknown, fallback: number, max: number): num
     );
   }
   return value;
+}
+
+/**
+ * A tool's tags as the `tags` column holds them: the JSON text of an array of at most
+ * {@link STORE_LIMITS}.tagItems non-blank strings of at most {@link STORE_LIMITS}.tagChars characters
+ * without control characters, duplicates dropped (first kept); `undefined` and `null` give `'[]'`.
+ *
+ * @example
+ * ```ts
+ * serializeTags(['search', 'internal', 'search'], 'tags'); // '["search","internal"]'
+ * serializeTags('search', 'tags'); // throws StoreValidationError
+ * ```
+ */
+export function serializeTags(value: unknown, field: string): string {
+  if (value === undefined || value === null) return '[]';
+  if (!Array.isArray(value)) {
+    throw new StoreValidationError(field, `${field} must be an array of strings, got ${describeValue(value)}.`);
+  }
+  if (value.length > STORE_LIMITS.tagItems) {
+    throw new StoreValidationError(field, `${field} has ${value.length} tags; the limit is ${STORE_LIMITS.tagItems}.`);
+  }
+  const tags: string[] = [];
+  for (const tag of value) {
+    if (typeof tag !== 'string' || tag.trim() === '') {
+      throw new StoreValidationError(field, `Each of ${field} must be a non-empty string, got ${describeValue(tag)}.`);
+    }
+    if (tag.length > STORE_LIMITS.tagChars) {
+      throw new StoreValidationError(
+        field,
+        `A tag of ${field} is ${tag.length} characters long; the limit is ${STORE_LIMITS.tagChars}.`,
+      );
+    }
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+    if (/[\u0000-\u001f\u007f]/.test(tag)) {
+      throw new StoreValidationError(field, `The tag ${describeValue(tag)} of ${field} has a control character.`);
+    }
+    if (!tags.includes(tag)) tags.push(tag);
+  }
+  return JSON.stringify(tags);
 }
 
 /** True for `{...}` objects (not arrays, dates, class instances or `null`). */

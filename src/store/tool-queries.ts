@@ -6,6 +6,8 @@ import { nowIso, toolRecordOf, workspaceToolKey } from './row-mapping.js';
 import { SourceSyncQueries } from './source-sync-queries.js';
 import { StoreConflictError } from './store-conflict-error.js';
 import { type StoreContext, workspaceNotFoundOn } from './store-context.js';
+import { StoreNotFoundError } from './store-not-found-error.js';
+import { StoreReadOnlyError } from './store-read-only-error.js';
 import type { StoreChange, ToolRecord } from './store-records.js';
 import {
   isPlainObject,
@@ -15,6 +17,7 @@ import {
   requireText,
   STORE_LIMITS,
   serializeJsonObject,
+  serializeTags,
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
 import { definitionHash, serializeSchema, sortById, visibleToolById, visibleTools } from './tool-rows.js';
@@ -22,6 +25,7 @@ import type {
   BuiltinToolSpec,
   StoreTools,
   SyncToolsInput,
+  ToolPatch,
   ToolSyncResult,
   UpsertBuiltinsOptions,
   UpsertBuiltinsResult,
@@ -106,6 +110,7 @@ export class ToolQueries implements StoreTools {
                 when_to_use: eb.ref('excluded.when_to_use'),
                 annotations: eb.ref('excluded.annotations'),
                 requires: eb.ref('excluded.requires'),
+                tags: eb.ref('excluded.tags'),
                 definition_hash: eb.ref('excluded.definition_hash'),
                 source: eb.ref('excluded.source'),
                 updated_at: eb.ref('excluded.updated_at'),
@@ -150,6 +155,7 @@ export class ToolQueries implements StoreTools {
       annotations: serializeJsonObject(input.annotations ?? {}, 'annotations', STORE_LIMITS.configBytes) ?? '{}',
       requires: serializeJsonObject(input.requires ?? {}, 'requires', STORE_LIMITS.configBytes) ?? '{}',
       config: serializeJsonObject(input.config, 'config', STORE_LIMITS.configBytes),
+      tags: serializeTags(input.tags, 'tags'),
       source: workspaceToolSource(input.source),
       origin: null,
       definition_hash: null as string | null,
@@ -210,9 +216,39 @@ export class ToolQueries implements StoreTools {
     return [...tools];
   }
 
+  async update(workspaceId: string, id: string, patch: ToolPatch): Promise<ToolRecord> {
+    const workspace = requireId(workspaceId, 'workspaceId');
+    const values = toolPatchValues(patch);
+    if (!isWellFormedId(id, TOOL_NAME_PATTERN)) throw toolNotFound(workspace, id);
+    const rowLocks = this.#context.dialect.supportsRowLocks;
+    return this.#writeDroppingCaches(workspace, async (trx, changes) => {
+      const current = await visibleToolById(trx, workspace, id)
+        .$if(rowLocks, (query) => query.forUpdate())
+        .executeTakeFirst();
+      if (current === undefined) throw toolNotFound(workspace, id);
+      if (!isApiSource(current.source)) throw StoreReadOnlyError.forTool(id, current.source, current.origin);
+      const next = { ...current, ...values };
+      const hash = definitionHash(next);
+      // The same definition again (a form saved unchanged) writes nothing and announces nothing.
+      if (hash === current.definition_hash) return toolRecordOf(current);
+      const updated = { ...next, definition_hash: hash, updated_at: nowIso() };
+      await trx
+        .updateTable('tools')
+        .set({ ...values, definition_hash: hash, updated_at: updated.updated_at })
+        .where('id', '=', current.id)
+        .execute();
+      changes.push({ workspaceId: workspace, kind: 'tool' });
+      return toolRecordOf(updated);
+    });
+  }
+
   async delete(workspaceId: string, id: string): Promise<boolean> {
     if (!isWellFormedId(workspaceId) || !isWellFormedId(id, TOOL_NAME_PATTERN)) return false;
     return this.#writeDroppingCaches(workspaceId, async (trx, changes) => {
+      const current = await visibleToolById(trx, workspaceId, id).executeTakeFirst();
+      if (current === undefined) return false;
+      if (!isApiSource(current.source)) throw StoreReadOnlyError.forTool(id, current.source, current.origin);
+      // Its attachments and default-set entries go with it (ON DELETE CASCADE).
       const result = await trx
         .deleteFrom('tools')
         .where('id', '=', workspaceToolKey(workspaceId, id))
@@ -256,6 +292,7 @@ type BuiltinRow = Omit<Insertable<ToolsTable>, 'created_at' | 'category' | 'anno
   when_to_use: string | null;
   annotations: string;
   requires: string;
+  tags: string;
   workspace_id: null;
   source: 'builtin' | 'module';
 };
@@ -276,8 +313,79 @@ function builtinRow(spec: BuiltinToolSpec, handlerKey: (spec: BuiltinToolSpec) =
     when_to_use: optionalText(spec.whenToUse, `${id}.whenToUse`, STORE_LIMITS.textChars),
     annotations: serializeJsonObject({ ...spec.annotations }, `${id}.annotations`, STORE_LIMITS.configBytes) ?? '{}',
     requires: serializeJsonObject({ ...spec.requires }, `${id}.requires`, STORE_LIMITS.configBytes) ?? '{}',
+    tags: serializeTags(spec.tags, `${id}.tags`),
     source: 'builtin',
   };
+}
+
+/** Whether the API owns a tool of this source (`api`, `code`): it may change and delete it. */
+function isApiSource(source: string): boolean {
+  return source === 'api' || source === 'code';
+}
+
+function toolNotFound(workspaceId: string, id: unknown): StoreNotFoundError {
+  return new StoreNotFoundError(
+    'tool',
+    String(id),
+    `Tool '${String(id)}' does not exist in workspace '${workspaceId}'.`,
+  );
+}
+
+const PATCH_FIELDS: ReadonlyArray<keyof ToolPatch> = [
+  'name',
+  'description',
+  'whenToUse',
+  'category',
+  'tags',
+  'annotations',
+  'parametersSchema',
+  'config',
+];
+
+/** The columns a {@link ToolPatch} sets, each checked as on creation. */
+function toolPatchValues(patch: unknown) {
+  if (!isPlainObject(patch)) {
+    throw new StoreValidationError('patch', `A tool patch must be an object, got ${describeValue(patch)}.`);
+  }
+  for (const key of Object.keys(patch)) {
+    if (!(PATCH_FIELDS as readonly string[]).includes(key)) {
+      throw new StoreValidationError(
+        key,
+        `A tool patch cannot change '${key}'; it may change ${PATCH_FIELDS.join(', ')}.`,
+      );
+    }
+  }
+  const values: {
+    name?: string;
+    description?: string;
+    when_to_use?: string | null;
+    category?: string;
+    tags?: string;
+    annotations?: string;
+    parameters_schema?: string;
+    config?: string | null;
+  } = {};
+  if (patch.name !== undefined) values.name = requireText(patch.name, 'name', STORE_LIMITS.nameChars);
+  if (patch.description !== undefined) {
+    values.description = requireText(patch.description, 'description', STORE_LIMITS.textChars);
+  }
+  if (patch.whenToUse !== undefined) {
+    values.when_to_use = optionalText(patch.whenToUse, 'whenToUse', STORE_LIMITS.textChars);
+  }
+  if (patch.category !== undefined) {
+    values.category = requireText(patch.category, 'category', STORE_LIMITS.nameChars);
+  }
+  if (patch.tags !== undefined) values.tags = serializeTags(patch.tags, 'tags');
+  if (patch.annotations !== undefined) {
+    values.annotations = serializeJsonObject(patch.annotations ?? {}, 'annotations', STORE_LIMITS.configBytes) ?? '{}';
+  }
+  if (patch.parametersSchema !== undefined) {
+    values.parameters_schema = serializeSchema(patch.parametersSchema, 'parametersSchema');
+  }
+  if (patch.config !== undefined) {
+    values.config = serializeJsonObject(patch.config, 'config', STORE_LIMITS.configBytes);
+  }
+  return values;
 }
 
 /** The source of a tool created through the API: `api` (default) or `code`. */
@@ -300,6 +408,7 @@ function sameBuiltin(existing: Selectable<ToolsTable>, row: BuiltinRow): boolean
     existing.category === row.category &&
     existing.when_to_use === row.when_to_use &&
     existing.annotations === row.annotations &&
-    existing.requires === row.requires
+    existing.requires === row.requires &&
+    existing.tags === row.tags
   );
 }

@@ -87,8 +87,18 @@ export function sortById<T>(records: T[], idOf: (record: T) => string): T[] {
  * ```
  */
 export function definitionHash(row: Partial<Record<keyof ToolsTable, unknown>>): string {
-  const { name, description, parameters_schema, handler_key, category, when_to_use, annotations, requires, config } =
-    row;
+  const {
+    name,
+    description,
+    parameters_schema,
+    handler_key,
+    category,
+    when_to_use,
+    annotations,
+    requires,
+    config,
+    tags,
+  } = row;
   const definition = {
     name,
     description,
@@ -99,6 +109,7 @@ export function definitionHash(row: Partial<Record<keyof ToolsTable, unknown>>):
     annotations,
     requires,
     config,
+    tags: tags ?? '[]',
   };
   return createHash('sha256').update(canonicalJson(definition)).digest('hex');
 }

@@ -93,15 +93,55 @@ export interface WorkspaceToolInput {
   requires?: ToolRequirements;
   /** Tool-level settings, a JSON object of at most 64 KiB. */
   config?: Record<string, unknown> | null;
+  /** At most 64 tags of at most 100 characters each. */
+  tags?: readonly string[];
   /** `api` (default: a REST tool) or `code` (a Python or JavaScript tool). */
   source?: 'api' | 'code';
+}
+
+/**
+ * What `tools.update` changes in an `api` or `code` tool: the fields given, each checked as on
+ * creation; the others are kept. `whenToUse: null` clears it. For an `api` tool `config` is its REST
+ * definition and for a `code` tool `{type, code}`: the caller checks what it holds (the REST API
+ * re-validates a REST definition as `POST /api/tools` does), the store only its size.
+ *
+ * @example
+ * ```ts
+ * const patch: ToolPatch = { description: 'Search the wiki.', tags: ['search', 'internal'] };
+ * await store.tools.update('acme', 'company_search', patch);
+ * ```
+ */
+export interface ToolPatch {
+  name?: string;
+  description?: string;
+  whenToUse?: string | null;
+  category?: string;
+  tags?: readonly string[];
+  annotations?: ToolAnnotations;
+  parametersSchema?: JsonObjectSchema;
+  config?: Record<string, unknown> | null;
+}
+
+/**
+ * What `agents.update` changes: the fields given, the others kept; `description: null` clears it.
+ *
+ * @example
+ * ```ts
+ * const patch: AgentPatch = { name: 'Research (EU)' };
+ * await store.agents.update('acme', 'research', patch);
+ * ```
+ */
+export interface AgentPatch {
+  name?: string;
+  description?: string | null;
 }
 
 /** The parts of a {@link ToolSpec} the `tools` table keeps (a whole `ToolSpec` fits). */
 export type BuiltinToolSpec = Pick<
   ToolSpec,
   'name' | 'title' | 'description' | 'whenToUse' | 'category' | 'inputSchema' | 'annotations' | 'requires'
->;
+> &
+  Partial<Pick<ToolSpec, 'tags'>>;
 
 /** Options of `tools.upsertBuiltins`. */
 export interface UpsertBuiltinsOptions {
@@ -138,7 +178,19 @@ export interface StoreTools {
   get(workspaceId: string, id: string): Promise<ToolRecord | undefined>;
   /** Global tools and the workspace's, sorted by id, optionally of one category. */
   list(workspaceId: string, options?: { category?: string }): Promise<ToolRecord[]>;
-  /** Delete a tool of the workspace (never a global one) and its attachments; false when none. */
+  /**
+   * Change an `api` or `code` tool of the workspace (see {@link ToolPatch}), in one transaction: sets
+   * `updatedAt`, recomputes `definitionHash` and announces a `tool` change; a patch that changes
+   * nothing writes nothing. Throws {@link StoreNotFoundError} for a tool the workspace does not see,
+   * {@link StoreReadOnlyError} for a built-in or a configuration's tool (naming the file to edit), and
+   * {@link StoreValidationError} naming the field (nothing is written then).
+   */
+  update(workspaceId: string, id: string, patch: ToolPatch): Promise<ToolRecord>;
+  /**
+   * Delete an `api` or `code` tool of the workspace with its attachments (and default-set entry);
+   * false when the workspace sees no such tool. Throws {@link StoreReadOnlyError} for a built-in or a
+   * configuration's tool, which only the service or the configuration can remove.
+   */
   delete(workspaceId: string, id: string): Promise<boolean>;
   /**
    * Make the workspace's configuration-owned tools (`config`, `module`, `mcp:<server>` rows) match
@@ -195,7 +247,17 @@ export interface StoreAgents {
   get(workspaceId: string, id: string): Promise<AgentRecord | undefined>;
   /** Sorted by id. */
   list(workspaceId: string): Promise<AgentRecord[]>;
-  /** Delete an agent and its attachments; false when the workspace has no such agent. */
+  /**
+   * Rename an agent or change its description (see {@link AgentPatch}); sets `updatedAt` and announces
+   * an `agent` change unless nothing changed. Throws {@link StoreNotFoundError} for an agent the
+   * workspace does not have, {@link StoreReadOnlyError} for a `config` agent (naming its file) and
+   * {@link StoreValidationError} naming the field.
+   */
+  update(workspaceId: string, id: string, patch: AgentPatch): Promise<AgentRecord>;
+  /**
+   * Delete an agent and its attachments; false when the workspace has no such agent. Throws
+   * {@link StoreReadOnlyError} for a `config` agent: its configuration file decides whether it exists.
+   */
   delete(workspaceId: string, id: string): Promise<boolean>;
   /**
    * Make the workspace's `config` agents match `input.agents`: create or update each with exactly its
@@ -240,7 +302,8 @@ export interface StoreAttachments {
   /**
    * Attach a tool (global or the workspace's) to an agent of the workspace, with an optional config
    * (a JSON object of at most 64 KiB). Throws {@link StoreNotFoundError} (agent or tool),
-   * {@link StoreConflictError} (already attached) or {@link StoreValidationError}.
+   * {@link StoreConflictError} (already attached), {@link StoreReadOnlyError} (a `config` agent, whose
+   * tools its configuration file lists) or {@link StoreValidationError}.
    */
   attach(
     workspaceId: string,
@@ -248,7 +311,10 @@ export interface StoreAttachments {
     toolId: string,
     config?: Record<string, unknown> | null,
   ): Promise<AttachedTool>;
-  /** Detach a tool; false when it was not attached (or the agent is not the workspace's). */
+  /**
+   * Detach a tool; false when it was not attached (or the agent is not the workspace's). Throws
+   * {@link StoreReadOnlyError} for a `config` agent.
+   */
   detach(workspaceId: string, agentId: string, toolId: string): Promise<boolean>;
   /**
    * The agent's tools with their config, or, when it has none, the workspace default set with

@@ -79,7 +79,13 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
       await migrateTo0002(store.db as Kysely<unknown>, dialect);
       expect(await store.migrate()).toEqual({
-        applied: ['0003_emails_by_inbox', '0004_emails_search_file', '0005_secrets', '0006_tool_sources'],
+        applied: [
+          '0003_emails_by_inbox',
+          '0004_emails_search_file',
+          '0005_secrets',
+          '0006_tool_sources',
+          '0007_tool_tags',
+        ],
       });
       const emails = new EmailStore(store);
 

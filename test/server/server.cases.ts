@@ -14,7 +14,7 @@ interface Tenant {
   headers: Record<string, string>;
 }
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** The REST API cases, run once per dialect. */
 export function defineServerCases(harness: ServerStoreHarness): void {
@@ -691,7 +691,10 @@ export function defineServerCases(harness: ServerStoreHarness): void {
         ['GET', '/api/tools?q=owner%20secret'],
         ['POST', '/api/tools', restTool('another_tool')],
         ['POST', '/api/tools/owner_secret_api/call', { arguments: { query: 'x' } }],
+        ['PATCH', '/api/tools/owner_secret_api', { description: 'Taken over.' }],
+        ['DELETE', '/api/tools/owner_secret_api'],
         ['GET', '/api/agents'],
+        ['PATCH', `/api/agents/${agent}`, { name: 'Taken over' }],
         ['POST', '/api/agents', { name: 'Sneaky' }],
         ['GET', `/api/agents/${agent}`],
         ['DELETE', `/api/agents/${agent}`],
@@ -747,6 +750,10 @@ export function defineServerCases(harness: ServerStoreHarness): void {
         }
       }
       // Nothing of the owner's changed.
+      expect((await send('GET', '/api/tools/owner_secret_api', owner.headers)).json()).toMatchObject({
+        description: 'Search the company knowledge base.',
+      });
+      expect((await send('GET', `/api/agents/${agent}`, owner.headers)).json()).toMatchObject({ name: 'Research' });
       const list = (await send('GET', `/api/agents/${agent}/tools`, owner.headers)).json();
       expect(list).toMatchObject({ fallback: false, tools: [expect.objectContaining({ id: 'owner_secret_api' })] });
       expect((await send('GET', `/api/calls?agent_id=${agent}`, owner.headers)).json()).toMatchObject({

@@ -6,6 +6,7 @@ import { randomId } from '../../src/store/random-id.js';
 import { nowIso, parseJsonColumn, toIsoTimestamp } from '../../src/store/row-mapping.js';
 import { SqliteChangeFeed } from '../../src/store/sqlite/sqlite-change-feed.js';
 import { resolveStoreOptions } from '../../src/store/store-options.js';
+import { StoreReadOnlyError } from '../../src/store/store-read-only-error.js';
 import {
   isWellFormedId,
   optionalText,
@@ -14,6 +15,7 @@ import {
   requireLimit,
   requireText,
   serializeJsonObject,
+  serializeTags,
 } from '../../src/store/store-validation.js';
 import { StoreValidationError } from '../../src/store/store-validation-error.js';
 
@@ -30,6 +32,17 @@ describe('documented store examples', () => {
     expect(() => serializeJsonObject([1], 'config', 65_536)).toThrow(StoreValidationError);
     expect(requireLimit(undefined, 50, 500)).toBe(50);
     expect(() => requireLimit(501, 50, 500)).toThrow(StoreValidationError);
+    expect(serializeTags(['search', 'internal', 'search'], 'tags')).toBe('["search","internal"]');
+    expect(() => serializeTags('search', 'tags')).toThrow(StoreValidationError);
+  });
+
+  it('read-only refusals', () => {
+    expect(StoreReadOnlyError.forTool('read_file', 'builtin', null).message).toBe(
+      "Tool 'read_file' is a built-in; it cannot be changed.",
+    );
+    expect(StoreReadOnlyError.forAgent('assistant', 'examples/toolshed.yaml').message).toBe(
+      "Agent 'assistant' is defined in examples/toolshed.yaml; edit it there.",
+    );
   });
 
   it('row mapping, ids, options and URLs', () => {

@@ -19,6 +19,7 @@ import {
   StoreError,
   StoreNotFoundError,
   type StoreOptions,
+  StoreReadOnlyError,
   StoreValidationError,
   type SyncedToolInput,
   type ToolshedStore,
@@ -295,6 +296,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0004_emails_search_file',
         '0005_secrets',
         '0006_tool_sources',
+        '0007_tool_tags',
       ]);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);
@@ -459,6 +461,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         whenToUse: null,
         annotations: { openWorld: true },
         requires: { env: [{ name: 'LOOKUP_API_KEY', url: 'https://example.com/keys' }] },
+        tags: [],
         config: null,
         source: 'builtin',
         origin: null,
@@ -632,7 +635,9 @@ export function defineStoreCases(harness: StoreHarness): void {
       const agent = await newAgent(workspace);
       await store.attachments.attach(workspace, agent, id);
       expect(await store.tools.delete(other, id)).toBe(false);
-      expect(await store.tools.delete(workspace, 'echo_text')).toBe(false);
+      expect((await storeErrorOf(store.tools.delete(workspace, 'echo_text'), StoreReadOnlyError)).message).toBe(
+        "Tool 'echo_text' is a built-in; it cannot be changed.",
+      );
       expect(await store.tools.delete(workspace, id)).toBe(true);
       expect(await store.tools.delete(workspace, id)).toBe(false);
       expect(await count('agent_tools', 'agent_id', agent)).toBe(0);
@@ -1107,6 +1112,331 @@ export function defineStoreCases(harness: StoreHarness): void {
       const bad = await storeErrorOf(store.workspaces.setDefaultTools(workspace, ['Not A Tool']), StoreValidationError);
       expect(bad.field).toBe('toolIds');
       expect(await store.workspaces.defaultTools('ws_nowhere')).toBeUndefined();
+    });
+  });
+
+  describe('tool and agent lifecycle', () => {
+    const ORIGIN = 'examples/toolshed.yaml';
+    const syncedTool = (name: string, source: SyncedToolInput['source'] = 'config'): SyncedToolInput => ({
+      name,
+      description: `The ${name} tool.`,
+      category: 'general',
+      inputSchema: { type: 'object', properties: {} },
+      source,
+    });
+
+    async function codeTool(workspace: string): Promise<string> {
+      const id = unique('code');
+      await store.tools.createWorkspaceTool(workspace, {
+        id,
+        description: 'Add two numbers in Python.',
+        parametersSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+        handlerKey: 'python',
+        category: 'math',
+        config: { type: 'python', code: 'def main(a, b):\n    return a + b\n' },
+        source: 'code',
+      });
+      return id;
+    }
+
+    /** The row exactly as the database holds it, to show a refused write changed nothing. */
+    async function rowOf(workspace: string, id: string) {
+      return store.db
+        .selectFrom('tools')
+        .selectAll()
+        .where('id', 'in', [id, `${workspace}/${id}`])
+        .executeTakeFirst();
+    }
+
+    it('updates an api tool: the fields given change, the others stay, updated_at and the hash renew', async () => {
+      const workspace = await newWorkspace();
+      const id = await newTool(workspace, { endpoint: 'https://api.example.com/search' });
+      const before = (await store.tools.get(workspace, id))!;
+      const announced = nextChange(
+        store,
+        (change) => change.workspaceId === workspace && change.kind === 'tool',
+        5_000,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const updated = await store.tools.update(workspace, id, {
+        description: 'Search the wiki and the tickets.',
+        whenToUse: 'For questions about internal projects.',
+        category: 'knowledge',
+        tags: ['search', 'internal', 'search'],
+        annotations: { readOnly: true },
+        parametersSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+        config: { endpoint: 'https://api.example.com/v2/search' },
+      });
+      expect(await announced).toEqual({ workspaceId: workspace, kind: 'tool' });
+      expect(updated).toEqual({
+        ...before,
+        description: 'Search the wiki and the tickets.',
+        whenToUse: 'For questions about internal projects.',
+        category: 'knowledge',
+        tags: ['search', 'internal'],
+        annotations: { readOnly: true },
+        parametersSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+        config: { endpoint: 'https://api.example.com/v2/search' },
+        definitionHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        updatedAt: expect.any(String),
+      });
+      expect(updated.definitionHash).not.toBe(before.definitionHash);
+      expect(updated.updatedAt > before.updatedAt).toBe(true);
+      expect(updated.createdAt).toBe(before.createdAt);
+      expect(await store.tools.get(workspace, id)).toEqual(updated);
+      expect((await store.tools.list(workspace, { category: 'knowledge' })).map((tool) => tool.id)).toEqual([id]);
+
+      const cleared = await store.tools.update(workspace, id, { whenToUse: null, tags: [] });
+      expect(cleared).toMatchObject({ whenToUse: null, tags: [], description: 'Search the wiki and the tickets.' });
+    });
+
+    it('writes and announces nothing for a patch that changes nothing', async () => {
+      const workspace = await newWorkspace();
+      const id = await newTool(workspace);
+      const before = (await store.tools.get(workspace, id))!;
+      const announced = nextChange(store, (change) => change.workspaceId === workspace, 300);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await store.tools.update(workspace, id, { description: before.description })).toEqual(before);
+      expect(await store.tools.update(workspace, id, {})).toEqual(before);
+      expect(await announced).toBeUndefined();
+      expect(await store.tools.get(workspace, id)).toEqual(before);
+    });
+
+    it("updates a code tool's parameters and code, and deletes it with its attachments", async () => {
+      const workspace = await newWorkspace();
+      const id = await codeTool(workspace);
+      const agent = await newAgent(workspace);
+      await store.attachments.attach(workspace, agent, id);
+      await store.workspaces.setDefaultTools(workspace, [id, 'echo_text']);
+      const updated = await store.tools.update(workspace, id, {
+        parametersSchema: { type: 'object', properties: { values: { type: 'array' } } },
+        config: { type: 'python', code: 'def main(values):\n    return sum(values)\n' },
+        description: 'Sum numbers in Python.',
+      });
+      expect(updated).toMatchObject({
+        source: 'code',
+        description: 'Sum numbers in Python.',
+        parametersSchema: { type: 'object', properties: { values: { type: 'array' } } },
+        config: { type: 'python', code: 'def main(values):\n    return sum(values)\n' },
+      });
+      expect((await store.attachments.listAttachments(workspace, agent)).tools[0]?.tool).toEqual(updated);
+      expect(await store.tools.delete(workspace, id)).toBe(true);
+      expect(await store.tools.get(workspace, id)).toBeUndefined();
+      expect(await count('agent_tools', 'agent_id', agent)).toBe(0);
+      expect((await store.workspaces.defaultTools(workspace))?.tools.map((tool) => tool.id)).toEqual(['echo_text']);
+      expect(await store.attachments.listAttachments(workspace, agent)).toMatchObject({ fallback: false, tools: [] });
+    });
+
+    it("refuses to change or delete a built-in or a configuration's tool, naming where, writing nothing", async () => {
+      const workspace = await newWorkspace();
+      await store.tools.sync(workspace, {
+        origin: ORIGIN,
+        tools: [syncedTool('word_count'), syncedTool('from_module', 'module'), syncedTool('gh__issues', 'mcp:gh')],
+      });
+      const refusals: Array<[string, string]> = [
+        ['echo_text', "Tool 'echo_text' is a built-in; it cannot be changed."],
+        ['word_count', "Tool 'word_count' is defined in examples/toolshed.yaml; edit it there."],
+        ['from_module', "Tool 'from_module' is defined in examples/toolshed.yaml; edit it there."],
+        [
+          'gh__issues',
+          "Tool 'gh__issues' is imported from the MCP server 'gh' named in examples/toolshed.yaml; change it on that server or in examples/toolshed.yaml.",
+        ],
+      ];
+      for (const [id, message] of refusals) {
+        const before = await rowOf(workspace, id);
+        const update = await storeErrorOf(
+          store.tools.update(workspace, id, { description: 'Mine now.' }),
+          StoreReadOnlyError,
+        );
+        expect(update.message).toBe(message);
+        expect(update).toMatchObject({ code: 'READ_ONLY', resource: 'tool', id });
+        const removal = await storeErrorOf(store.tools.delete(workspace, id), StoreReadOnlyError);
+        expect(removal.message).toBe(message);
+        expect(await rowOf(workspace, id)).toEqual(before);
+      }
+      expect((await storeErrorOf(store.tools.delete(workspace, 'word_count'), StoreReadOnlyError)).origin).toBe(ORIGIN);
+    });
+
+    it('refuses malformed patches with StoreValidationError naming the field, writing nothing', async () => {
+      const workspace = await newWorkspace();
+      const id = await newTool(workspace);
+      const before = await rowOf(workspace, id);
+      const cases: Array<[string, unknown, string]> = [
+        ['patch', 'description', 'A tool patch must be an object, got "description".'],
+        ['patch', ['description'], 'A tool patch must be an object, got an array.'],
+        [
+          'source',
+          { source: 'builtin' },
+          "A tool patch cannot change 'source'; it may change name, description, whenToUse, category, tags, annotations, parametersSchema, config.",
+        ],
+        [
+          'id',
+          { id: 'other_name' },
+          "A tool patch cannot change 'id'; it may change name, description, whenToUse, category, tags, annotations, parametersSchema, config.",
+        ],
+        ['description', { description: '' }, 'description must be a non-empty string, got "".'],
+        [
+          'description',
+          { description: 'x'.repeat(70_000) },
+          'description is 70000 characters long; the limit is 65536.',
+        ],
+        ['name', { name: 42 }, 'name must be a non-empty string, got 42.'],
+        ['category', { category: null }, 'category must be a non-empty string, got null.'],
+        ['tags', { tags: 'search' }, 'tags must be an array of strings, got "search".'],
+        ['tags', { tags: ['ok', 7] }, 'Each of tags must be a non-empty string, got 7.'],
+        ['tags', { tags: ['   '] }, 'Each of tags must be a non-empty string, got "   ".'],
+        ['tags', { tags: ['x'.repeat(101)] }, 'A tag of tags is 101 characters long; the limit is 100.'],
+        ['tags', { tags: Array.from({ length: 65 }, (_, index) => `t${index}`) }, 'tags has 65 tags; the limit is 64.'],
+        ['tags', { tags: ['line\nbreak'] }, 'The tag "line\\nbreak" of tags has a control character.'],
+        ['annotations', { annotations: [true] }, 'annotations must be a JSON object, got an array.'],
+        [
+          'parametersSchema',
+          { parametersSchema: { type: 'string' } },
+          'parametersSchema must be a JSON Schema object with type "object".',
+        ],
+        ['config', { config: ['x'] }, 'config must be a JSON object, got an array.'],
+        [
+          'config',
+          { config: { blob: 'x'.repeat(70_000) } },
+          'config is 70011 bytes of JSON; the limit is 65536 bytes.',
+        ],
+      ];
+      for (const [field, patch, message] of cases) {
+        const error = await storeErrorOf(store.tools.update(workspace, id, patch as never), StoreValidationError);
+        expect([error.field, error.message], JSON.stringify(patch).slice(0, 60)).toEqual([field, message]);
+      }
+      expect(await rowOf(workspace, id)).toEqual(before);
+    });
+
+    it("answers unknown tools and another workspace's with not found, changing nothing", async () => {
+      const workspace = await newWorkspace();
+      const other = await newWorkspace();
+      const foreign = await newTool(other);
+      const before = await rowOf(other, foreign);
+      for (const id of [foreign, 'no_such_tool', '../etc/passwd', 'constructor']) {
+        const error = await storeErrorOf(
+          store.tools.update(workspace, id, { description: 'Taken.' }),
+          StoreNotFoundError,
+        );
+        expect(error.message).toBe(`Tool '${id}' does not exist in workspace '${workspace}'.`);
+        expect(await store.tools.delete(workspace, id)).toBe(false);
+      }
+      expect(await rowOf(other, foreign)).toEqual(before);
+      // A built-in the workspace's configuration hides is not there to refuse.
+      await store.tools.sync(workspace, { origin: ORIGIN, tools: [], builtins: ['echo_text'] });
+      await storeErrorOf(store.tools.update(workspace, 'read_notes', { description: 'x' }), StoreNotFoundError);
+    });
+
+    it('keeps the tags of built-ins, synced tools and workspace tools, and re-syncs a tool whose tags changed', async () => {
+      const workspace = await newWorkspace();
+      const name = unique('tagged');
+      await store.tools.upsertBuiltins([{ ...BUILTINS[0]!, name, tags: ['text', 'demo'] }]);
+      expect((await store.tools.get(workspace, name))?.tags).toEqual(['text', 'demo']);
+      expect((await store.tools.upsertBuiltins([{ ...BUILTINS[0]!, name, tags: ['text'] }])).upserted).toEqual([name]);
+      expect((await store.tools.get(workspace, name))?.tags).toEqual(['text']);
+      await store.tools.upsertBuiltins(BUILTINS, { prune: true });
+
+      await store.tools.sync(workspace, { origin: ORIGIN, tools: [{ ...syncedTool('word_count'), tags: ['text'] }] });
+      expect((await store.tools.get(workspace, 'word_count'))?.tags).toEqual(['text']);
+      const again = await store.tools.sync(workspace, {
+        origin: ORIGIN,
+        tools: [{ ...syncedTool('word_count'), tags: ['text', 'stats'] }],
+      });
+      expect(again.updated).toEqual(['word_count']);
+      expect((await store.tools.get(workspace, 'word_count'))?.tags).toEqual(['text', 'stats']);
+
+      const id = unique('tool');
+      await store.tools.createWorkspaceTool(workspace, {
+        id,
+        description: 'Tagged.',
+        parametersSchema: { type: 'object', properties: {} },
+        handlerKey: 'http',
+        tags: ['crm'],
+      });
+      expect((await store.tools.get(workspace, id))?.tags).toEqual(['crm']);
+      const bad = await storeErrorOf(
+        store.tools.createWorkspaceTool(workspace, {
+          id: unique('tool'),
+          description: 'Tagged badly.',
+          parametersSchema: { type: 'object', properties: {} },
+          handlerKey: 'http',
+          tags: [''],
+        }),
+        StoreValidationError,
+      );
+      expect(bad.field).toBe('tags');
+    });
+
+    it('renames an agent and changes its description, announcing it once', async () => {
+      const workspace = await newWorkspace();
+      const created = await store.agents.create(workspace, { id: unique('agent'), name: 'Research' });
+      const announced = nextChange(store, (change) => change.kind === 'agent' && change.agentId === created.id, 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const renamed = await store.agents.update(workspace, created.id, {
+        name: 'Research (EU)',
+        description: 'Finds European sources.',
+      });
+      expect(await announced).toEqual({ workspaceId: workspace, agentId: created.id, kind: 'agent' });
+      expect(renamed).toEqual({
+        ...created,
+        name: 'Research (EU)',
+        description: 'Finds European sources.',
+        updatedAt: expect.any(String),
+      });
+      expect(renamed.updatedAt > created.updatedAt).toBe(true);
+      expect(await store.agents.get(workspace, created.id)).toEqual(renamed);
+      const cleared = await store.agents.update(workspace, created.id, { description: null });
+      expect(cleared).toMatchObject({ name: 'Research (EU)', description: null });
+      expect(await store.agents.update(workspace, created.id, { name: 'Research (EU)' })).toEqual(cleared);
+    });
+
+    it('refuses to rename, delete, attach to or detach from a config agent, naming its file, writing nothing', async () => {
+      const workspace = await newWorkspace();
+      const assistant = unique('assistant');
+      await store.agents.sync(workspace, {
+        origin: ORIGIN,
+        agents: [{ id: assistant, name: 'Assistant', tools: [{ toolId: 'echo_text' }] }],
+      });
+      const before = await store.agents.get(workspace, assistant);
+      const message = `Agent '${assistant}' is defined in examples/toolshed.yaml; edit it there.`;
+      const attempts = [
+        () => store.agents.update(workspace, assistant, { name: 'Mine' }),
+        () => store.agents.delete(workspace, assistant),
+        () => store.attachments.attach(workspace, assistant, 'read_notes'),
+        () => store.attachments.detach(workspace, assistant, 'echo_text'),
+      ];
+      for (const attempt of attempts) {
+        const error = await storeErrorOf(attempt(), StoreReadOnlyError);
+        expect(error).toMatchObject({ code: 'READ_ONLY', resource: 'agent', id: assistant, origin: ORIGIN, message });
+      }
+      expect(await store.agents.get(workspace, assistant)).toEqual(before);
+      const list = await store.attachments.listAttachments(workspace, assistant);
+      expect(list.tools.map((each) => each.tool.id)).toEqual(['echo_text']);
+    });
+
+    it('refuses malformed agent patches and unknown agents, writing nothing', async () => {
+      const workspace = await newWorkspace();
+      const other = await newWorkspace();
+      const agent = await newAgent(workspace);
+      const foreign = await newAgent(other);
+      const before = await store.agents.get(workspace, agent);
+      const cases: Array<[string, unknown, string]> = [
+        ['patch', null, 'An agent patch must be an object, got null.'],
+        ['source', { source: 'api' }, "An agent patch cannot change 'source'; it may change name, description."],
+        ['name', { name: '' }, 'name must be a non-empty string, got "".'],
+        ['name', { name: 'x'.repeat(201) }, 'name is 201 characters long; the limit is 200.'],
+        ['description', { description: 5 }, 'description must be a non-empty string, got 5.'],
+      ];
+      for (const [field, patch, message] of cases) {
+        const error = await storeErrorOf(store.agents.update(workspace, agent, patch as never), StoreValidationError);
+        expect([error.field, error.message]).toEqual([field, message]);
+      }
+      expect(await store.agents.get(workspace, agent)).toEqual(before);
+      for (const id of [foreign, 'no-such-agent', 'has space']) {
+        const error = await storeErrorOf(store.agents.update(workspace, id, { name: 'Taken' }), StoreNotFoundError);
+        expect(error.message).toBe(`Agent '${id}' does not exist in workspace '${workspace}'.`);
+      }
+      expect((await store.agents.get(other, foreign))?.name).toBe('Agent');
     });
   });
 

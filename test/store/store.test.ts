@@ -76,6 +76,7 @@ describe('createStore', () => {
               '0004_emails_search_file',
               '0005_secrets',
               '0006_tool_sources',
+              '0007_tool_tags',
             ],
           });
         } finally {

@@ -21,6 +21,14 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** Options of {@link startService}. */
+export interface ServiceOptions {
+  /** Put files in the service's temp folder before it starts (a configuration to serve). */
+  prepare?: (folder: string) => void;
+  /** More arguments of `serve` (`--config toolshed.yaml`, relative to the temp folder). */
+  args?: readonly string[];
+}
+
 /**
  * Start `node bin/toolshed.js serve --port 0` (the built CLI) in an empty temp folder on a new SQLite
  * database, and wait for the token and address it prints.
@@ -32,13 +40,14 @@ export interface RunningService {
  * await service.stop();
  * ```
  */
-export async function startService(): Promise<RunningService> {
+export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   assertBuilt();
   if (!existsSync(join(ROOT, 'dist', 'web', 'index.html'))) {
     throw new Error('dist/web/index.html is missing: run `npm run build` before the browser tests.');
   }
   const folder = mkdtempSync(join(tmpdir(), 'toolshed-web-e2e-'));
-  const cli = startCli(['serve', '--port', '0'], {
+  options.prepare?.(folder);
+  const cli = startCli(['serve', '--port', '0', ...(options.args ?? [])], {
     cwd: folder,
     env: { TOOLSHED_DATABASE_URL: join(folder, 'toolshed.db') },
   });

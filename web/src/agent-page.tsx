@@ -4,12 +4,15 @@ import type { Agent, AttachedTool, Tool } from './api-types.js';
 import { CopyButton } from './copy-button.js';
 import { Link, navigate } from './router.js';
 import { useApi, useSession } from './session.js';
+import { readOnlyNotice, SourceBadge } from './source-badge.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
 
 /**
  * One agent: how to connect an MCP client to it (its URL and a Claude Desktop snippet), its tools with
  * their per-attachment config (attach with a JSON config, detach), whether it falls back to the
- * workspace's default set, and the system-prompt docs of its tools.
+ * workspace's default set, and the system-prompt docs of its tools. An agent made through the API
+ * can be renamed, given other tools and deleted here; a configuration's agent says which file to edit
+ * and offers none of that.
  *
  * @example
  * ```tsx
@@ -43,6 +46,7 @@ export function AgentPage(props: { agentId: string }) {
       </>
     );
   }
+  const editable = agent.data.source !== 'config';
   return (
     <>
       <p className="breadcrumb">
@@ -51,8 +55,14 @@ export function AgentPage(props: { agentId: string }) {
       <h1 tabIndex={-1}>{agent.data.name}</h1>
       <p className="tool-meta">
         <code>{agent.data.id}</code>
+        {editable ? null : <SourceBadge source="config" origin={agent.data.origin} />}
       </p>
       {agent.data.description === null ? null : <p>{agent.data.description}</p>}
+      {editable ? null : (
+        <p className="notice" data-testid="read-only-notice">
+          {readOnlyNotice('agent', agent.data.id, 'config', agent.data.origin)}
+        </p>
+      )}
       <div className="tool-layout agent-layout">
         <div className="tool-main">
           <section aria-labelledby="agent-tools-heading">
@@ -62,16 +72,18 @@ export function AgentPage(props: { agentId: string }) {
             ) : attached.status === 'error' ? (
               <ErrorState error={attached.error} onRetry={attached.reload} />
             ) : (
-              <AttachedTools agentId={props.agentId} list={attached.data} onChange={changed} />
+              <AttachedTools agentId={props.agentId} list={attached.data} onChange={changed} editable={editable} />
             )}
           </section>
-          <AttachForm
-            agentId={props.agentId}
-            attachedIds={
-              attached.status === 'ready' && !attached.data.fallback ? attached.data.tools.map((tool) => tool.id) : []
-            }
-            onAttached={changed}
-          />
+          {editable ? (
+            <AttachForm
+              agentId={props.agentId}
+              attachedIds={
+                attached.status === 'ready' && !attached.data.fallback ? attached.data.tools.map((tool) => tool.id) : []
+              }
+              onAttached={changed}
+            />
+          ) : null}
           <section aria-labelledby="prompt-heading">
             <h2 id="prompt-heading">System-prompt docs</h2>
             {prompt.status === 'loading' ? (
@@ -92,7 +104,12 @@ export function AgentPage(props: { agentId: string }) {
         </div>
         <div className="tool-side">
           <Connect agentId={agent.data.id} />
-          <DeleteAgent agentId={agent.data.id} name={agent.data.name} />
+          {editable ? (
+            <>
+              <RenameAgent agent={agent.data} onSaved={agent.reload} />
+              <DeleteAgent agentId={agent.data.id} name={agent.data.name} />
+            </>
+          ) : null}
         </div>
       </div>
     </>
@@ -103,6 +120,7 @@ function AttachedTools(props: {
   agentId: string;
   list: { tools: AttachedTool[]; fallback: boolean };
   onChange(): void;
+  editable: boolean;
 }) {
   const { request } = useSession();
   const [error, setError] = useState<ApiFailure | undefined>();
@@ -122,6 +140,7 @@ function AttachedTools(props: {
     }
   };
   const { tools, fallback } = props.list;
+  const actions = !fallback && props.editable;
   return (
     <>
       {fallback ? (
@@ -150,7 +169,7 @@ function AttachedTools(props: {
               <tr>
                 <th scope="col">Tool</th>
                 <th scope="col">Config</th>
-                {fallback ? null : <th scope="col">Actions</th>}
+                {actions ? <th scope="col">Actions</th> : null}
               </tr>
             </thead>
             <tbody>
@@ -166,7 +185,7 @@ function AttachedTools(props: {
                       <code>{JSON.stringify(tool.config)}</code>
                     )}
                   </td>
-                  {fallback ? null : (
+                  {actions ? (
                     <td>
                       <button
                         type="button"
@@ -178,7 +197,7 @@ function AttachedTools(props: {
                         {busy === tool.id ? 'Detaching…' : 'Detach'}
                       </button>
                     </td>
-                  )}
+                  ) : null}
                 </tr>
               ))}
             </tbody>
@@ -348,6 +367,60 @@ function Connect(props: { agentId: string }) {
         {snippet}
       </pre>
     </section>
+  );
+}
+
+function RenameAgent(props: { agent: Agent; onSaved(): void }) {
+  const { request } = useSession();
+  const [name, setName] = useState(props.agent.name);
+  const [description, setDescription] = useState(props.agent.description ?? '');
+  const [failure, setFailure] = useState<ApiFailure | undefined>();
+  const [saving, setSaving] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaving(true);
+    setFailure(undefined);
+    try {
+      await request(`/api/agents/${encodeURIComponent(props.agent.id)}`, {
+        method: 'PATCH',
+        body: { name: name.trim(), description: description.trim() === '' ? null : description.trim() },
+      });
+      props.onSaved();
+    } catch (error) {
+      setFailure(error instanceof ApiFailure ? error : new ApiFailure(0, 'CLIENT', String(error)));
+    } finally {
+      setSaving(false);
+    }
+  };
+  const nameError = failure?.field === 'name' ? failure.message : undefined;
+  return (
+    <form className="card form" onSubmit={submit} noValidate aria-labelledby="rename-heading">
+      <h2 id="rename-heading">Name and description</h2>
+      <div className="field">
+        <label htmlFor="rename-name">Name</label>
+        <input
+          id="rename-name"
+          value={name}
+          maxLength={200}
+          onChange={(event) => setName(event.target.value)}
+          aria-invalid={nameError === undefined ? undefined : true}
+          aria-describedby={nameError === undefined ? undefined : 'rename-name-error'}
+        />
+        {nameError === undefined ? null : (
+          <p className="field-error" id="rename-name-error" role="alert">
+            {nameError}
+          </p>
+        )}
+      </div>
+      <div className="field">
+        <label htmlFor="rename-description">Description (optional)</label>
+        <input id="rename-description" value={description} onChange={(event) => setDescription(event.target.value)} />
+      </div>
+      {failure !== undefined && failure.field !== 'name' ? <ErrorState error={failure} title="Not saved." /> : null}
+      <button type="submit" className="button button-primary" disabled={saving}>
+        {saving ? 'Saving…' : 'Save'}
+      </button>
+    </form>
   );
 }
 

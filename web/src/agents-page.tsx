@@ -3,10 +3,12 @@ import { ApiFailure } from './api-client.js';
 import type { Agent } from './api-types.js';
 import { Link, navigate } from './router.js';
 import { useApi, useSession } from './session.js';
+import { SourceBadge } from './source-badge.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
 
 /**
- * The workspace's agents and a form to create one (which then opens the new agent's page).
+ * The workspace's agents (a configuration's own marked `config`) and a form to create one (which then
+ * opens the new agent's page).
  *
  * @example
  * ```tsx
@@ -20,7 +22,7 @@ export function AgentsPage() {
       <h1 tabIndex={-1}>Agents</h1>
       <p className="muted">
         An agent is a named set of tools with per-tool config, served over MCP at <code>/mcp/agents/ID</code>. An agent
-        with no tools attached uses the workspace's default set.
+        that never had a tool attached uses the workspace's default set.
       </p>
       <CreateAgentForm />
       <h2>All agents</h2>
@@ -39,6 +41,7 @@ export function AgentsPage() {
               </h3>
               <p className="tool-meta">
                 <code>{agent.id}</code>
+                {agent.source === 'config' ? <SourceBadge source="config" origin={agent.origin} /> : null}
               </p>
               {agent.description === null ? null : <p>{agent.description}</p>}
             </li>

@@ -4,12 +4,16 @@ import { CopyButton } from './copy-button.js';
 import { Link } from './router.js';
 import { SchemaTable } from './schema-table.js';
 import { useApi } from './session.js';
+import { isEditableTool, readOnlyNotice, SourceBadge } from './source-badge.js';
 import { ErrorState, LoadingState } from './states.js';
+import { DeleteTool, ToolEditor } from './tool-editor.js';
 import { TryItForm } from './try-it-form.js';
 
 /**
- * One tool: its description, when to use it, the environment variables it needs (set or not on the
- * server), its input schema as a table, the "try it" form and its export for each provider.
+ * One tool: its description, when to use it, where it comes from, the environment variables it needs
+ * (set or not on the server), its input schema as a table, the "try it" form and its export for each
+ * provider. The workspace's own tools (`api`, `code`) can be edited and deleted here; the others say
+ * where they are defined instead.
  *
  * @example
  * ```tsx
@@ -37,6 +41,7 @@ export function ToolPage(props: { toolId: string }) {
   }
   const { data } = tool;
   const annotations = Object.entries(data.annotations).filter(([, value]) => value === true);
+  const editable = isEditableTool(data.source);
   return (
     <>
       <p className="breadcrumb">
@@ -45,13 +50,27 @@ export function ToolPage(props: { toolId: string }) {
       <h1 tabIndex={-1}>{data.name}</h1>
       <p className="tool-meta">
         <code>{data.id}</code> <span className="badge">{data.category}</span>
-        <span className="badge badge-quiet">{data.scope}</span>
+        <SourceBadge source={data.source} origin={data.origin} />
         {annotations.map(([name]) => (
           <span key={name} className="badge badge-quiet">
             {name}
           </span>
         ))}
       </p>
+      {data.tags.length === 0 ? null : (
+        <ul className="tag-list" aria-label="Tags">
+          {data.tags.map((tag) => (
+            <li key={tag} className="badge">
+              {tag}
+            </li>
+          ))}
+        </ul>
+      )}
+      {editable ? null : (
+        <p className="notice" data-testid="read-only-notice">
+          {readOnlyNotice('tool', data.id, data.source, data.origin)}
+        </p>
+      )}
       <div className="tool-layout">
         <div className="tool-main">
           <section aria-labelledby="about-heading">
@@ -60,6 +79,7 @@ export function ToolPage(props: { toolId: string }) {
             <h3>When to use</h3>
             <p>{data.when_to_use ?? <span className="muted">No guidance given.</span>}</p>
           </section>
+          {editable ? <ToolEditor tool={data} onSaved={tool.reload} /> : null}
           <section aria-labelledby="requirements-heading">
             <h2 id="requirements-heading">Requirements</h2>
             <Requirements variables={data.requires?.env ?? []} />
@@ -83,7 +103,9 @@ export function ToolPage(props: { toolId: string }) {
         </div>
         <section aria-labelledby="exports-heading" className="tool-side">
           <h2 id="exports-heading">Exports</h2>
-          <Exports toolId={data.id} />
+          {/* Read again when the tool changed: an edit changes its exports. */}
+          <Exports key={data.updated_at} toolId={data.id} />
+          {editable ? <DeleteTool toolId={data.id} name={data.name} /> : null}
         </section>
       </div>
     </>

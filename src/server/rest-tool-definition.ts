@@ -1,0 +1,137 @@
+import { REST_TOOL_SCHEMA } from '../config/config-schema.js';
+import { describeValue } from '../core/define-tool.js';
+import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
+import type { ToolAnnotations } from '../core/tool-spec.js';
+import { compileValidator } from '../schema/compile-validator.js';
+import { SECRET_NAME_PATTERN, STORE_LIMITS, type ToolPatch } from '../store/index.js';
+import { validationError } from './api-error.js';
+
+const validateRestTool = compileValidator(REST_TOOL_SCHEMA);
+
+/**
+ * The fields of a REST tool definition (`custom_tools` entry, `POST /api/tools` body).
+ *
+ * @example
+ * ```ts
+ * REST_TOOL_FIELDS.includes('endpoint'); // true
+ * ```
+ */
+export const REST_TOOL_FIELDS: readonly string[] = Object.freeze(Object.keys(REST_TOOL_SCHEMA.properties ?? {}));
+
+/**
+ * Check a REST tool definition a workspace sends, as `POST /api/tools` and `PATCH /api/tools/:id`
+ * both do: first what only the operator may grant (`sent`, the fields the client sent: the server's
+ * environment, private networks), then the whole `definition` against the `custom_tools` schema, then
+ * its size. Throws a 400 naming the field.
+ *
+ * @example
+ * ```ts
+ * checkRestToolDefinition(body); // POST: the body is the definition
+ * checkRestToolDefinition(merged, patch); // PATCH: the tool's definition with the patch applied
+ * ```
+ */
+export function checkRestToolDefinition(
+  definition: Record<string, unknown>,
+  sent: Record<string, unknown> = definition,
+): void {
+  refuseOperatorFields(sent);
+  const issue = validateRestTool(structuredClone(definition))?.[0];
+  if (issue !== undefined) {
+    throw validationError(fieldOf(issue.path, issue.keyword, issue.message), `Invalid REST tool: ${issue.message}.`);
+  }
+  if (Buffer.byteLength(JSON.stringify(definition)) > STORE_LIMITS.configBytes) {
+    throw validationError('body', `A REST tool definition must be at most ${STORE_LIMITS.configBytes} bytes as JSON.`);
+  }
+}
+
+/**
+ * The columns of a workspace REST tool row, from its checked definition: what `POST /api/tools`
+ * creates and `PATCH /api/tools/:id` rewrites. The definition itself is the row's `config`.
+ *
+ * @example
+ * ```ts
+ * await store.tools.update('acme', 'company_search', restToolColumns(definition));
+ * ```
+ */
+export function restToolColumns(definition: Record<string, unknown>): Required<ToolPatch> {
+  return {
+    name: typeof definition.title === 'string' ? definition.title : String(definition.id),
+    description: definition.description as string,
+    whenToUse: typeof definition.when_to_use === 'string' ? definition.when_to_use : null,
+    category: typeof definition.category === 'string' ? definition.category : 'api',
+    tags: Array.isArray(definition.tags) ? (definition.tags as string[]) : [],
+    annotations: restAnnotations(definition),
+    parametersSchema: definition.parameters as JsonObjectSchema,
+    config: definition,
+  };
+}
+
+/**
+ * A tool's annotations from the API's snake_case form (`read_only`, `destructive`, `idempotent`,
+ * `open_world`) and `requires_approval`, as the row keeps them.
+ *
+ * @example
+ * ```ts
+ * restAnnotations({ annotations: { read_only: true } }); // { readOnly: true }
+ * ```
+ */
+export function restAnnotations(body: Record<string, unknown>): ToolAnnotations & { requiresApproval?: true } {
+  const annotations = isPlainObject(body.annotations) ? body.annotations : {};
+  const result: ToolAnnotations & { requiresApproval?: true } = {};
+  if (typeof annotations.read_only === 'boolean') result.readOnly = annotations.read_only;
+  if (typeof annotations.destructive === 'boolean') result.destructive = annotations.destructive;
+  if (typeof annotations.idempotent === 'boolean') result.idempotent = annotations.idempotent;
+  if (typeof annotations.open_world === 'boolean') result.openWorld = annotations.open_world;
+  if (body.requires_approval === true) result.requiresApproval = true;
+  return result;
+}
+
+/**
+ * What only the operator may grant, refused in a tool a workspace creates: reading the server's
+ * environment (`auth.token_env`, `auth.value_env`) and reaching private networks
+ * (`allow_private_network`). Also names `auth.secret` when an auth lacks it, which the schema would
+ * report as a missing variable.
+ */
+function refuseOperatorFields(body: Record<string, unknown>): void {
+  const auth = body.auth;
+  if (isPlainObject(auth)) {
+    for (const key of ['token_env', 'value_env']) {
+      if (!Object.hasOwn(auth, key)) continue;
+      const variable = auth[key];
+      const name = typeof variable === 'string' && SECRET_NAME_PATTERN.test(variable) ? variable : 'NAME';
+      throw validationError(
+        'auth',
+        `Environment variables are for operator config files, so 'auth.${key}' (${describeValue(variable)}) is refused; store a workspace secret with PUT /api/secrets/${name} and reference it as "secret": "${name}".`,
+      );
+    }
+    if (['bearer', 'header', 'query'].includes(auth.type as string) && !Object.hasOwn(auth, 'secret')) {
+      throw validationError(
+        'auth',
+        `'auth.secret' is required: the name of the workspace secret that holds the value (store one with PUT /api/secrets/NAME).`,
+      );
+    }
+  }
+  if (Object.hasOwn(body, 'allow_private_network')) {
+    throw validationError(
+      'allow_private_network',
+      `'allow_private_network' (${describeValue(body.allow_private_network)}) is for operator config files only; a tool created through the API reaches public addresses only, so leave the field out.`,
+    );
+  }
+}
+
+/**
+ * The top-level field an issue is about (a missing or unknown property is named in the message).
+ *
+ * @example
+ * ```ts
+ * fieldOf('auth.secret', 'pattern', '...'); // 'auth'
+ * ```
+ */
+export function fieldOf(path: string, keyword: string, message: string): string {
+  if (path !== '') return path.split(/[.[]/)[0] ?? path;
+  if (keyword === 'required' || keyword === 'additionalProperties') {
+    const quoted = /'([^']+)'/.exec(message)?.[1];
+    if (quoted !== undefined) return quoted.split(/[.[]/)[0] ?? quoted;
+  }
+  return 'body';
+}

@@ -4,12 +4,14 @@ import { CopyButton } from './copy-button.js';
 import { Link } from './router.js';
 import { SchemaTable } from './schema-table.js';
 import { useApi } from './session.js';
-import { ErrorState, LoadingState } from './states.js';
+import { EmptyState, ErrorState, LoadingState } from './states.js';
+import { SourceBadge, sourceDescription, UnavailableMark } from './tool-source.js';
 import { TryItForm } from './try-it-form.js';
 
 /**
- * One tool: its description, when to use it, the environment variables it needs (set or not on the
- * server), its input schema as a table, the "try it" form and its export for each provider.
+ * One tool: where it comes from (and, when this server cannot run it, why), its description, when to use it, the environment variables it needs (set or not on the
+ * server), its input schema as a table, the "try it" form and its export for each provider (a tool
+ * this server cannot run has its form disabled and no exports).
  *
  * @example
  * ```tsx
@@ -46,12 +48,17 @@ export function ToolPage(props: { toolId: string }) {
       <p className="tool-meta">
         <code>{data.id}</code> <span className="badge">{data.category}</span>
         <span className="badge badge-quiet">{data.scope}</span>
+        <SourceBadge tool={data} />
         {annotations.map(([name]) => (
           <span key={name} className="badge badge-quiet">
             {name}
           </span>
         ))}
       </p>
+      <p className="muted" data-testid="tool-source">
+        {sourceDescription(data)}
+      </p>
+      {data.available === false ? <UnavailableMark reason={data.unavailable_reason} /> : null}
       <div className="tool-layout">
         <div className="tool-main">
           <section aria-labelledby="about-heading">
@@ -70,12 +77,24 @@ export function ToolPage(props: { toolId: string }) {
           </section>
           <section aria-labelledby="try-heading" className="card">
             <h2 id="try-heading">Try it</h2>
-            <TryItForm toolId={data.id} schema={data.parameters_schema} />
+            <TryItForm
+              toolId={data.id}
+              schema={data.parameters_schema}
+              {...(data.available === false
+                ? { unavailable: data.unavailable_reason ?? 'This server cannot run this tool now.' }
+                : {})}
+            />
           </section>
         </div>
         <section aria-labelledby="exports-heading" className="tool-side">
           <h2 id="exports-heading">Exports</h2>
-          <Exports toolId={data.id} />
+          {data.available === false ? (
+            <EmptyState title="No exports while this server cannot run the tool.">
+              A model could call it, but nothing here would answer; the exports come back once it is available.
+            </EmptyState>
+          ) : (
+            <Exports toolId={data.id} />
+          )}
         </section>
       </div>
     </>

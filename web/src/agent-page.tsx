@@ -5,11 +5,13 @@ import { CopyButton } from './copy-button.js';
 import { Link, navigate } from './router.js';
 import { useApi, useSession } from './session.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
+import { AgentSourceBadge, isConfigAgent } from './tool-source.js';
 
 /**
  * One agent: how to connect an MCP client to it (its URL and a Claude Desktop snippet), its tools with
  * their per-attachment config (attach with a JSON config, detach), whether it falls back to the
- * workspace's default set, and the system-prompt docs of its tools.
+ * workspace's default set, and the system-prompt docs of its tools. An agent defined in a
+ * configuration file says so and offers no attach, detach or delete: the file is where it changes.
  *
  * @example
  * ```tsx
@@ -21,6 +23,7 @@ export function AgentPage(props: { agentId: string }) {
   const agent = useApi<Agent>(base);
   const attached = useApi<{ tools: AttachedTool[]; fallback: boolean }>(`${base}/tools`);
   const prompt = useApi<string>(`${base}/prompt`);
+  const readOnly = agent.status === 'ready' && isConfigAgent(agent.data);
   const changed = () => {
     attached.reload();
     prompt.reload();
@@ -50,9 +53,15 @@ export function AgentPage(props: { agentId: string }) {
       </p>
       <h1 tabIndex={-1}>{agent.data.name}</h1>
       <p className="tool-meta">
-        <code>{agent.data.id}</code>
+        <code>{agent.data.id}</code> <AgentSourceBadge agent={agent.data} />
       </p>
       {agent.data.description === null ? null : <p>{agent.data.description}</p>}
+      {readOnly ? (
+        <p className="read-only-notice" data-testid="agent-origin">
+          This agent is defined in <code>{agent.data.origin ?? 'a configuration file'}</code>. Its tools and their
+          config come from that file: change them there, and the server takes them up when it serves the file again.
+        </p>
+      ) : null}
       <div className="tool-layout agent-layout">
         <div className="tool-main">
           <section aria-labelledby="agent-tools-heading">
@@ -62,16 +71,18 @@ export function AgentPage(props: { agentId: string }) {
             ) : attached.status === 'error' ? (
               <ErrorState error={attached.error} onRetry={attached.reload} />
             ) : (
-              <AttachedTools agentId={props.agentId} list={attached.data} onChange={changed} />
+              <AttachedTools agentId={props.agentId} list={attached.data} onChange={changed} readOnly={readOnly} />
             )}
           </section>
-          <AttachForm
-            agentId={props.agentId}
-            attachedIds={
-              attached.status === 'ready' && !attached.data.fallback ? attached.data.tools.map((tool) => tool.id) : []
-            }
-            onAttached={changed}
-          />
+          {readOnly ? null : (
+            <AttachForm
+              agentId={props.agentId}
+              attachedIds={
+                attached.status === 'ready' && !attached.data.fallback ? attached.data.tools.map((tool) => tool.id) : []
+              }
+              onAttached={changed}
+            />
+          )}
           <section aria-labelledby="prompt-heading">
             <h2 id="prompt-heading">System-prompt docs</h2>
             {prompt.status === 'loading' ? (
@@ -92,7 +103,7 @@ export function AgentPage(props: { agentId: string }) {
         </div>
         <div className="tool-side">
           <Connect agentId={agent.data.id} />
-          <DeleteAgent agentId={agent.data.id} name={agent.data.name} />
+          {readOnly ? null : <DeleteAgent agentId={agent.data.id} name={agent.data.name} />}
         </div>
       </div>
     </>
@@ -103,6 +114,7 @@ function AttachedTools(props: {
   agentId: string;
   list: { tools: AttachedTool[]; fallback: boolean };
   onChange(): void;
+  readOnly: boolean;
 }) {
   const { request } = useSession();
   const [error, setError] = useState<ApiFailure | undefined>();
@@ -122,12 +134,14 @@ function AttachedTools(props: {
     }
   };
   const { tools, fallback } = props.list;
+  const actions = !fallback && !props.readOnly;
   return (
     <>
       {fallback ? (
         <p className="notice" data-testid="fallback-notice">
-          <strong>Fallback:</strong> no tools are attached, so this agent uses the workspace's default set (
-          {tools.length} {tools.length === 1 ? 'tool' : 'tools'}). Attach a tool to give it its own set.
+          <strong>Fallback:</strong> no tool was ever attached, so this agent uses the workspace's default set (
+          {tools.length} {tools.length === 1 ? 'tool' : 'tools'}).
+          {props.readOnly ? '' : ' Attach a tool to give it its own set.'}
         </p>
       ) : (
         <p className="muted" data-testid="attached-count">
@@ -136,7 +150,14 @@ function AttachedTools(props: {
       )}
       {error === undefined ? null : <ErrorState error={error} title="Not detached." />}
       {tools.length === 0 ? (
-        <EmptyState title="The workspace has no tools." />
+        fallback ? (
+          <EmptyState title="The workspace's default set is empty." />
+        ) : (
+          <EmptyState title="No tools: this agent's MCP view is empty.">
+            It had tools before, so it does not fall back to the workspace's default set
+            {props.readOnly ? '.' : '; attach a tool to give it one.'}
+          </EmptyState>
+        )
       ) : (
         <div className="table-scroll">
           <table className="table" aria-label={fallback ? 'Default tools' : 'Attached tools'}>
@@ -144,7 +165,7 @@ function AttachedTools(props: {
               <tr>
                 <th scope="col">Tool</th>
                 <th scope="col">Config</th>
-                {fallback ? null : <th scope="col">Actions</th>}
+                {actions ? <th scope="col">Actions</th> : null}
               </tr>
             </thead>
             <tbody>
@@ -160,7 +181,7 @@ function AttachedTools(props: {
                       <code>{JSON.stringify(tool.config)}</code>
                     )}
                   </td>
-                  {fallback ? null : (
+                  {!actions ? null : (
                     <td>
                       <button
                         type="button"

@@ -4,9 +4,11 @@ import type { Agent } from './api-types.js';
 import { Link, navigate } from './router.js';
 import { useApi, useSession } from './session.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
+import { AgentSourceBadge, isConfigAgent } from './tool-source.js';
 
 /**
- * The workspace's agents and a form to create one (which then opens the new agent's page).
+ * The workspace's agents, each with its source (created through the API, or defined in a
+ * configuration file), and a form to create one (which then opens the new agent's page).
  *
  * @example
  * ```tsx
@@ -20,7 +22,8 @@ export function AgentsPage() {
       <h1 tabIndex={-1}>Agents</h1>
       <p className="muted">
         An agent is a named set of tools with per-tool config, served over MCP at <code>/mcp/agents/ID</code>. An agent
-        with no tools attached uses the workspace's default set.
+        that never had a tool attached uses the workspace's default set. Agents defined in a configuration file are
+        changed in that file.
       </p>
       <CreateAgentForm />
       <h2>All agents</h2>
@@ -38,9 +41,14 @@ export function AgentsPage() {
                 <Link to={`/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link>
               </h3>
               <p className="tool-meta">
-                <code>{agent.id}</code>
+                <code>{agent.id}</code> <AgentSourceBadge agent={agent} />
               </p>
               {agent.description === null ? null : <p>{agent.description}</p>}
+              {isConfigAgent(agent) ? (
+                <p className="muted" data-testid="agent-origin">
+                  defined in <code>{agent.origin ?? 'a configuration file'}</code>
+                </p>
+              ) : null}
             </li>
           ))}
         </ul>

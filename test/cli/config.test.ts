@@ -15,6 +15,7 @@ const EXAMPLE_TOOLS = [
   'search_code       filesystem  Search the text files of a workspace folder for lines matching a regular expression (JavaScript syntax).',
   'serper_search     web         Search the web with Google (through the Serper API) and return the top results: title, link and snippet of each, plus a direct answer when Google shows one.',
   'word_count        text        Count the words, lines and characters of a text, and list its most frequent words.',
+  'write_file        filesystem  Create a file in the workspace, or replace its whole content, with the given UTF-8 text.',
 ];
 
 describe('--config', () => {

@@ -28,7 +28,7 @@ describe('toolshed export', () => {
     const run = await runCli(['export', '--format', 'openai', '--strict', ...CONFIG, '--json'], { cwd: ROOT });
     expect(run.exitCode).toBe(0);
     const parsed = JSON.parse(run.stdout) as { tools: unknown[]; warnings: Array<{ tool: string; message: string }> };
-    expect(parsed.tools.length).toBe(8);
+    expect(parsed.tools.length).toBe(9);
     expect(lines(run.stderr)).toEqual([
       ...parsed.warnings.map((warning) => `warning: ${warning.tool}: ${warning.message}`),
     ]);

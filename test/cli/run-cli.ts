@@ -17,7 +17,7 @@ export const EXAMPLES_CONFIG = join(root, 'examples', 'toolshed.yaml');
 
 /** The warning every run over the example configuration prints (from the repository root) while SERPER_API_KEY is unset. */
 export const SERPER_WARNING =
-  "examples/toolshed.yaml:10:71: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...";
+  "examples/toolshed.yaml:10:83: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...";
 
 /** `bin/toolshed.js`, which runs the built CLI in `dist/cli`. */
 export const BIN = join(root, 'bin', 'toolshed.js');
@@ -65,7 +65,8 @@ export function assertBuilt(): void {
   }
 }
 
-const SCRATCH = mkdtempSync(join(tmpdir(), 'toolshed-cli-'));
+/** A folder of this test file's own, for databases and outputs (never the repository). */
+export const SCRATCH = mkdtempSync(join(tmpdir(), 'toolshed-cli-'));
 
 /** Credentials the fixtures and examples need; removed from a run's environment unless a test sets them. */
 const CREDENTIALS = ['TOOLSHED_FIXTURE_API_KEY', 'SERPER_API_KEY'];

@@ -1,12 +1,14 @@
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, lines, ROOT, type RunningCli, runCli, SERPER_WARNING, startCli } from './run-cli.js';
+import { assertBuilt, lines, ROOT, type RunningCli, runCli, SCRATCH, SERPER_WARNING, startCli } from './run-cli.js';
 
 beforeAll(assertBuilt);
 
-const LISTENING = /toolshed serving (\d+) tools?: MCP at (http:\/\/127\.0\.0\.1:(\d+))\/mcp\n(?: {2}agent .*\n)*/;
+const LISTENING =
+  /toolshed serving (\d+) tools? in workspace '([^']+)': MCP at (http:\/\/127\.0\.0\.1:(\d+))\/mcp\n(?: {2}agent .*\n)*/;
 
 const TOKEN = /its API token \(shown once\): (tsk_\S+)\n/;
 
@@ -17,7 +19,7 @@ beforeAll(async () => {
   server = startCli(['serve', '--config', 'examples/toolshed.yaml', '--port', '0'], { cwd: ROOT });
   token = (await server.waitForStderr(TOKEN))[1] ?? '';
   const match = await server.waitForStderr(LISTENING);
-  base = match[2] ?? '';
+  base = match[3] ?? '';
   // The REST API line comes last, after the MCP lines.
   await server.waitForStderr(/toolshed serve: REST API at .*\n/);
 }, 60_000);
@@ -44,14 +46,12 @@ async function connect(path: string): Promise<Client> {
   return client;
 }
 
-/** Every built-in the store knows, with the configuration's tools over the built-ins of the same name. */
+/**
+ * The default workspace's default set: the built-ins the configuration names (no other built-in exists
+ * in that workspace) and its own tool, plus the output reader every MCP view has.
+ */
 const DEFAULT_VIEW = [
   'calculator',
-  'duckduckgo_search',
-  'email_get',
-  'email_search',
-  'execute_javascript',
-  'execute_python',
   'fetch_url',
   'list_files',
   'read_file',
@@ -70,8 +70,8 @@ describe('toolshed serve', () => {
       /^toolshed serve: created workspace 'default'; its API token \(shown once\): tsk_[0-9a-f]{32}_\S{43}$/,
     );
     expect(usage).toBe("  use it as 'Authorization: Bearer <token>' with 'X-Workspace-Id: default'");
-    expect(listening).toBe(`toolshed serving 8 tools: MCP at ${base}/mcp`);
-    expect(agent).toBe(`  agent assistant: ${base}/mcp/agents/assistant`);
+    expect(listening).toBe(`toolshed serving 8 tools in workspace 'default': MCP at ${base}/mcp`);
+    expect(agent).toBe(`  agent assistant (5 tools): ${base}/mcp/agents/assistant`);
     expect(api).toBe(`toolshed serve: REST API at ${base}/api`);
     expect(server.stdout).toBe('');
   });
@@ -181,12 +181,22 @@ describe('toolshed serve: bad input', () => {
   });
 
   it('exits 0 on SIGINT, serving without a configuration', async () => {
-    const running = startCli(['serve', '--tools', 'tools', '--port', '0']);
+    const database = join(SCRATCH, `serve-tools-${process.pid}.db`);
+    const running = startCli(['serve', '--tools', 'tools', '--port', '0'], {
+      env: { TOOLSHED_DATABASE_URL: database },
+    });
+    const fresh = (await running.waitForStderr(TOKEN))[1] ?? '';
     const match = await running.waitForStderr(LISTENING);
-    expect(match[1]).toBe('6');
-    const health = await fetch(`${match[2]}/health`);
+    const health = await fetch(`${match[3]}/health`);
     expect(await health.json()).toEqual({ status: 'ok' });
-    const agents = await fetch(`${match[2]}/mcp/agents/anyone`, { method: 'POST', body: '{}' });
+    // The count is the default view's: every built-in (no configuration hides one) and the 6 tools.
+    const listed = await fetch(`${match[3]}/api/tools`, {
+      headers: { authorization: `Bearer ${fresh}`, 'x-workspace-id': 'default' },
+    });
+    const { tools } = (await listed.json()) as { tools: Array<{ id: string; source: string }> };
+    expect(Number(match[1])).toBe(tools.length);
+    expect(tools.filter((tool) => tool.source === 'config')).toHaveLength(6);
+    const agents = await fetch(`${match[3]}/mcp/agents/anyone`, { method: 'POST', body: '{}' });
     expect(agents.status).toBe(401);
     running.child.kill('SIGINT');
     expect(await running.exited).toEqual({ exitCode: 0, signal: null });

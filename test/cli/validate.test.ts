@@ -87,7 +87,7 @@ describe('toolshed validate', () => {
     const run = await runCli(['validate', 'examples/toolshed.yaml'], { cwd: ROOT });
     expect(run.exitCode).toBe(0);
     expect(lines(run.stdout)).toEqual([
-      "examples/toolshed.yaml:10:71: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...",
+      "examples/toolshed.yaml:10:83: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...",
     ]);
     expect(lines(run.stderr)).toEqual(['examples/toolshed.yaml is valid, with 1 warning.']);
   });

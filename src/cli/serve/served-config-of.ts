@@ -1,3 +1,6 @@
+import type { ToolshedConfig } from '../../config/validate-config.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
+import { READ_TOOL_OUTPUT } from '../../registry/read-tool-output.js';
 import type { ServedConfig, ServedToolSource } from '../../server/served-config.js';
 import type { LoadedTools } from '../load-registry.js';
 
@@ -25,13 +28,21 @@ export function servedConfigOf(
     return {
       workspaceId,
       origin: toolPaths.join(', '),
-      tools: tools.registry.tools().map((spec) => ({ spec, source: 'config' as const })),
+      tools: tools.registry
+        .tools()
+        .filter((spec) => spec.name !== READ_TOOL_OUTPUT)
+        .map((spec) => ({ spec, source: 'config' as const })),
       agents: [],
     };
   }
   const served: Array<ServedConfig['tools'][number]> = [];
   const builtins: string[] = [];
-  for (const spec of tools.registry.tools()) {
+  const { defaults } = config.config;
+  for (const tool of tools.registry.tools()) {
+    // The file's `defaults:` go with each tool, as `toolshed mcp` and `toolshed call` apply them.
+    const spec = withDefaults(tool, defaults);
+    // Every view has its own output reader; it is not a tool of the configuration.
+    if (spec.name === READ_TOOL_OUTPUT) continue;
     const source = sourceName(config.sourceOf(spec.name));
     if (source === 'builtin') {
       builtins.push(spec.name);
@@ -54,6 +65,20 @@ export function servedConfigOf(
       config: agent.config,
     })),
     keepSources: config.mcpFailures.map((failure) => `mcp:${failure.name}`),
+  };
+}
+
+function withDefaults(spec: ToolSpec, defaults: ToolshedConfig['defaults']): ToolSpec {
+  const timeoutMs = spec.timeoutMs ?? defaults.timeoutMs;
+  const maxOutputChars = spec.maxOutputChars ?? defaults.maxOutputChars;
+  const extraArgs = spec.extraArgs ?? defaults.extraArgs;
+  if (timeoutMs === spec.timeoutMs && maxOutputChars === spec.maxOutputChars && extraArgs === spec.extraArgs)
+    return spec;
+  return {
+    ...spec,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(maxOutputChars === undefined ? {} : { maxOutputChars }),
+    ...(extraArgs === undefined ? {} : { extraArgs }),
   };
 }
 

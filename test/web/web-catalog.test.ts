@@ -177,7 +177,6 @@ describe('the web catalog in a real browser', () => {
     expect(await page.getByTestId('fallback-notice').count()).toBe(0);
     await page.getByRole('link', { name: 'Agents' }).first().click();
     await page.getByRole('link', { name: 'Research' }).waitFor();
-    await shoot('agents');
   });
 
   it('shows the calls in the call log, filterable by agent and tool', async () => {

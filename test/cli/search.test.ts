@@ -23,7 +23,12 @@ describe('toolshed search', () => {
     const { results } = JSON.parse(run.stdout) as {
       results: Array<{ name: string; score: number; category: string; description: string }>;
     };
-    expect(results.map((result) => result.name).sort()).toEqual(['list_files', 'read_file', 'search_code', 'write_file']);
+    expect(results.map((result) => result.name).sort()).toEqual([
+      'list_files',
+      'read_file',
+      'search_code',
+      'write_file',
+    ]);
     for (const result of results) {
       expect(result.category).toBe('filesystem');
       expect(Math.round(result.score * 100) / 100).toBe(result.score);

@@ -5,7 +5,8 @@ import { CopyButton } from './copy-button.js';
 import { Link, navigate } from './router.js';
 import { useApi, useSession } from './session.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
-import { AgentSourceBadge, isConfigAgent } from './tool-source.js';
+import { AgentSourceBadge } from './tool-source.js';
+import { isConfigAgent } from './tool-source-labels.js';
 
 /**
  * One agent: how to connect an MCP client to it (its URL and a Claude Desktop snippet), its tools with

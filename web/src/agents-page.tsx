@@ -4,7 +4,8 @@ import type { Agent } from './api-types.js';
 import { Link, navigate } from './router.js';
 import { useApi, useSession } from './session.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
-import { AgentSourceBadge, isConfigAgent } from './tool-source.js';
+import { AgentSourceBadge } from './tool-source.js';
+import { isConfigAgent } from './tool-source-labels.js';
 
 /**
  * The workspace's agents, each with its source (created through the API, or defined in a

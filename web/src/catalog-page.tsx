@@ -3,7 +3,8 @@ import type { Tool } from './api-types.js';
 import { Link } from './router.js';
 import { useApi } from './session.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
-import { SourceBadge, sourceKey, sourceLabel, UnavailableMark } from './tool-source.js';
+import { SourceBadge, UnavailableMark } from './tool-source.js';
+import { sourceKey, sourceLabel } from './tool-source-labels.js';
 
 /**
  * Every tool of the workspace with its title, name, category, source and description (a tool this

@@ -5,7 +5,8 @@ import { Link } from './router.js';
 import { SchemaTable } from './schema-table.js';
 import { useApi } from './session.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
-import { SourceBadge, sourceDescription, UnavailableMark } from './tool-source.js';
+import { SourceBadge, UnavailableMark } from './tool-source.js';
+import { sourceDescription } from './tool-source-labels.js';
 import { TryItForm } from './try-it-form.js';
 
 /**

@@ -11,7 +11,7 @@ import { isToolSpec } from '../core/define-tool.js';
 import { closestNames } from '../core/did-you-mean.js';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
-import { isToolProtocol } from '../core/tool-protocol.js';
+import { fromToolProtocol, isToolProtocol } from '../core/tool-protocol.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { loadDefinitionDirectory, loadDefinitionFile } from '../definitions/load-yaml.js';
 import { parseYamlSource, type YamlSource } from '../definitions/yaml-source.js';
@@ -508,7 +508,9 @@ async function loadToolSource(
 }
 
 function toSpec(tool: RegistrableTool): ToolSpec {
-  return isToolSpec(tool) ? tool : (tool as unknown as ToolSpec);
+  if (isToolSpec(tool)) return tool;
+  // A plain `{name, description, parameters, execute}` object, as the registry takes it.
+  return isToolProtocol(tool) ? fromToolProtocol(tool) : (tool as unknown as ToolSpec);
 }
 
 function toMcpServerConfig(entry: Record<string, unknown>): McpServerConfig {

@@ -6,9 +6,9 @@ import { nowIso, parseJsonColumn, toIsoTimestamp, toolRecordOf, workspaceToolKey
 import { StoreConflictError } from './store-conflict-error.js';
 import type { StoreContext } from './store-context.js';
 import { StoreNotFoundError } from './store-not-found-error.js';
-import type { AgentToolList, AttachedTool, StoreChange, ToolRecord } from './store-records.js';
+import type { AgentToolList, AttachedTool, StoreChange } from './store-records.js';
 import { isWellFormedId, requireId, STORE_LIMITS, serializeJsonObject } from './store-validation.js';
-import { sortById, visibleToolById, visibleTools } from './tool-queries.js';
+import { defaultToolRecords, sortById, visibleToolById, visibleTools } from './tool-rows.js';
 import type { StoreAttachments } from './toolshed-store.js';
 
 /**
@@ -165,44 +165,6 @@ export class AttachmentQueries implements StoreAttachments {
     }));
     return { agentId, fallback: true, tools };
   }
-}
-
-/**
- * The workspace's default tool set, sorted by id: the tools it chose (`workspace_default_tools`), else
- * the store's `defaultTools` option, else every tool the workspace sees.
- *
- * @example
- * ```ts
- * const tools = await defaultToolRecords(context, 'acme');
- * ```
- */
-export async function defaultToolRecords(context: StoreContext, workspaceId: string): Promise<ToolRecord[]> {
-  const db = context.dialect.db;
-  const workspace = await db
-    .selectFrom('workspaces')
-    .select('custom_default_tools')
-    .where('id', '=', workspaceId)
-    .executeTakeFirst();
-  let rows: Awaited<ReturnType<ReturnType<typeof visibleTools>['execute']>>;
-  if (workspace !== undefined && Number(workspace.custom_default_tools) === 1) {
-    rows = await visibleTools(db, workspaceId)
-      .where('tools.id', 'in', (eb) =>
-        eb
-          .selectFrom('workspace_default_tools')
-          .select('workspace_default_tools.tool_id')
-          .where('workspace_default_tools.workspace_id', '=', workspaceId),
-      )
-      .execute();
-  } else {
-    const configured = context.options.defaultTools;
-    if (configured !== undefined && configured.length === 0) return [];
-    const keys =
-      configured === undefined ? [] : [...configured, ...configured.map((id) => workspaceToolKey(workspaceId, id))];
-    rows = await visibleTools(db, workspaceId)
-      .$if(configured !== undefined, (query) => query.where('tools.id', 'in', keys))
-      .execute();
-  }
-  return sortById(rows.map(toolRecordOf), (tool) => tool.id);
 }
 
 function agentNotFound(workspaceId: string, agentId: string): StoreNotFoundError {

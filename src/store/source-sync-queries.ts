@@ -1,5 +1,4 @@
 import { TOOL_NAME_PATTERN } from '../core/define-tool.js';
-import { defaultToolRecords } from './attachment-queries.js';
 import { readCachesOf, workspaceKeys, writeDropping } from './read-cache.js';
 import { nowIso, workspaceToolKey } from './row-mapping.js';
 import type { StoreContext } from './store-context.js';
@@ -14,7 +13,7 @@ import {
   serializeJsonObject,
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
-import { definitionHash, serializeSchema, visibleTools } from './tool-queries.js';
+import { defaultToolRecords, definitionHash, serializeSchema, visibleTools } from './tool-rows.js';
 import type {
   AgentSyncResult,
   SyncAgentsInput,

@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
-import { type ExpressionBuilder, type Insertable, type Kysely, type Selectable, sql } from 'kysely';
-import { canonicalJson } from '../core/approvals.js';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import { describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
 import type { Database, ToolsTable } from './database.js';
 import { cacheKey, readCachesOf, workspaceKeys, writeDropping } from './read-cache.js';
@@ -19,6 +17,7 @@ import {
   serializeJsonObject,
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
+import { definitionHash, serializeSchema, sortById, visibleToolById, visibleTools } from './tool-rows.js';
 import type {
   BuiltinToolSpec,
   StoreTools,
@@ -28,76 +27,6 @@ import type {
   UpsertBuiltinsResult,
   WorkspaceToolInput,
 } from './toolshed-store.js';
-
-/**
- * The tools a workspace can see: the global ones and its own. Every tool read goes through this.
- *
- * @example
- * ```ts
- * const row = await visibleTools(db, 'acme').where('tools.id', '=', 'read_file').executeTakeFirst();
- * ```
- */
-export function visibleTools(db: Kysely<Database>, workspaceId: string) {
-  return db
-    .selectFrom('tools')
-    .selectAll('tools')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('tools.workspace_id', 'is', null), notHiddenIn(eb, workspaceId)]),
-        eb('tools.workspace_id', '=', workspaceId),
-      ]),
-    );
-}
-
-/** A global tool the workspace has not hidden (`workspace_hidden_tools`). */
-function notHiddenIn(eb: ExpressionBuilder<Database, 'tools'>, workspaceId: string) {
-  return eb.not(
-    eb.exists(
-      eb
-        .selectFrom('workspace_hidden_tools')
-        .select('workspace_hidden_tools.tool_id')
-        .where('workspace_hidden_tools.workspace_id', '=', workspaceId)
-        .whereRef('workspace_hidden_tools.tool_id', '=', 'tools.id'),
-    ),
-  );
-}
-
-/**
- * The visible tool the workspace calls `id`: a global tool of that name or the workspace's own
- * (whose row is keyed by {@link workspaceToolKey}).
- *
- * @example
- * ```ts
- * const row = await visibleToolById(db, 'acme', 'my_company_api').executeTakeFirst();
- * ```
- */
-export function visibleToolById(db: Kysely<Database>, workspaceId: string, id: string) {
-  return db
-    .selectFrom('tools')
-    .selectAll('tools')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('tools.workspace_id', 'is', null), eb('tools.id', '=', id), notHiddenIn(eb, workspaceId)]),
-        eb.and([eb('tools.workspace_id', '=', workspaceId), eb('tools.id', '=', workspaceToolKey(workspaceId, id))]),
-      ]),
-    );
-}
-
-/**
- * Sort tool records by the id clients see (the SQL order of the row keys differs for workspace tools).
- *
- * @example
- * ```ts
- * sortById(records, (tool) => tool.id);
- * ```
- */
-export function sortById<T>(records: T[], idOf: (record: T) => string): T[] {
-  return records.sort((left, right) => {
-    const a = idOf(left);
-    const b = idOf(right);
-    return a < b ? -1 : a > b ? 1 : 0;
-  });
-}
 
 /**
  * The `tools` part of a store: global built-ins (upserted from their specs at start) and workspace
@@ -351,31 +280,6 @@ function builtinRow(spec: BuiltinToolSpec, handlerKey: (spec: BuiltinToolSpec) =
   };
 }
 
-/**
- * SHA-256 (hex) of what a tool row is built from: its definition columns, not its id, dates or source.
- *
- * @example
- * ```ts
- * definitionHash({ name: 'echo', description: 'Echo.', parameters_schema: '{"type":"object"}' });
- * ```
- */
-export function definitionHash(row: Partial<Record<keyof ToolsTable, unknown>>): string {
-  const { name, description, parameters_schema, handler_key, category, when_to_use, annotations, requires, config } =
-    row;
-  const definition = {
-    name,
-    description,
-    parameters_schema,
-    handler_key,
-    category,
-    when_to_use,
-    annotations,
-    requires,
-    config,
-  };
-  return createHash('sha256').update(canonicalJson(definition)).digest('hex');
-}
-
 /** The source of a tool created through the API: `api` (default) or `code`. */
 function workspaceToolSource(source: unknown): 'api' | 'code' {
   if (source === undefined || source === 'api' || source === 'code') return source ?? 'api';
@@ -398,20 +302,4 @@ function sameBuiltin(existing: Selectable<ToolsTable>, row: BuiltinRow): boolean
     existing.annotations === row.annotations &&
     existing.requires === row.requires
   );
-}
-
-/**
- * A parameters schema as the `parameters_schema` column holds it: a JSON object schema of `type: object`,
- * at most {@link STORE_LIMITS}.schemaBytes.
- *
- * @example
- * ```ts
- * serializeSchema({ type: 'object', properties: {} }, 'parametersSchema'); // '{"type":"object","properties":{}}'
- * ```
- */
-export function serializeSchema(value: unknown, field: string): string {
-  if (!isPlainObject(value) || value.type !== 'object') {
-    throw new StoreValidationError(field, `${field} must be a JSON Schema object with type "object".`);
-  }
-  return serializeJsonObject(value, field, STORE_LIMITS.schemaBytes) as string;
 }

@@ -79,7 +79,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       }
       await migrateTo0002(store.db as Kysely<unknown>, dialect);
       expect(await store.migrate()).toEqual({
-        applied: ['0003_emails_by_inbox', '0004_emails_search_file', '0005_secrets'],
+        applied: ['0003_emails_by_inbox', '0004_emails_search_file', '0005_secrets', '0006_tool_sources'],
       });
       const emails = new EmailStore(store);
 

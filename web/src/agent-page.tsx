@@ -151,14 +151,13 @@ function AttachedTools(props: {
       )}
       {error === undefined ? null : <ErrorState error={error} title="Not detached." />}
       {tools.length === 0 ? (
-        fallback ? (
-          <EmptyState title="The workspace's default set is empty." />
-        ) : (
-          <EmptyState title="No tools: this agent's MCP view is empty.">
-            It had tools before, so it does not fall back to the workspace's default set
-            {props.readOnly ? '.' : '; attach a tool to give it one.'}
-          </EmptyState>
-        )
+        <EmptyState
+          title={
+            fallback
+              ? "The workspace's default set is empty."
+              : 'No tools attached: this agent can use none. Detaching never falls back to the default set.'
+          }
+        />
       ) : (
         <div className="table-scroll">
           <table className="table" aria-label={fallback ? 'Default tools' : 'Attached tools'}>

@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import { canonicalJson } from '../core/approvals.js';
+import type { Database, ToolsTable } from './database.js';
+import { toolRecordOf, workspaceToolKey } from './row-mapping.js';
+import type { StoreContext } from './store-context.js';
+import type { ToolRecord } from './store-records.js';
+import { isPlainObject, STORE_LIMITS, serializeJsonObject } from './store-validation.js';
+import { StoreValidationError } from './store-validation-error.js';
+
+/**
+ * The tools a workspace can see: the global ones and its own. Every tool read goes through this.
+ *
+ * @example
+ * ```ts
+ * const row = await visibleTools(db, 'acme').where('tools.id', '=', 'read_file').executeTakeFirst();
+ * ```
+ */
+export function visibleTools(db: Kysely<Database>, workspaceId: string) {
+  return db
+    .selectFrom('tools')
+    .selectAll('tools')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('tools.workspace_id', 'is', null), notHiddenIn(eb, workspaceId)]),
+        eb('tools.workspace_id', '=', workspaceId),
+      ]),
+    );
+}
+
+/** A global tool the workspace has not hidden (`workspace_hidden_tools`). */
+function notHiddenIn(eb: ExpressionBuilder<Database, 'tools'>, workspaceId: string) {
+  return eb.not(
+    eb.exists(
+      eb
+        .selectFrom('workspace_hidden_tools')
+        .select('workspace_hidden_tools.tool_id')
+        .where('workspace_hidden_tools.workspace_id', '=', workspaceId)
+        .whereRef('workspace_hidden_tools.tool_id', '=', 'tools.id'),
+    ),
+  );
+}
+
+/**
+ * The visible tool the workspace calls `id`: a global tool of that name or the workspace's own
+ * (whose row is keyed by {@link workspaceToolKey}).
+ *
+ * @example
+ * ```ts
+ * const row = await visibleToolById(db, 'acme', 'my_company_api').executeTakeFirst();
+ * ```
+ */
+export function visibleToolById(db: Kysely<Database>, workspaceId: string, id: string) {
+  return db
+    .selectFrom('tools')
+    .selectAll('tools')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('tools.workspace_id', 'is', null), eb('tools.id', '=', id), notHiddenIn(eb, workspaceId)]),
+        eb.and([eb('tools.workspace_id', '=', workspaceId), eb('tools.id', '=', workspaceToolKey(workspaceId, id))]),
+      ]),
+    );
+}
+
+/**
+ * Sort tool records by the id clients see (the SQL order of the row keys differs for workspace tools).
+ *
+ * @example
+ * ```ts
+ * sortById(records, (tool) => tool.id);
+ * ```
+ */
+export function sortById<T>(records: T[], idOf: (record: T) => string): T[] {
+  return records.sort((left, right) => {
+    const a = idOf(left);
+    const b = idOf(right);
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+}
+
+/**
+ * SHA-256 (hex) of what a tool row is built from: its definition columns, not its id, dates or source.
+ *
+ * @example
+ * ```ts
+ * definitionHash({ name: 'echo', description: 'Echo.', parameters_schema: '{"type":"object"}' });
+ * ```
+ */
+export function definitionHash(row: Partial<Record<keyof ToolsTable, unknown>>): string {
+  const { name, description, parameters_schema, handler_key, category, when_to_use, annotations, requires, config } =
+    row;
+  const definition = {
+    name,
+    description,
+    parameters_schema,
+    handler_key,
+    category,
+    when_to_use,
+    annotations,
+    requires,
+    config,
+  };
+  return createHash('sha256').update(canonicalJson(definition)).digest('hex');
+}
+
+/**
+ * A parameters schema as the `parameters_schema` column holds it: a JSON object schema of `type: object`,
+ * at most {@link STORE_LIMITS}.schemaBytes.
+ *
+ * @example
+ * ```ts
+ * serializeSchema({ type: 'object', properties: {} }, 'parametersSchema'); // '{"type":"object","properties":{}}'
+ * ```
+ */
+export function serializeSchema(value: unknown, field: string): string {
+  if (!isPlainObject(value) || value.type !== 'object') {
+    throw new StoreValidationError(field, `${field} must be a JSON Schema object with type "object".`);
+  }
+  return serializeJsonObject(value, field, STORE_LIMITS.schemaBytes) as string;
+}
+
+/**
+ * The workspace's default tool set, sorted by id: the tools it chose (`workspace_default_tools`), else
+ * the store's `defaultTools` option, else every tool the workspace sees.
+ *
+ * @example
+ * ```ts
+ * const tools = await defaultToolRecords(context, 'acme');
+ * ```
+ */
+export async function defaultToolRecords(context: StoreContext, workspaceId: string): Promise<ToolRecord[]> {
+  const db = context.dialect.db;
+  const workspace = await db
+    .selectFrom('workspaces')
+    .select('custom_default_tools')
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  let rows: Awaited<ReturnType<ReturnType<typeof visibleTools>['execute']>>;
+  if (workspace !== undefined && Number(workspace.custom_default_tools) === 1) {
+    rows = await visibleTools(db, workspaceId)
+      .where('tools.id', 'in', (eb) =>
+        eb
+          .selectFrom('workspace_default_tools')
+          .select('workspace_default_tools.tool_id')
+          .where('workspace_default_tools.workspace_id', '=', workspaceId),
+      )
+      .execute();
+  } else {
+    const configured = context.options.defaultTools;
+    if (configured !== undefined && configured.length === 0) return [];
+    const keys =
+      configured === undefined ? [] : [...configured, ...configured.map((id) => workspaceToolKey(workspaceId, id))];
+    rows = await visibleTools(db, workspaceId)
+      .$if(configured !== undefined, (query) => query.where('tools.id', 'in', keys))
+      .execute();
+  }
+  return sortById(rows.map(toolRecordOf), (tool) => tool.id);
+}

@@ -19,6 +19,7 @@ import { defineServeCommand } from './commands/serve.js';
 import { defineTokenCommand } from './commands/token.js';
 import { defineValidateCommand } from './commands/validate.js';
 import { defineWorkspaceCommand } from './commands/workspace.js';
+import { environmentVariable } from './environment-variable.js';
 import { type CliIo, processIo, visible } from './output.js';
 
 /**
@@ -146,7 +147,7 @@ function reportError(error: unknown, io: CliIo): ExitCode {
     return 1;
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (io.env.TOOLSHED_DEBUG !== undefined && io.env.TOOLSHED_DEBUG !== '' && error instanceof Error) {
+  if (environmentVariable(io.env, 'TOOLSHED_DEBUG') !== undefined && error instanceof Error) {
     io.stderr.write(`${visible(error.stack ?? message)}\n`);
   } else {
     io.stderr.write(`error: unexpected failure: ${visible(message)} (set TOOLSHED_DEBUG=1 for the stack trace)\n`);

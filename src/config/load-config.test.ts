@@ -137,6 +137,68 @@ describe('loadConfig', () => {
     }
   });
 
+  it("hands out specs that carry the file's defaults, so a registry without them treats the tools the same", async () => {
+    const file = writeConfig(
+      [
+        'tools: [./tools]',
+        'builtins: [calculator]',
+        'defaults: {timeout: 2, max_output_chars: 500, extra_args: reject}',
+      ].join('\n'),
+    );
+    const loaded = await loadConfig(file, { env: { FROM_ENV: 'yes' }, dotenv: false });
+    try {
+      const specs = loaded.specs();
+      // read_tool_output reads the outputs its own registry cut: a registry given these specs brings its own.
+      expect(specs.map((spec) => spec.name)).toEqual(['calculator', 'greet']);
+      expect(specs.map((spec) => [spec.timeoutMs, spec.maxOutputChars, spec.extraArgs])).toEqual([
+        [2000, 500, 'reject'],
+        [2000, 500, 'reject'],
+      ]);
+      expect(loaded.env.FROM_ENV).toBe('yes');
+      const { ToolRegistry } = await import('../registry/tool-registry.js');
+      const bare = new ToolRegistry();
+      bare.registerAll(specs);
+      const refused = await bare.call('greet', { who: 'Ada', mood: 'cheerful' });
+      expect(refused.status === 'error' && refused.error.message).toBe(
+        "Invalid arguments for 'greet': unexpected argument 'mood'; accepted arguments are who.",
+      );
+      expect(bare.has('read_tool_output')).toBe(true);
+    } finally {
+      await loaded.close();
+    }
+  });
+
+  it("keeps a tool's own settings over the file's defaults in the specs it hands out", async () => {
+    mkdirSync(join(folder, 'own'), { recursive: true });
+    writeFileSync(
+      join(folder, 'own', 'quick.yaml'),
+      [
+        'name: quick',
+        'description: Answer at once.',
+        'parameters: {type: object, properties: {}}',
+        'handler: ../tools/handlers.js#greet',
+        'timeout: 7',
+        'max_output_chars: 40',
+        'extra_args: drop',
+      ].join('\n'),
+    );
+    const file = writeConfig(
+      ['tools: [./own]', 'defaults: {timeout: 2, max_output_chars: 500, extra_args: reject}'].join('\n'),
+    );
+    const loaded = await loadConfig(file, { env: {}, dotenv: false });
+    try {
+      const [quick] = loaded.specs();
+      expect([quick?.name, quick?.timeoutMs, quick?.maxOutputChars, quick?.extraArgs]).toEqual([
+        'quick',
+        7000,
+        40,
+        'drop',
+      ]);
+    } finally {
+      await loaded.close();
+    }
+  });
+
   it('refuses a configuration with errors, listing every one', async () => {
     const file = writeConfig(['builtins: [calculater]', 'agents:', '  - id: a', '    tools: [nope]'].join('\n'));
     const failure = await loadConfig(file, { env: {}, dotenv: false }).catch((error: unknown) => error);

@@ -1,6 +1,8 @@
 import { createRestTool, type RestToolOptions } from '../builtins/web/rest-tool.js';
+import { defineTool } from '../core/define-tool.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { McpServerConnection } from '../mcp/import-mcp-server.js';
+import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
 import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
 import { type ConfigDiagnostic, ConfigError } from './config-diagnostic.js';
 import {
@@ -25,6 +27,16 @@ export interface LoadedConfig {
   mcpServers: McpServerConnection[];
   /** The `mcp_servers` that did not come up, each with the error naming it (and the tail of its stderr). */
   mcpFailures: Array<{ name: string; message: string }>;
+  /** The environment the tools see: the process environment over `.env` beside the file. */
+  env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The tools of `view` (default: every tool) as specs that carry the file's `defaults:` — a tool's
+   * own `timeout`, `max_output_chars` and `extra_args` first, else the file's — so they mean the same
+   * in a registry built without those defaults (the service's workspace registries). Leaves out
+   * `read_tool_output`, which reads the outputs of the registry that cut them: the receiving registry
+   * brings its own.
+   */
+  specs(view?: ToolRegistry): ToolSpec[];
   /**
    * Where each tool of `registry` comes from: a definition file, a module, a built-in, a `custom_tools`
    * REST tool, or `mcp:<server>` for an imported tool (as its server lists it now).
@@ -111,6 +123,12 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
     agents: config.agents,
     mcpServers: connections,
     mcpFailures,
+    env: check.env,
+    specs(view = registry) {
+      return view
+        .tools()
+        .flatMap((spec) => (spec.name === READ_TOOL_OUTPUT ? [] : [withConfigDefaults(spec, config.defaults)]));
+    },
     sourceOf(name) {
       const entry = check.catalog.get(name);
       if (entry !== undefined) return entry.source;
@@ -143,4 +161,28 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
       await Promise.allSettled(connections.map((connection) => connection.close()));
     },
   };
+}
+
+/**
+ * `spec` with the configuration's `defaults:` filled in where the tool sets none of its own: the
+ * timeout, the output budget and what to do with undeclared arguments.
+ *
+ * @example
+ * ```ts
+ * withConfigDefaults(spec, { timeoutMs: 2000 }).timeoutMs; // 2000 unless the tool sets a timeout
+ * ```
+ */
+function withConfigDefaults(spec: ToolSpec, defaults: ToolshedConfig['defaults']): ToolSpec {
+  const timeoutMs = spec.timeoutMs ?? defaults.timeoutMs;
+  const maxOutputChars = spec.maxOutputChars ?? defaults.maxOutputChars;
+  const extraArgs = spec.extraArgs ?? defaults.extraArgs;
+  if (timeoutMs === spec.timeoutMs && maxOutputChars === spec.maxOutputChars && extraArgs === spec.extraArgs) {
+    return spec;
+  }
+  return defineTool({
+    ...spec,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(maxOutputChars === undefined ? {} : { maxOutputChars }),
+    ...(extraArgs === undefined ? {} : { extraArgs }),
+  });
 }

@@ -28,3 +28,16 @@ export interface EmailSearchResult {
   /** How many emails of the inbox match in all (not only the returned page). */
   total: number;
 }
+
+/** One inbox of the corpus and how many emails it holds. */
+export interface InboxCount {
+  inbox: string;
+  count: number;
+}
+
+/** What {@link EmailStore.inboxes} returns: the largest inboxes first. */
+export interface EmailInboxList {
+  inboxes: InboxCount[];
+  /** How many inboxes hold at least one email (not only the returned page). */
+  total: number;
+}

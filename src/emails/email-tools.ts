@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
 import { ToolResult } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
-import { EmailQueryError, type EmailStore, MAX_EMAIL_SEARCH_LIMIT } from './email-store.js';
+import {
+  DEFAULT_EMAIL_INBOXES_LIMIT,
+  EmailQueryError,
+  type EmailStore,
+  MAX_EMAIL_INBOXES_LIMIT,
+  MAX_EMAIL_SEARCH_LIMIT,
+} from './email-store.js';
+import { UnknownInboxError } from './unknown-inbox-error.js';
 
 /** Options of {@link createEmailTools}. */
 export interface EmailToolsOptions {
@@ -16,22 +23,43 @@ export type EmailSearchArgs = { query: string; inbox_id: string; limit?: number 
 /** The arguments of `email_get`. */
 export type EmailGetArgs = { message_id: string };
 
+/** The arguments of `email_inboxes`. */
+export type EmailInboxesArgs = { limit?: number | undefined };
+
+/**
+ * The inbox `email_search`'s schema gives as its example: the first of the inboxes of every corpus
+ * `toolshed emails generate` makes, and one of its busiest (see `generateEmails`), so the example can
+ * be run as it is.
+ *
+ * @example
+ * ```ts
+ * await registry.call('email_search', { query: 'meeting schedule', inbox_id: EXAMPLE_INBOX });
+ * ```
+ */
+export const EXAMPLE_INBOX = 'john.arnold@enron.example';
+
 /** The longest query accepted, in characters (only the first 32 words are searched). */
 export const MAX_EMAIL_QUERY_LENGTH = 10_000;
 
 /**
  * The email tools over an {@link EmailStore}: `email_search {query, inbox_id, limit = 10 (max 50)}`
  * returns `{emails: [{message_id, subject, sender, date, snippet}], total}`, best first, with the
- * query's words in `<mark>`; `email_get {message_id}` returns the whole email. A query without
- * searchable words is `INVALID_ARGUMENTS`; an unknown message id is `INVALID_ARGUMENTS` with a hint.
+ * query's words in `<mark>`; `email_get {message_id}` returns the whole email; `email_inboxes
+ * {limit = 20 (max 200)}` returns `{inboxes: [{inbox, count}], total}`, the largest first. A query
+ * without searchable words is `INVALID_ARGUMENTS`; so is an inbox that holds no email (the message
+ * names the closest inboxes and the largest, or how to fill an empty corpus), and an unknown message
+ * id (with a hint).
  *
  * @example
  * ```ts
  * registry.registerAll(createEmailTools({ emails: new EmailStore(store) }));
- * await registry.call('email_search', { query: 'meeting schedule', inbox_id: 'john.arnold@enron.com' });
+ * await registry.call('email_inboxes', { limit: 5 });
+ * await registry.call('email_search', { query: 'meeting schedule', inbox_id: 'john.arnold@enron.example' });
  * ```
  */
-export function createEmailTools(options: EmailToolsOptions): [ToolSpec<EmailSearchArgs>, ToolSpec<EmailGetArgs>] {
+export function createEmailTools(
+  options: EmailToolsOptions,
+): [ToolSpec<EmailSearchArgs>, ToolSpec<EmailGetArgs>, ToolSpec<EmailInboxesArgs>] {
   const { emails } = options;
   const search = defineTool({
     name: 'email_search',
@@ -39,13 +67,17 @@ export function createEmailTools(options: EmailToolsOptions): [ToolSpec<EmailSea
     description:
       'Search the emails of one inbox by words in their subject or body. Returns the best matches first, each with message_id, subject, sender, date (ISO 8601) and a snippet where matching words are in <mark>…</mark>, plus the total number of matches.',
     whenToUse:
-      'To find emails about a topic in a given inbox. Use a few distinctive words (every word must appear); then read a whole email with email_get and its message_id.',
+      'To find emails about a topic in a given inbox (email_inboxes lists them). Use a few distinctive words (every word must appear); then read a whole email with email_get and its message_id.',
     category: 'email',
     tags: ['email', 'search', 'inbox', 'full-text', 'mail'],
     annotations: { readOnly: true, idempotent: true, openWorld: false },
     input: z.strictObject({
       query: z.string().min(1).max(MAX_EMAIL_QUERY_LENGTH).describe('Words to look for, e.g. "meeting schedule".'),
-      inbox_id: z.string().min(1).max(320).describe('The inbox to search, e.g. "john.arnold@enron.com".'),
+      inbox_id: z
+        .string()
+        .min(1)
+        .max(320)
+        .describe(`The inbox to search, e.g. "${EXAMPLE_INBOX}" (email_inboxes lists the inboxes).`),
       limit: z
         .number()
         .int()
@@ -58,6 +90,7 @@ export function createEmailTools(options: EmailToolsOptions): [ToolSpec<EmailSea
       try {
         return await emails.search(query, inbox_id, limit ?? 10);
       } catch (error) {
+        if (error instanceof UnknownInboxError) return unknownInboxResult(error);
         if (!(error instanceof EmailQueryError)) throw error;
         return ToolResult.error('INVALID_ARGUMENTS', error.message, {
           hint: 'Pass a few plain words; operators and punctuation are ignored.',
@@ -86,5 +119,46 @@ export function createEmailTools(options: EmailToolsOptions): [ToolSpec<EmailSea
       });
     },
   });
-  return [search, get];
+  const inboxes = defineTool({
+    name: 'email_inboxes',
+    title: 'List Email Inboxes',
+    description:
+      'List the inboxes of the email corpus, the largest first, each with its number of emails ({inbox, count}), plus the total number of inboxes. An inbox name is what email_search takes as inbox_id.',
+    whenToUse: 'Before email_search, to learn which inboxes exist and how their names are spelled.',
+    category: 'email',
+    tags: ['email', 'inbox', 'list', 'mail'],
+    annotations: { readOnly: true, idempotent: true, openWorld: false },
+    input: z.strictObject({
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_EMAIL_INBOXES_LIMIT)
+        .optional()
+        .describe(
+          `At most this many inboxes, 1 to ${MAX_EMAIL_INBOXES_LIMIT} (default ${DEFAULT_EMAIL_INBOXES_LIMIT}).`,
+        ),
+    }),
+    handler: ({ limit }) => emails.inboxes(limit ?? DEFAULT_EMAIL_INBOXES_LIMIT),
+  });
+  return [search, get, inboxes];
+}
+
+/** `INVALID_ARGUMENTS` for a search of an inbox that holds no email, with what the model can do next. */
+function unknownInboxResult(error: UnknownInboxError) {
+  if (error.code === 'EMPTY_CORPUS') {
+    return ToolResult.error('INVALID_ARGUMENTS', error.message, {
+      hint: 'No email can be searched until the corpus is loaded; tell the user.',
+      details: { reason: 'empty_corpus' },
+    });
+  }
+  return ToolResult.error('INVALID_ARGUMENTS', error.message, {
+    hint: 'Use an inbox name exactly as email_inboxes lists it.',
+    details: {
+      reason: 'unknown_inbox',
+      inbox: error.inbox.slice(0, 200),
+      suggestions: error.suggestions,
+      largest: error.largest,
+    },
+  });
 }

@@ -105,7 +105,7 @@ export async function importEmails(path: string, options: ImportEmailsOptions): 
   const report: EmailImportReport = { processed: 0, added: 0, duplicates: 0, skippedCount: 0, skipped: [] };
   const totalBytes = options.format === 'maildir' ? undefined : (await stat(path)).size;
   const bulk = options.bulkLoad ?? (totalBytes ?? 0) >= LARGE_IMPORT_BYTES;
-  const batchSize = options.batchSize ?? (options.emails.dialect === 'postgres' ? 1000 : bulk ? 20_000 : 5000);
+  const batchSize = options.batchSize ?? options.emails.importBatchSize(bulk);
   let bytesRead = 0;
   let batch: EmailRecord[] = [];
   const skip = (source: string, reason: string) => {
@@ -114,11 +114,11 @@ export async function importEmails(path: string, options: ImportEmailsOptions): 
     if (report.skipped.length < MAX_SKIPPED_KEPT) report.skipped.push(item);
     options.onSkip?.(item);
   };
-  // PostgreSQL does most of a batch's work (to_tsvector) in its own process: with two batches in
-  // flight on two connections, the next batch is read while the last one is stored. Each batch is
-  // still its own transaction, so an interrupted import leaves whole batches only.
+  // Where the database does most of a batch's work in its own process (PostgreSQL's to_tsvector), the
+  // next batch is read while the last one is stored. Each batch is still its own transaction, so an
+  // interrupted import leaves whole batches only.
   const inFlight = new Set<Promise<void>>();
-  const parallel = options.emails.dialect === 'postgres' ? 2 : 1;
+  const parallel = options.emails.importParallelism;
   let failure: { error: unknown } | undefined;
   const store = async (emails: EmailRecord[]) => {
     try {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { TOOL_NAME_PATTERN } from '../core/define-tool.js';
-import { type AttachedTool, STORE_LIMITS } from '../store/index.js';
-import { notFound, validationError } from './api-error.js';
+import { type AttachedTool, STORE_LIMITS, StoreNotFoundError } from '../store/index.js';
+import { notFound, toolNotFound, validationError } from './api-error.js';
 import { agentView, attachedToolView } from './api-views.js';
 import { optionalObject, optionalString, requireObjectBody, requireString } from './body-validation.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
@@ -60,12 +60,13 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
       throw validationError('tool_id', `'tool_id' must be a tool name like 'read_file', got '${toolId}'.`);
     }
     const config = optionalObject(body, 'config', STORE_LIMITS.configBytes);
-    const attached = await store.attachments.attach(
-      request.workspaceId,
-      request.params.agentId,
-      toolId,
-      config ?? null,
-    );
+    const attached = await store.attachments
+      .attach(request.workspaceId, request.params.agentId, toolId, config ?? null)
+      .catch(async (error: unknown) => {
+        if (!StoreNotFoundError.isInstance(error) || error.resource !== 'tool') throw error;
+        const known = (await store.tools.list(request.workspaceId)).map((tool) => tool.id);
+        throw toolNotFound(error.message, toolId, known);
+      });
     return reply.code(201).send(attachedToolView(attached));
   });
 
@@ -74,7 +75,11 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
     async (request, reply) => {
       const { agentId, toolId } = request.params;
       if (!(await store.attachments.detach(request.workspaceId, agentId, toolId))) {
-        throw notFound(`Tool '${toolId}' is not attached to agent '${agentId}'.`);
+        throw toolNotFound(
+          `Tool '${toolId}' is not attached to agent '${agentId}'.`,
+          toolId,
+          await attachedIds(context, request.workspaceId, agentId),
+        );
       }
       return reply.code(204).send();
     },
@@ -90,6 +95,17 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
     const registry = scopeRegistry(await toolScopeOf(context, request.workspaceId, request.params.agentId));
     return reply.type('text/markdown; charset=utf-8').send(registry.renderPromptDocs());
   });
+}
+
+/** The ids of the tools attached to an agent; none for an agent that has none or does not exist. */
+async function attachedIds(context: ServerContext, workspaceId: string, agentId: string): Promise<string[]> {
+  try {
+    const list = await context.store.attachments.listAttachments(workspaceId, agentId);
+    return list.fallback ? [] : list.tools.map((attached) => attached.tool.id);
+  } catch (error) {
+    if (StoreNotFoundError.isInstance(error)) return [];
+    throw error;
+  }
 }
 
 function agentNotFound(agentId: string) {

@@ -1,3 +1,4 @@
+import { closestNames } from '../core/did-you-mean.js';
 import { isBranded, ToolshedError } from '../core/errors/toolshed-error.js';
 /** The error codes of the REST API, each with its HTTP status. */
 export type ApiErrorCode =
@@ -88,4 +89,22 @@ export function validationError(field: string, message: string): ApiError {
 /** A 404 `NOT_FOUND` that says nothing about other workspaces. */
 export function notFound(message: string): ApiError {
   return new ApiError(404, 'NOT_FOUND', message);
+}
+
+/**
+ * A 404 `NOT_FOUND` for a tool id nobody has: `message`, then up to three of `known` closest to `id`
+ * as "Did you mean 'x' or 'y'?" (also in `details.did_you_mean`). `known` is what the request could
+ * have meant — ids of the request's own workspace, never another's.
+ *
+ * @example
+ * ```ts
+ * throw toolNotFound("Tool 'serach' does not exist in this workspace.", 'serach', ['search', 'read_file']);
+ * // 404 {"error": {"code": "NOT_FOUND", "message": "Tool 'serach' does not exist in this workspace. Did you mean 'search'?", "details": {"did_you_mean": ["search"]}}}
+ * ```
+ */
+export function toolNotFound(message: string, id: string, known: Iterable<string>): ApiError {
+  const closest = closestNames(id, known, 3);
+  if (closest.length === 0) return notFound(message);
+  const names = closest.map((name) => `'${name}'`).join(' or ');
+  return new ApiError(404, 'NOT_FOUND', `${message} Did you mean ${names}?`, { did_you_mean: closest });
 }

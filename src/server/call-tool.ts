@@ -1,6 +1,7 @@
 import { ToolResult } from '../core/tool-result.js';
+import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
 import type { ApprovalRecord, TokenIdentity } from '../store/index.js';
-import { notFound } from './api-error.js';
+import { toolNotFound } from './api-error.js';
 import type { CallAdmitted, CallRefused } from './call-quotas.js';
 import type { ServerContext } from './server-context.js';
 import { unavailableReason } from './tool-availability.js';
@@ -9,9 +10,9 @@ import { toolScopeOf } from './tool-scope.js';
 /**
  * A tool call through the service, REST's `POST /api/tools/:id/call` for the request's token: find the
  * tools `agentId` may use (or with no agent the workspace's), call `name` there, log the call in
- * `tool_calls` and count it in the metrics. A name outside those tools is a 404; a tool without a
- * handler on this server is an `EXECUTION_FAILED` result saying why (`unavailableReason`); a call past the token's or workspace's
- * concurrent-call quota is a `RATE_LIMITED` result, counted but neither run nor logged. An agent the
+ * `tool_calls` and count it in the metrics. A name outside those tools is a 404 naming the closest of
+ * them; a tool without a handler on this server is an `EXECUTION_FAILED` result saying why
+ * (`unavailableReason`); a call past the token's or workspace's concurrent-call quota is a `RATE_LIMITED` result, counted but neither run nor logged. An agent the
  * workspace does not have is the store's not-found error.
  *
  * @example
@@ -28,11 +29,15 @@ export async function callTool(
   agentId: string | undefined,
 ): Promise<ToolResult> {
   const scope = await toolScopeOf(context, identity.workspaceId, agentId);
-  if (!scope.names.has(name)) {
-    throw notFound(
+  // The output reader is no row: every view whose tools truncate output has it, as over MCP.
+  const reader = name === READ_TOOL_OUTPUT && scope.registry.has(name);
+  if (!scope.names.has(name) && !reader) {
+    throw toolNotFound(
       agentId === undefined
         ? `Tool '${name}' does not exist in this workspace.`
         : `Tool '${name}' is not available to agent '${agentId}'.`,
+      name,
+      scope.names,
     );
   }
   if (!scope.registry.has(name)) {

@@ -13,6 +13,7 @@ import { registerActivityRoutes } from './activity-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
 import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
+import { registerEmailRoutes } from './email-routes.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
 import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';
@@ -111,6 +112,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       void (reply as FastifyReply).code(apiError.statusCode).send(apiError.toBody());
     },
   });
+  acceptEmptyJsonBodies(app);
   const report = options.onError ?? ((error: unknown) => app.log.error(error));
   const shared = options.builtins === false ? undefined : createServiceBuiltins(store, options.builtins);
   const moduleTools = options.tools;
@@ -153,6 +155,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
       options.onConfigSync?.(sync);
     });
   }
+  reloaders.set(app, async (config) => {
+    const next = { ...config, tools: config.tools.filter((tool) => !replacedByService(tool.spec, shared)) };
+    const sync = await syncServedConfig(store, next);
+    registries.setConfig(next);
+    return sync;
+  });
 
   app.setErrorHandler((error, _request, reply) => {
     const apiError = toApiError(error);
@@ -181,10 +189,45 @@ export function createServer(options: ServerOptions): FastifyInstance {
     registerActivityRoutes(api, context);
     registerSecretRoutes(api, context);
     registerWorkspaceRoutes(api, context);
+    registerEmailRoutes(api, context);
   });
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });
   return app;
+}
+
+const reloaders = new WeakMap<FastifyInstance, (config: ServedConfig) => Promise<ServedConfigSync>>();
+
+/**
+ * Serve another configuration on a running server (`toolshed serve` does it on SIGHUP): sync it into
+ * the store (rows added, updated and pruned as at start) and give its workspace the new handlers. Open
+ * MCP sessions of that workspace are told when their tools changed. Resolves with what the sync did.
+ *
+ * @example
+ * ```ts
+ * const sync = await reloadServedConfig(app, servedConfigOf(await loadTools(setup, io), 'default', []));
+ * console.log(sync.tools.removed);
+ * ```
+ */
+export async function reloadServedConfig(app: FastifyInstance, config: ServedConfig): Promise<ServedConfigSync> {
+  const reload = reloaders.get(app);
+  if (reload === undefined) throw new TypeError('reloadServedConfig needs a server made by createServer.');
+  return reload(config);
+}
+
+/**
+ * Clients that always send `Content-Type: application/json` send it on a `DELETE` or a bodiless `POST`
+ * too: an empty body is no body (`request.body` undefined, which each route answers as it answers a
+ * request without the header), never a JSON syntax error. Anything else goes to Fastify's own JSON
+ * parser, with its protection against `__proto__` and `constructor.prototype` keys.
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
 }
 
 /**

@@ -21,7 +21,7 @@ export {
   DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
 } from './call-quotas.js';
 export type { ServerOptions } from './create-server.js';
-export { createServer, DEFAULT_BODY_LIMIT } from './create-server.js';
+export { createServer, DEFAULT_BODY_LIMIT, reloadServedConfig } from './create-server.js';
 export type { ServerMcpOptions } from './mcp-routes.js';
 export {
   DEFAULT_MAX_SESSIONS,

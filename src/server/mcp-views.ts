@@ -59,7 +59,13 @@ export class McpViews {
   constructor(context: ServerContext, report: (error: unknown) => void = () => {}) {
     this.#context = context;
     this.#report = report;
-    this.#unsubscribe = context.store.onChange((change) => this.#onChange(change));
+    const unsubscribe = context.store.onChange((change) => this.#onChange(change));
+    // A reloaded configuration gives its workspace new handlers: its views take them.
+    const unreset = context.registries.onReset((workspaceId) => this.#onChange({ workspaceId, kind: 'tool' }));
+    this.#unsubscribe = () => {
+      unsubscribe();
+      unreset();
+    };
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolRecord } from '../store/index.js';
+import { rowBuildErrorsOf } from './workspace-registries.js';
 
 /**
  * Why this server cannot run the tool of `record` now, or `undefined` when it can: a row whose
@@ -28,6 +29,8 @@ export function unavailableReason(record: ToolRecord, registry: ToolRegistry): s
   if (record.source === 'config' || record.source === 'module') {
     return `Tool '${name}' is defined in ${origin}, which this server does not serve (or no longer defines it); serve that configuration (toolshed serve --config ${origin}) to run it.`;
   }
+  const buildError = rowBuildErrorsOf(registry).get(name);
+  if (buildError !== undefined) return `Tool '${name}' cannot run: its stored definition is refused (${buildError}).`;
   if (record.source === 'code') {
     return `Tool '${name}' runs ${record.handlerKey} code, and this server runs without the sandbox.`;
   }

@@ -4,7 +4,7 @@ import { describeValue } from '../core/define-tool.js';
 import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
 import { compileValidator } from '../schema/compile-validator.js';
 import { SECRET_NAME_PATTERN, STORE_LIMITS, type ToolRecord } from '../store/index.js';
-import { ApiError, notFound, validationError } from './api-error.js';
+import { ApiError, notFound, toolNotFound, validationError } from './api-error.js';
 import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { callTool } from './call-tool.js';
@@ -61,7 +61,10 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
 
   app.get<{ Params: { id: string } }>('/api/tools/:id', async (request) => {
     const tool = await store.tools.get(request.workspaceId, request.params.id);
-    if (tool === undefined) throw notFound(`Tool '${request.params.id}' does not exist in this workspace.`);
+    if (tool === undefined) {
+      const known = (await store.tools.list(request.workspaceId)).map((record) => record.id);
+      throw toolNotFound(`Tool '${request.params.id}' does not exist in this workspace.`, request.params.id, known);
+    }
     const secretNames =
       workspaceToolSecret(tool) === undefined
         ? []
@@ -80,7 +83,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       const format = exportFormatOf(request.query.format);
       const id = request.params.id;
       const scope = await toolScopeOf(context, request.workspaceId);
-      if (!scope.names.has(id)) throw notFound(`Tool '${id}' does not exist in this workspace.`);
+      if (!scope.names.has(id)) throw toolNotFound(`Tool '${id}' does not exist in this workspace.`, id, scope.names);
       if (!scope.registry.has(id)) {
         const record = scope.records.get(id);
         const reason = record === undefined ? undefined : unavailableReason(record, scope.registry);

@@ -76,8 +76,9 @@ interface WorkspaceEntry {
  * ```
  */
 export class WorkspaceRegistries {
-  readonly #options: WorkspaceRegistriesOptions;
+  #options: WorkspaceRegistriesOptions;
   readonly #entries = new Map<string, WorkspaceEntry>();
+  readonly #resetListeners = new Set<(workspaceId: string) => void>();
   #serverToolNames: ReadonlySet<string> | undefined;
 
   constructor(options: WorkspaceRegistriesOptions) {
@@ -108,12 +109,19 @@ export class WorkspaceRegistries {
       if (tool.handlerKey !== HTTP_HANDLER_KEY && factory === undefined) continue;
       const signature = `${tool.createdAt}\u0000${tool.definitionHash ?? ''}\u0000${JSON.stringify(tool.config)}`;
       if (entry.restSignatures.get(tool.id) === signature) continue;
-      const spec =
-        factory === undefined
-          ? createRestTool(tool.config as unknown as RestToolConfig, entry.restTool)
-          : factory(tool, workspaceId);
-      entry.registry.register(spec, { allowOverride: true });
       entry.restSignatures.set(tool.id, signature);
+      try {
+        const spec =
+          factory === undefined
+            ? createRestTool(tool.config as unknown as RestToolConfig, entry.restTool)
+            : factory(tool, workspaceId);
+        entry.registry.register(spec, { allowOverride: true });
+        rowBuildErrorsOf(entry.registry).delete(tool.id);
+      } catch (error) {
+        // One row that cannot be built is unavailable, with the reason; the workspace's other tools serve on.
+        if (entry.registry.has(tool.id)) entry.registry.unregister(tool.id);
+        rowBuildErrorsOf(entry.registry).set(tool.id, error instanceof Error ? error.message : String(error));
+      }
     }
     return entry.registry;
   }
@@ -126,6 +134,32 @@ export class WorkspaceRegistries {
   /** Forget a workspace's registry (after it was deleted). */
   drop(workspaceId: string): void {
     this.#entries.delete(workspaceId);
+  }
+
+  /** The configuration served now, if any. */
+  get config(): ServedConfig | undefined {
+    return this.#options.config;
+  }
+
+  /**
+   * Serve another configuration (a reload): the workspaces of the old and the new one get fresh
+   * registries with the new handlers, and each `onReset` listener hears of them.
+   */
+  setConfig(config: ServedConfig | undefined): void {
+    const touched = new Set([this.#options.config?.workspaceId, config?.workspaceId]);
+    this.#options = config === undefined ? { ...this.#options, config: undefined } : { ...this.#options, config };
+    this.#serverToolNames = undefined;
+    for (const workspaceId of touched) {
+      if (workspaceId === undefined) continue;
+      this.#entries.delete(workspaceId);
+      for (const listener of this.#resetListeners) listener(workspaceId);
+    }
+  }
+
+  /** Be told when a workspace's registry was replaced (its tools may have new handlers). */
+  onReset(listener: (workspaceId: string) => void): () => void {
+    this.#resetListeners.add(listener);
+    return () => this.#resetListeners.delete(listener);
   }
 
   #entry(workspaceId: string): WorkspaceEntry {
@@ -152,4 +186,24 @@ export class WorkspaceRegistries {
     }
     return entry;
   }
+}
+
+const rowBuildErrors = new WeakMap<ToolRegistry, Map<string, string>>();
+
+/**
+ * Why rows of a workspace registry could not be built into tools (a stored definition the current
+ * version refuses), by tool id: such a tool is unavailable, with this reason.
+ *
+ * @example
+ * ```ts
+ * rowBuildErrorsOf(registry).get('company_search'); // "Tool 'company_search' needs a non-empty description, ..."
+ * ```
+ */
+export function rowBuildErrorsOf(registry: ToolRegistry): Map<string, string> {
+  let errors = rowBuildErrors.get(registry);
+  if (errors === undefined) {
+    errors = new Map();
+    rowBuildErrors.set(registry, errors);
+  }
+  return errors;
 }

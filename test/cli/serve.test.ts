@@ -20,8 +20,8 @@ beforeAll(async () => {
   token = (await server.waitForStderr(TOKEN))[1] ?? '';
   const match = await server.waitForStderr(LISTENING);
   base = match[3] ?? '';
-  // The REST API line comes last, after the MCP lines.
-  await server.waitForStderr(/toolshed serve: REST API at .*\n/);
+  // The REST API and web catalog lines come last, after the MCP lines.
+  await server.waitForStderr(/toolshed serve: REST API at .*\ntoolshed serve: web catalog at .*\n/);
 }, 60_000);
 afterAll(async () => {
   if (server.child.exitCode === null) {
@@ -64,7 +64,7 @@ const DEFAULT_VIEW = [
 
 describe('toolshed serve', () => {
   it('prints the first token of a new database once, then where it serves, after the configuration warnings', () => {
-    const [warning, token, usage, listening, agent, api] = lines(server.stderr);
+    const [warning, token, usage, listening, agent, api, catalog] = lines(server.stderr);
     expect(warning).toBe(SERPER_WARNING);
     expect(token).toMatch(
       /^toolshed serve: created workspace 'default'; its API token \(shown once\): tsk_[0-9a-f]{32}_\S{43}$/,
@@ -73,6 +73,7 @@ describe('toolshed serve', () => {
     expect(listening).toBe(`toolshed serving 8 tools in workspace 'default': MCP at ${base}/mcp`);
     expect(agent).toBe(`  agent assistant (5 tools): ${base}/mcp/agents/assistant`);
     expect(api).toBe(`toolshed serve: REST API at ${base}/api`);
+    expect(catalog).toBe(`toolshed serve: web catalog at ${base}/`);
     expect(server.stdout).toBe('');
   });
 

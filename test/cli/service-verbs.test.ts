@@ -79,7 +79,7 @@ for (const database of [sqliteDatabase(), postgresDatabase()]) {
         expect(await store.migrate()).toEqual({ applied: [] });
         expect(await store.tools.get('default', 'read_file')).toMatchObject({ id: 'read_file', workspaceId: null });
         // Every service verb keeps the shared built-ins that toolshed serve upserts.
-        for (const id of ['execute_python', 'execute_javascript', 'email_search', 'email_get']) {
+        for (const id of ['execute_python', 'execute_javascript', 'email_search', 'email_get', 'email_inboxes']) {
           expect(await store.tools.get('default', id)).toMatchObject({ id, workspaceId: null });
         }
       } finally {

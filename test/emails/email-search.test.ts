@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmailRecord } from '../../src/emails/email-record.js';
 import type { EmailStore } from '../../src/emails/email-store.js';
 import { createEmailTools } from '../../src/emails/email-tools.js';
+import { UnknownInboxError } from '../../src/emails/unknown-inbox-error.js';
 import { ToolRegistry } from '../../src/index.js';
 import { emailHarnesses } from './email-harness.js';
 
 const ALICE = 'alice@enron.com';
 const BOB = 'bob@enron.com';
+const CAROL = 'carol@enron.com';
 
 function email(
   id: number,
@@ -30,6 +32,8 @@ const CORPUS: EmailRecord[] = [
   email(1, ALICE, 'Weekly meeting schedule', 'Please review the meeting times for next week. <b>bold</b> & more'),
   email(2, ALICE, 'Budget report', 'The quarterly budget report is attached. No meeting needed.'),
   email(3, ALICE, 'Lunch', 'Lunch on Friday?'),
+  // Stored before Bob's, so listing ties by name is not the order they came in.
+  email(5, CAROL, 'Parking', 'New parking rules from Monday.'),
   email(4, BOB, 'Meeting schedule', 'Bob also has a meeting schedule to share.'),
   ...Array.from({ length: 60 }, (_, index) =>
     email(100 + index, ALICE, `Pipeline update ${index}`, `Gas pipeline capacity note number ${index}.`),
@@ -73,6 +77,9 @@ for (const harness of emailHarnesses()) {
     it('is idempotent on re-insert', async () => {
       expect(await emails.insertBatch(CORPUS)).toBe(0);
       expect(await emails.insertBatch([CORPUS[0] as EmailRecord, CORPUS[0] as EmailRecord])).toBe(0);
+      // A stored message under another inbox adds nothing, and no inbox: email_inboxes lists none empty.
+      expect(await emails.insertBatch([{ ...(CORPUS[1] as EmailRecord), inbox: 'copy@enron.com' }])).toBe(0);
+      expect(await emails.hasInbox('copy@enron.com')).toBe(false);
       expect(await emails.count()).toBe(CORPUS.length);
     });
 
@@ -95,8 +102,125 @@ for (const harness of emailHarnesses()) {
     it('filters by inbox', async () => {
       const bob = await emails.search('meeting schedule', BOB, 10);
       expect(bob.emails.map((hit) => hit.message_id)).toEqual(['<4.test@enron.com>']);
-      expect((await emails.search('meeting', 'nobody@enron.com', 10)).total).toBe(0);
-      expect((await emails.search('pipeline', BOB, 10)).total).toBe(0);
+      // An inbox that exists but has no match is an empty result, not an error.
+      expect(await emails.search('pipeline', BOB, 10)).toEqual({ emails: [], total: 0 });
+      await expect(emails.search('meeting', 'zed@other.org', 10)).rejects.toThrow(UnknownInboxError);
+    });
+
+    it('answers an unknown inbox with the largest inboxes, and a close name as a suggestion', async () => {
+      const far = await registry.call('email_search', { query: 'meeting', inbox_id: 'zed@other.org' });
+      expect(far).toMatchObject({
+        status: 'error',
+        error: {
+          code: 'INVALID_ARGUMENTS',
+          message:
+            "No inbox 'zed@other.org'; the largest are: alice@enron.com (63), bob@enron.com (1), carol@enron.com (1).",
+          hint: 'Use an inbox name exactly as email_inboxes lists it.',
+          details: {
+            reason: 'unknown_inbox',
+            inbox: 'zed@other.org',
+            suggestions: [],
+            largest: [
+              { inbox: ALICE, count: 63 },
+              { inbox: BOB, count: 1 },
+              { inbox: CAROL, count: 1 },
+            ],
+          },
+        },
+      });
+      const typo = await registry.call('email_search', { query: 'meeting', inbox_id: 'alcie@enron.com' });
+      expect(typo.status === 'error' && typo.error.message).toBe(
+        "No inbox 'alcie@enron.com'; did you mean 'alice@enron.com'? The largest are: alice@enron.com (63), bob@enron.com (1), carol@enron.com (1).",
+      );
+      // Names are compared exactly; the suggestion says how the inbox is spelled.
+      const shouted = await registry.call('email_search', { query: 'meeting', inbox_id: 'ALICE@enron.com' });
+      expect(shouted.status === 'error' && shouted.error.details).toMatchObject({ suggestions: [ALICE] });
+      // A few letters of a name are enough to be pointed to it.
+      const part = await registry.call('email_search', { query: 'meeting', inbox_id: 'carol' });
+      expect(part.status === 'error' && part.error.details).toMatchObject({ suggestions: [CAROL] });
+    });
+
+    it('answers hostile inbox names with the unknown-inbox error, quoting them on one line', async () => {
+      const names = [
+        '" OR 1=1 --',
+        "'; DROP TABLE emails; --",
+        '%',
+        '_',
+        '__proto__',
+        'constructor',
+        'alice@enron.com\nNo inbox forged',
+        'line\nbreak\u0000nul\u001b[31m',
+        'é'.repeat(320),
+      ];
+      for (const inbox_id of names) {
+        const result = await registry.call('email_search', { query: 'meeting', inbox_id });
+        expect(result.status, inbox_id).toBe('error');
+        if (result.status !== 'error') continue;
+        expect(result.error.code).toBe('INVALID_ARGUMENTS');
+        expect(result.error.message).toMatch(
+          /^No inbox '[^\n]*'(; did you mean [^\n]*\? The|; the) largest are: alice@enron\.com \(63\)/,
+        );
+        expect(result.error.message).not.toMatch(/\p{Cc}/u);
+      }
+      const forged = await registry.call('email_search', { query: 'meeting', inbox_id: 'a\nb\u0000' });
+      expect(forged.status === 'error' && forged.error.message).toBe(
+        "No inbox 'a\\u000ab\\u0000'; the largest are: alice@enron.com (63), bob@enron.com (1), carol@enron.com (1).",
+      );
+      const long = await registry.call('email_search', { query: 'meeting', inbox_id: 'x'.repeat(320) });
+      expect(long.status === 'error' && long.error.message).toBe(
+        `No inbox '${'x'.repeat(77)}...'; the largest are: alice@enron.com (63), bob@enron.com (1), carol@enron.com (1).`,
+      );
+      const over = await registry.call('email_search', { query: 'meeting', inbox_id: 'x'.repeat(321) });
+      expect(over.status === 'error' && over.error.code).toBe('INVALID_ARGUMENTS');
+      expect(await emails.count()).toBe(CORPUS.length);
+    });
+
+    it('lists the inboxes, largest first and then by name, with email_inboxes', async () => {
+      const all = await registry.call('email_inboxes', {});
+      expect(all.status === 'success' && all.data).toEqual({
+        inboxes: [
+          { inbox: ALICE, count: 63 },
+          { inbox: BOB, count: 1 },
+          { inbox: CAROL, count: 1 },
+        ],
+        total: 3,
+      });
+      const one = await registry.call('email_inboxes', { limit: 1 });
+      expect(one.status === 'success' && one.data).toEqual({ inboxes: [{ inbox: ALICE, count: 63 }], total: 3 });
+      expect(await emails.inboxes(2)).toEqual({
+        inboxes: [
+          { inbox: ALICE, count: 63 },
+          { inbox: BOB, count: 1 },
+        ],
+        total: 3,
+      });
+    });
+
+    it('refuses email_inboxes arguments of the wrong type or out of range', async () => {
+      const cases: Array<[unknown, string]> = [
+        [{ limit: 0 }, 'limit'],
+        [{ limit: 201 }, 'limit'],
+        [{ limit: 1e12 }, 'limit'],
+        [{ limit: -1 }, 'limit'],
+        [{ limit: 1.5 }, 'limit'],
+        [{ limit: '5' }, 'limit'],
+        [{ limit: [5] }, 'limit'],
+        ['not json', 'JSON'],
+      ];
+      for (const [args, named] of cases) {
+        const result = await registry.call('email_inboxes', args);
+        expect(result.status, JSON.stringify(args)).toBe('error');
+        if (result.status === 'error') {
+          expect(result.error.code).toBe('INVALID_ARGUMENTS');
+          expect(result.error.message).toContain(named);
+        }
+      }
+      const over = await registry.call('email_inboxes', { limit: 201 });
+      expect(over.status === 'error' && over.error.message).toBe(
+        "Invalid arguments for 'email_inboxes': 'limit' must be <= 200, got number 201.",
+      );
+      const most = await registry.call('email_inboxes', { limit: 200 });
+      expect(most.status === 'success' && (most.data as { inboxes: unknown[] }).inboxes).toHaveLength(3);
     });
 
     it('requires inbox_id', async () => {
@@ -153,7 +277,7 @@ for (const harness of emailHarnesses()) {
       const starred = await registry.call('email_search', { query: 'meeting*', inbox_id: ALICE });
       expect(starred.status === 'success' && (starred.data as { total: number }).total).toBe(2);
       const hostileInbox = await registry.call('email_search', { query: 'meeting', inbox_id: '" OR 1=1 --' });
-      expect(hostileInbox.status === 'success' && (hostileInbox.data as { total: number }).total).toBe(0);
+      expect(hostileInbox.status === 'error' && hostileInbox.error.code).toBe('INVALID_ARGUMENTS');
     });
 
     it('refuses a query with no searchable words', async () => {
@@ -177,6 +301,10 @@ for (const harness of emailHarnesses()) {
     it('email_get returns the email or a not-found error with a hint', async () => {
       const found = await registry.call('email_get', { message_id: '<1.test@enron.com>' });
       expect(found.status === 'success' && found.data).toEqual(CORPUS[0]);
+      const nul = await registry.call('email_get', { message_id: '<1.test@enron.com>\u0000' });
+      expect(nul.status === 'error' && nul.error.message).toBe(
+        "No email has the message_id '<1.test@enron.com>\u0000'.",
+      );
       const missing = await registry.call('email_get', { message_id: '<nope@x>' });
       expect(missing.status).toBe('error');
       if (missing.status === 'error') {

@@ -97,6 +97,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const added = email(5, ALICE, 'Gas again', 'More gas.', '2001-04-01T00:00:00.000Z');
       expect(await emails.insertBatch([added, OLD[0] as EmailRecord])).toBe(1);
       expect((await emails.search('gas', ALICE, 10)).total).toBe(3);
+      // The migration numbers each inbox's rows from 1, so inboxes are counted from their newest ids.
+      expect(await emails.inboxes()).toEqual({
+        inboxes: [
+          { inbox: ALICE, count: 3 },
+          { inbox: BOB, count: 2 },
+        ],
+        total: 2,
+      });
       if (dialect === 'sqlite') {
         const ids = await sql<{ id: number; message_id: string }>`
           select id, message_id from emails order by id`.execute(store.db);

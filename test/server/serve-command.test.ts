@@ -1,6 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { runServe } from '../../src/cli/commands/serve.js';
 import { runCli } from '../../src/cli/main.js';
@@ -359,6 +362,182 @@ describe('toolshed serve: built-ins', () => {
       expect(await running).toBe(0);
       expect(existsSync(join(folder, 'notes.txt'))).toBe(false);
     } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('toolshed serve: a restart on an existing database', () => {
+  it('says how to make an API token, and the command it names gives one the API accepts', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    try {
+      const first = memoryIo(folder);
+      const started = await serveIn(first.io, first.stderr, ['--tools', folder]);
+      expect(started.token).not.toBe('');
+      process.emit('SIGINT');
+      expect(await started.running).toBe(0);
+
+      const again = memoryIo(folder);
+      const restarted = await serveIn(again.io, again.stderr, ['--tools', folder]);
+      expect(again.stderr()).not.toContain('shown once');
+      expect(again.stderr()).toContain(
+        "toolshed serve: an API token is shown only when it is made; make one with 'toolshed token create --workspace default' (with the same TOOLSHED_DATABASE_URL)\n",
+      );
+      expect(again.stderr()).toContain(`toolshed serve: web catalog at ${restarted.base}/\n`);
+
+      let printed = '';
+      const tokenIo = {
+        ...again.io,
+        stdout: {
+          write: (text: string) => {
+            printed += text;
+            return true;
+          },
+          flush: async () => {},
+        },
+      } as unknown as CliIo;
+      expect(await runCli(['token', 'create', '--workspace', 'default'], tokenIo)).toBe(0);
+      const response = await fetch(`${restarted.base}/api/agents`, {
+        headers: { authorization: `Bearer ${printed.trim()}`, 'x-workspace-id': 'default' },
+      });
+      expect(response.status).toBe(200);
+      process.emit('SIGINT');
+      expect(await restarted.running).toBe(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('names the workspace the database has when it has no workspace default', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    try {
+      const setup = memoryIo(folder);
+      expect(await runCli(['workspace', 'create', 'Acme', '--id', 'acme'], setup.io)).toBe(0);
+      const { io, stderr } = memoryIo(folder);
+      const running = await serveIn(io, stderr, ['--tools', folder]);
+      expect(stderr()).toContain("make one with 'toolshed token create --workspace acme'");
+      process.emit('SIGINT');
+      expect(await running.running).toBe(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('toolshed serve: reloading the configuration on SIGHUP', () => {
+  /** A YAML tool that echoes its text, named `name`, in `folder/tools`. */
+  function writeTool(folder: string, name: string): void {
+    writeFileSync(
+      join(folder, 'tools', `${name}.yaml`),
+      `name: ${name}\ndescription: The ${name} tool echoes a text.\nparameters:\n  type: object\n  properties:\n    text: { type: string }\nhandler: ./handlers.js#echo\n`,
+    );
+  }
+
+  it('syncs the changed file into the running server, tells MCP sessions, and keeps serving a broken one', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    mkdirSync(join(folder, 'tools'));
+    writeFileSync(join(folder, 'tools', 'handlers.js'), 'export const echo = ({ text }) => `echo ${text}`;\n');
+    writeTool(folder, 'first_tool');
+    writeTool(folder, 'second_tool');
+    const file = join(folder, 'toolshed.yaml');
+    writeFileSync(file, 'tools: [./tools]\nbuiltins: [calculator]\n');
+    const { io, stderr } = memoryIo(folder);
+    const { running, token, base } = await serveIn(io, stderr, ['--config', file]);
+    const headers = {
+      authorization: `Bearer ${token}`,
+      'x-workspace-id': 'default',
+      'content-type': 'application/json',
+    };
+    const ids = async () =>
+      ((await (await fetch(`${base}/api/tools`, { headers })).json()) as { tools: Array<{ id: string }> }).tools.map(
+        (tool) => tool.id,
+      );
+    const client = new Client({ name: 'toolshed-reload', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', base), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      expect(await ids()).toEqual(['calculator', 'first_tool', 'second_tool']);
+      rmSync(join(folder, 'tools', 'second_tool.yaml'));
+      writeTool(folder, 'third_tool');
+      const told = new Promise<void>((resolve) => {
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve());
+      });
+      process.emit('SIGHUP');
+      await told;
+      for (let attempt = 0; attempt < 100 && !stderr().includes('reloaded'); attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(stderr()).toContain('toolshed serve: reloaded toolshed.yaml: 1 added, 0 updated, 1 removed\n');
+      expect(await ids()).toEqual(['calculator', 'first_tool', 'third_tool']);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+        'calculator',
+        'first_tool',
+        'third_tool',
+      ]);
+      const called = await client.callTool({ name: 'third_tool', arguments: { text: 'hi' } });
+      expect(called.content).toEqual([{ type: 'text', text: 'echo hi' }]);
+
+      // A file that no longer loads leaves what is served as it was.
+      writeFileSync(file, 'tools: [./tools]\nbuiltins: [no_such_builtin]\n');
+      process.emit('SIGHUP');
+      for (let attempt = 0; attempt < 100 && !stderr().includes('keeping what is served now'); attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(stderr()).toMatch(/toolshed serve: SIGHUP: keeping what is served now: .*no_such_builtin/);
+      expect(await ids()).toEqual(['calculator', 'first_tool', 'third_tool']);
+    } finally {
+      await client.close();
+      process.emit('SIGINT');
+      expect(await running).toBe(0);
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('toolshed serve --workspace', () => {
+  it.each(['bad id!', '', '-leading', 'x'.repeat(65), 'a/b'])(
+    'refuses %j as a usage error (exit 2), creating nothing',
+    async (value) => {
+      const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+      try {
+        const { io, stderr } = memoryIo(folder);
+        expect(await runCli(['serve', '--port', '0', '--workspace', value], io)).toBe(2);
+        expect(stderr()).toBe(
+          `error: option '--workspace <id>' argument '${value}' is invalid. Use a workspace id: a letter or digit, then letters, digits, '_', '.' or '-', at most 64 characters.\nRun 'toolshed serve --help' for usage.\n`,
+        );
+        expect(existsSync(join(folder, 'service.db'))).toBe(false);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('serves the configuration to the workspace it names, created with the first token, and no other', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    writeFileSync(join(folder, 'handlers.js'), 'export const echo = ({ text }) => text;\n');
+    writeFileSync(
+      join(folder, 'echo.yaml'),
+      'name: echo_back\ndescription: Echo a text back.\nparameters:\n  type: object\n  properties:\n    text: { type: string }\nhandler: ./handlers.js#echo\n',
+    );
+    writeFileSync(join(folder, 'toolshed.yaml'), 'tools: [./echo.yaml]\nbuiltins: [calculator]\n');
+    const { io, stderr } = memoryIo(folder);
+    const { running, token, base } = await serveIn(io, stderr, ['--config', 'toolshed.yaml', '--workspace', 'team-a']);
+    try {
+      expect(stderr()).toContain("toolshed serve: created workspace 'team-a'; its API token (shown once):");
+      expect(stderr()).toMatch(
+        /toolshed serving 2 tools in workspace 'team-a': MCP at http:\/\/127\.0\.0\.1:\d+\/mcp\n/,
+      );
+      const listed = await fetch(`${base}/api/tools`, {
+        headers: { authorization: `Bearer ${token}`, 'x-workspace-id': 'team-a' },
+      });
+      const tools = ((await listed.json()) as { tools: Array<{ id: string; source: string }> }).tools;
+      expect(tools.map((tool) => `${tool.id}:${tool.source}`)).toEqual(['calculator:builtin', 'echo_back:config']);
+    } finally {
+      process.emit('SIGINT');
+      expect(await running).toBe(0);
       rmSync(folder, { recursive: true, force: true });
     }
   }, 60_000);

@@ -8,6 +8,8 @@ import { createPostgresTestDatabase, type PostgresTestDatabase } from '../suppor
 export interface ServerStoreHarness {
   dialect: 'sqlite' | 'postgres';
   open(): Promise<ToolshedStore>;
+  /** Another store instance on the database the last `open` created (as a second server process would open it). */
+  reopen(): Promise<ToolshedStore>;
   teardown(): Promise<void>;
 }
 
@@ -18,6 +20,10 @@ export function sqliteHarness(): ServerStoreHarness {
     dialect: 'sqlite',
     async open() {
       folder = mkdtempSync(join(tmpdir(), 'toolshed-server-'));
+      return createStore(join(folder, 'toolshed.db'));
+    },
+    async reopen() {
+      if (folder === undefined) throw new Error('open() first');
       return createStore(join(folder, 'toolshed.db'));
     },
     async teardown() {
@@ -33,6 +39,10 @@ export function postgresHarness(): ServerStoreHarness {
     dialect: 'postgres',
     async open() {
       database = await createPostgresTestDatabase('toolshed_test', 'The server tests');
+      return createStore(database.url);
+    },
+    async reopen() {
+      if (database === undefined) throw new Error('open() first');
       return createStore(database.url);
     },
     async teardown() {

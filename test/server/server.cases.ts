@@ -217,6 +217,131 @@ export function defineServerCases(harness: ServerStoreHarness): void {
       expect(refused.statusCode).toBe(404);
     });
 
+    it("names the closest of the workspace's own tools on a 404 for a misspelled tool id, never another's", async () => {
+      const owner = await tenant();
+      const other = await tenant();
+      expect((await send('POST', '/api/tools', owner.headers, restTool('private_search'))).statusCode).toBe(201);
+      const agent = await newAgent(owner);
+      await send('POST', `/api/agents/${agent}/tools`, owner.headers, { tool_id: 'read_file' });
+      const notFound = (message: string, closest?: string[]) => ({
+        error: {
+          code: 'NOT_FOUND',
+          message,
+          ...(closest === undefined ? {} : { details: { did_you_mean: closest } }),
+        },
+      });
+      const cases: Array<[Method, string, Tenant, unknown, ReturnType<typeof notFound>]> = [
+        [
+          'GET',
+          '/api/tools/calculater',
+          owner,
+          undefined,
+          notFound("Tool 'calculater' does not exist in this workspace. Did you mean 'calculator'?", ['calculator']),
+        ],
+        [
+          'GET',
+          '/api/tools/private_serch',
+          owner,
+          undefined,
+          notFound("Tool 'private_serch' does not exist in this workspace. Did you mean 'private_search'?", [
+            'private_search',
+          ]),
+        ],
+        [
+          'GET',
+          '/api/tools/private_serch',
+          other,
+          undefined,
+          notFound("Tool 'private_serch' does not exist in this workspace."),
+        ],
+        [
+          'GET',
+          '/api/tools/calculater/export?format=openai',
+          owner,
+          undefined,
+          notFound("Tool 'calculater' does not exist in this workspace. Did you mean 'calculator'?", ['calculator']),
+        ],
+        [
+          'GET',
+          '/api/tools/private_serch/export?format=mcp',
+          other,
+          undefined,
+          notFound("Tool 'private_serch' does not exist in this workspace."),
+        ],
+        [
+          'POST',
+          '/api/tools/private_serch/call',
+          owner,
+          { arguments: { query: 'x' } },
+          notFound("Tool 'private_serch' does not exist in this workspace. Did you mean 'private_search'?", [
+            'private_search',
+          ]),
+        ],
+        [
+          'POST',
+          '/api/tools/private_serch/call',
+          other,
+          { arguments: { query: 'x' } },
+          notFound("Tool 'private_serch' does not exist in this workspace."),
+        ],
+        [
+          'POST',
+          '/api/tools/read_fil/call',
+          owner,
+          { arguments: { path: '/a' }, agent_id: agent },
+          notFound(`Tool 'read_fil' is not available to agent '${agent}'. Did you mean 'read_file'?`, ['read_file']),
+        ],
+        // The agent's view is read_file alone: the workspace's calculator is not offered.
+        [
+          'POST',
+          '/api/tools/calculater/call',
+          owner,
+          { arguments: {}, agent_id: agent },
+          notFound(`Tool 'calculater' is not available to agent '${agent}'.`),
+        ],
+        [
+          'POST',
+          `/api/agents/${agent}/tools`,
+          owner,
+          { tool_id: 'private_serch' },
+          notFound(`Tool 'private_serch' does not exist in workspace '${owner.id}'. Did you mean 'private_search'?`, [
+            'private_search',
+          ]),
+        ],
+        [
+          'DELETE',
+          `/api/agents/${agent}/tools/read_fil`,
+          owner,
+          undefined,
+          notFound(`Tool 'read_fil' is not attached to agent '${agent}'. Did you mean 'read_file'?`, ['read_file']),
+        ],
+        [
+          'DELETE',
+          '/api/agents/agt_missing/tools/read_fil',
+          owner,
+          undefined,
+          notFound("Tool 'read_fil' is not attached to agent 'agt_missing'."),
+        ],
+      ];
+      for (const [method, url, who, body, expected] of cases) {
+        const response = await send(method, url, who.headers, body);
+        expect(response.statusCode, `${method} ${url}`).toBe(404);
+        expect(response.json(), `${method} ${url}`).toEqual(expected);
+      }
+      // Another workspace attaching the name learns nothing of it either.
+      const otherAgent = await newAgent(other);
+      const theirs = await send('POST', `/api/agents/${otherAgent}/tools`, other.headers, { tool_id: 'private_serch' });
+      expect(theirs.json()).toEqual(notFound(`Tool 'private_serch' does not exist in workspace '${other.id}'.`));
+      // Nothing was attached or detached by the refused requests.
+      expect((await send('GET', `/api/agents/${agent}/tools`, owner.headers)).json()).toEqual({
+        fallback: false,
+        tools: [expect.objectContaining({ id: 'read_file' })],
+      });
+      expect((await send('GET', `/api/agents/${otherAgent}/tools`, other.headers)).json()).toMatchObject({
+        fallback: true,
+      });
+    });
+
     it('hands the attachment config to the tool and logs the agent', async () => {
       const owner = await tenant();
       const agent = await newAgent(owner);
@@ -500,6 +625,42 @@ export function defineServerCases(harness: ServerStoreHarness): void {
       expect((await send('GET', `/api/agents/${agent}/tools`, owner.headers)).json()).toMatchObject({
         fallback: true,
       });
+    });
+
+    it('takes an empty body sent with Content-Type: application/json as no body', async () => {
+      const owner = await tenant();
+      const json = { ...owner.headers, 'content-type': 'application/json' };
+      const empty = (method: Method, url: string) => app.inject({ method, url, headers: json, payload: '' });
+      const agent = await newAgent(owner);
+      await send('POST', `/api/agents/${agent}/tools`, owner.headers, { tool_id: 'calculator' });
+
+      const called = await empty('POST', '/api/tools/list_files/call');
+      expect(called.statusCode).toBe(200);
+      expect(called.json()).toMatchObject({ status: 'success' });
+      expect((await empty('DELETE', `/api/agents/${agent}/tools/calculator`)).statusCode).toBe(204);
+      expect((await empty('DELETE', `/api/agents/${agent}`)).statusCode).toBe(204);
+      expect((await send('GET', `/api/agents/${agent}`, owner.headers)).statusCode).toBe(404);
+
+      // A route that needs a body says so, as it does without the header; nothing is written.
+      const created = await empty('POST', '/api/agents');
+      expect(created.statusCode).toBe(400);
+      expect(created.json()).toEqual({
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: 'The request body must be a JSON object, got nothing.',
+          details: { field: 'body' },
+        },
+      });
+      expect((await send('GET', '/api/agents', owner.headers)).json()).toEqual({ agents: [] });
+      // Not empty is still JSON: blanks and prototype keys are refused as before.
+      for (const payload of [' ', '{"name": "A", "__proto__": {"admin": true}}']) {
+        const refused = await app.inject({ method: 'POST', url: '/api/agents', headers: json, payload });
+        expect(refused.statusCode, payload).toBe(400);
+        expect(refused.json(), payload).toMatchObject({
+          error: { code: 'VALIDATION_ERROR', details: { field: 'body' } },
+        });
+      }
+      expect((await send('GET', '/api/agents', owner.headers)).json()).toEqual({ agents: [] });
     });
 
     it('answers 413 for a body over 1 MB', async () => {

@@ -68,6 +68,7 @@ function defineServiceBuiltinCases(harness: ServerStoreHarness): void {
         ['execute_javascript', 'code'],
         ['email_search', 'email'],
         ['email_get', 'email'],
+        ['email_inboxes', 'email'],
       ]),
     );
   });
@@ -102,6 +103,32 @@ function defineServiceBuiltinCases(harness: ServerStoreHarness): void {
     expect(hostile).toEqual(expect.objectContaining({ status: 'success', data: { emails: [], total: 0 } }));
     const wordless = await call('email_search', { query: '"*" ( -', inbox_id: 'jeff@example.com' });
     expect(wordless.error?.code).toBe('INVALID_ARGUMENTS');
+  });
+
+  it('lists the inboxes, and answers an unknown inbox with the ones there are', async () => {
+    const listed = await call('email_inboxes', {});
+    expect(listed).toMatchObject({
+      status: 'success',
+      data: { inboxes: [{ inbox: 'jeff@example.com', count: 1 }], total: 1 },
+    });
+    const typo = await call('email_search', { query: 'gas', inbox_id: 'jef@example.com' });
+    expect(typo).toMatchObject({
+      status: 'error',
+      error: {
+        code: 'INVALID_ARGUMENTS',
+        message: "No inbox 'jef@example.com'; did you mean 'jeff@example.com'? The largest is: jeff@example.com (1).",
+      },
+    });
+    const over = await call('email_inboxes', { limit: 1_000_000 });
+    expect(over.error?.message).toBe(
+      "Invalid arguments for 'email_inboxes': 'limit' must be <= 200, got number 1000000.",
+    );
+    const tool = await app.inject({ method: 'GET', url: '/api/tools/email_inboxes', headers });
+    expect(tool.json()).toMatchObject({
+      id: 'email_inboxes',
+      category: 'email',
+      annotations: { readOnly: true, idempotent: true, openWorld: false },
+    });
   });
 }
 

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
+import { environmentVariable } from '../environment-variable.js';
 import { oneLine, toJson } from '../output.js';
 
 const FORMATS = ['maildir', 'mbox', 'csv', 'jsonl', 'parquet'] as const;
@@ -151,7 +152,7 @@ async function withEmailStore<T>(
 ): Promise<T> {
   const { createStore } = await import('../../store/index.js');
   const { EmailStore } = await import('../../emails/email-store.js');
-  const store = await createStore(url ?? env.TOOLSHED_DATABASE_URL ?? undefined, { notifications: false });
+  const store = await createStore(url ?? environmentVariable(env, 'TOOLSHED_DATABASE_URL'), { notifications: false });
   try {
     await store.migrate();
     return await work(new EmailStore(store));

@@ -8,10 +8,11 @@ import {
   DEFAULT_MAX_SESSIONS_PER_TOKEN,
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
 } from '../../server/mcp-session-limits.js';
+import type { ServedConfigSync } from '../../server/served-config.js';
 import { RESOURCE_ID_PATTERN, type ToolshedStore } from '../../store/index.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
-import { loadTools, resolveToolSetup } from '../load-registry.js';
+import { type LoadedTools, loadTools, resolveToolSetup } from '../load-registry.js';
 import { visible } from '../output.js';
 import { openServiceStore } from '../serve/open-service-store.js';
 import { servedConfigOf } from '../serve/served-config-of.js';
@@ -50,8 +51,9 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  * Add `toolshed serve`: the service over the store in `TOOLSHED_DATABASE_URL` — the REST API at `/api`,
  * MCP over Streamable HTTP at `/mcp` (the token's workspace) and `/mcp/agents/:id` (one agent, from the
  * store or the configuration), `GET /health` and `GET /metrics`. Prints `toolshed serving N tools: MCP
- * at http://HOST:PORT/mcp` on stderr once listening, and runs until SIGINT or SIGTERM, which close the
- * MCP sessions and end the run with exit 0.
+ * at http://HOST:PORT/mcp` on stderr once listening, then the REST API's and the web catalog's
+ * addresses (and, on a database made before, how to make an API token), and runs until SIGINT or
+ * SIGTERM, which close the MCP sessions and end the run with exit 0.
  *
  * A port in use (or any address that cannot be bound) is one line on stderr and exit 1; a `--port`
  * that is not a whole number from 0 to 65535 is a usage error (exit 2). Port 0 picks a free port.
@@ -147,14 +149,11 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     );
   }
   // The service's built-ins come from the store (their files in the database), never the CLI's.
-  const tools = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false });
+  let tools = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false });
   const stores: ToolshedStore[] = [];
   try {
-    const [{ createServer }, { createServer: createApiServer }, { listenHttp, serverUrl }] = await Promise.all([
-      import('node:http'),
-      import('../../server/index.js'),
-      import('../serve/listen-http.js'),
-    ]);
+    const [{ createServer }, { createServer: createApiServer, reloadServedConfig }, { listenHttp, serverUrl }] =
+      await Promise.all([import('node:http'), import('../../server/index.js'), import('../serve/listen-http.js')]);
     const report = (error: unknown) => {
       io.stderr.write(`toolshed serve: ${visible(error instanceof Error ? error.message : String(error))}\n`);
     };
@@ -165,31 +164,36 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     });
     stores.push(store);
     const workspaceId = options.workspace ?? DEFAULT_WORKSPACE;
-    await bootstrapWorkspace(store, workspaceId, io);
-    const served = servedConfigOf(tools, workspaceId, options.tools ?? []);
+    const tokenHint = await bootstrapWorkspace(store, workspaceId, io);
+    let served = servedConfigOf(tools, workspaceId, options.tools ?? []);
+    const reportSync = (sync: ServedConfigSync) => {
+      for (const name of sync.tools.conflicts) {
+        report(
+          `tool '${name}' of ${served?.origin} is not served: workspace '${workspaceId}' already has a tool of that name that the configuration does not own`,
+        );
+      }
+      for (const id of sync.agents.conflicts) {
+        report(
+          `agent '${id}' of ${served?.origin} is not served: the id is taken by an agent the configuration does not own`,
+        );
+      }
+      for (const pair of sync.agents.missingTools) {
+        const [agent, tool] = pair.split('/');
+        report(
+          `agent '${agent}' of ${served?.origin}: tool '${tool}' does not exist in workspace '${workspaceId}', so it is not attached`,
+        );
+      }
+    };
+
     const runs = options.sandboxRunsPerProcess;
     const api = createApiServer({
       store,
       onError: report,
       ...(served === undefined ? {} : { config: served }),
-      onConfigSync: (sync) => {
-        for (const name of sync.tools.conflicts) {
-          report(
-            `tool '${name}' of ${served?.origin} is not served: workspace '${workspaceId}' already has a tool of that name that the configuration does not own`,
-          );
-        }
-        for (const id of sync.agents.conflicts) {
-          report(
-            `agent '${id}' of ${served?.origin} is not served: the id is taken by an agent the configuration does not own`,
-          );
-        }
-        for (const pair of sync.agents.missingTools) {
-          const [agent, tool] = pair.split('/');
-          report(
-            `agent '${agent}' of ${served?.origin}: tool '${tool}' does not exist in workspace '${workspaceId}', so it is not attached`,
-          );
-        }
-      },
+      // Every tool sees the configuration's environment (.env beside the file), as under `toolshed
+      // mcp` and `call`.
+      registryOptions: { env: tools.config?.env ?? io.env },
+      onConfigSync: (sync) => reportSync(sync),
       ...(runs === undefined ? {} : { builtins: { sandbox: { maxRunsPerSandbox: runs } } }),
       calls: {
         maxConcurrentCallsPerToken: options.maxConcurrentCallsPerToken ?? DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
@@ -225,8 +229,44 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       }
       // One write, so a reader waiting for the first line gets the agents with it.
       io.stderr.write(`${banner.join('\n')}\n`);
-      io.stderr.write(`toolshed serve: REST API at ${visible(base)}/api\n`);
-      const signal = await stopped.promise;
+      io.stderr.write(
+        `toolshed serve: REST API at ${visible(base)}/api\ntoolshed serve: web catalog at ${visible(base)}/\n${tokenHint ?? ''}`,
+      );
+      // SIGHUP: read the configuration again and sync it, keeping the one served now if it fails to load.
+      let reloading = Promise.resolve();
+      const onHangup = () => {
+        reloading = reloading.then(async () => {
+          if (served === undefined) {
+            report('SIGHUP received, but no configuration or --tools is served; nothing to reload');
+            return;
+          }
+          let next: LoadedTools;
+          try {
+            next = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false });
+          } catch (error) {
+            report(`SIGHUP: keeping what is served now: ${error instanceof Error ? error.message : String(error)}`);
+            return;
+          }
+          const nextServed = servedConfigOf(next, workspaceId, options.tools ?? []);
+          if (nextServed === undefined) {
+            await next.close();
+            return;
+          }
+          const sync = await reloadServedConfig(api, nextServed);
+          reportSync(sync);
+          const previous = tools;
+          tools = next;
+          served = nextServed;
+          await previous.close();
+          const { added, updated, removed } = sync.tools;
+          io.stderr.write(
+            `toolshed serve: reloaded ${visible(nextServed.origin)}: ${added.length} added, ${updated.length} updated, ${removed.length} removed\n`,
+          );
+        }, report);
+      };
+      process.on('SIGHUP', onHangup);
+      const signal = await stopped.promise.finally(() => process.off('SIGHUP', onHangup));
+      await reloading;
       io.stderr.write(`toolshed serve: ${signal} received, shutting down\n`);
     } finally {
       stopped.dispose();
@@ -248,10 +288,19 @@ export const DEFAULT_WORKSPACE = 'default';
 
 /**
  * On an empty database, create the served workspace and a token for it, printed once on stderr (only
- * its hash is stored).
+ * its hash is stored). On a database that has workspaces, the line that says how to make a token
+ * (the first one was shown only once), to print once the server listens.
  */
-async function bootstrapWorkspace(store: ToolshedStore, workspaceId: string, io: CliContext['io']): Promise<void> {
-  if ((await store.workspaces.list()).length > 0) return;
+async function bootstrapWorkspace(
+  store: ToolshedStore,
+  workspaceId: string,
+  io: CliContext['io'],
+): Promise<string | undefined> {
+  const workspaces = await store.workspaces.list();
+  if (workspaces.length > 0) {
+    const id = workspaces.some((workspace) => workspace.id === workspaceId) ? workspaceId : workspaces[0]?.id;
+    return `toolshed serve: an API token is shown only when it is made; make one with 'toolshed token create --workspace ${visible(id ?? workspaceId)}' (with the same TOOLSHED_DATABASE_URL)\n`;
+  }
   const workspace = await store.workspaces.create({
     id: workspaceId,
     name: workspaceId === DEFAULT_WORKSPACE ? 'Default' : workspaceId,
@@ -261,6 +310,7 @@ async function bootstrapWorkspace(store: ToolshedStore, workspaceId: string, io:
     `toolshed serve: created workspace '${visible(workspaceId)}'; its API token (shown once): ${token}\n` +
       `  use it as 'Authorization: Bearer <token>' with 'X-Workspace-Id: ${visible(workspaceId)}'\n`,
   );
+  return undefined;
 }
 
 function toolCount(count: number): string {

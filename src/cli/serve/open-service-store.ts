@@ -1,10 +1,14 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { MigrationReport, ToolshedStore } from '../../store/index.js';
+import { environmentVariable } from '../environment-variable.js';
 import type { CliIo } from '../output.js';
 
-/** The database URL of the service: `TOOLSHED_DATABASE_URL`, default `./toolshed.db` (in the cwd). */
+/**
+ * The database URL of the service: `TOOLSHED_DATABASE_URL`, default `./toolshed.db` (in the cwd), also
+ * when the variable is empty.
+ */
 export function serviceDatabaseUrl(io: CliIo): string {
-  const url = io.env.TOOLSHED_DATABASE_URL ?? './toolshed.db';
+  const url = environmentVariable(io.env, 'TOOLSHED_DATABASE_URL') ?? './toolshed.db';
   if (/^postgres(ql)?:\/\//.test(url) || url === ':memory:') return url;
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   return isAbsolute(path) ? path : resolve(io.cwd, path);

@@ -1,5 +1,3 @@
-import type { ToolshedConfig } from '../../config/validate-config.js';
-import type { ToolSpec } from '../../core/tool-spec.js';
 import { READ_TOOL_OUTPUT } from '../../registry/read-tool-output.js';
 import type { ServedConfig, ServedToolSource } from '../../server/served-config.js';
 import type { LoadedTools } from '../load-registry.js';
@@ -37,12 +35,9 @@ export function servedConfigOf(
   }
   const served: Array<ServedConfig['tools'][number]> = [];
   const builtins: string[] = [];
-  const { defaults } = config.config;
-  for (const tool of tools.registry.tools()) {
-    // The file's `defaults:` go with each tool, as `toolshed mcp` and `toolshed call` apply them.
-    const spec = withDefaults(tool, defaults);
-    // Every view has its own output reader; it is not a tool of the configuration.
-    if (spec.name === READ_TOOL_OUTPUT) continue;
+  // The file's `defaults:` go with each tool, as `toolshed mcp` and `toolshed call` apply them; the
+  // output reader is left out (every view has its own; it is not a tool of the configuration).
+  for (const spec of config.specs(tools.registry)) {
     const source = sourceName(config.sourceOf(spec.name));
     if (source === 'builtin') {
       builtins.push(spec.name);
@@ -65,20 +60,6 @@ export function servedConfigOf(
       config: agent.config,
     })),
     keepSources: config.mcpFailures.map((failure) => `mcp:${failure.name}`),
-  };
-}
-
-function withDefaults(spec: ToolSpec, defaults: ToolshedConfig['defaults']): ToolSpec {
-  const timeoutMs = spec.timeoutMs ?? defaults.timeoutMs;
-  const maxOutputChars = spec.maxOutputChars ?? defaults.maxOutputChars;
-  const extraArgs = spec.extraArgs ?? defaults.extraArgs;
-  if (timeoutMs === spec.timeoutMs && maxOutputChars === spec.maxOutputChars && extraArgs === spec.extraArgs)
-    return spec;
-  return {
-    ...spec,
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    ...(maxOutputChars === undefined ? {} : { maxOutputChars }),
-    ...(extraArgs === undefined ? {} : { extraArgs }),
   };
 }
 

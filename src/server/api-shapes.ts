@@ -108,6 +108,22 @@ export interface AgentView {
 }
 
 /**
+ * The workspace's default tool set (`GET`, `PUT` and `DELETE /api/workspace/default-tools`): the tools
+ * `/mcp` serves and an agent that never had an attachment uses. `custom: false` means every tool the
+ * workspace sees (tools added later included); `true`, the tools chosen with `PUT`.
+ *
+ * @example
+ * ```ts
+ * const set = (await (await fetch('/api/workspace/default-tools')).json()) as DefaultToolSetView;
+ * set.custom ? set.tools.map((tool) => tool.id) : 'every tool';
+ * ```
+ */
+export interface DefaultToolSetView {
+  custom: boolean;
+  tools: ToolView[];
+}
+
+/**
  * A logged call as the API shows it (`GET /api/calls`).
  *
  * @example

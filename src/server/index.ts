@@ -8,6 +8,7 @@ export { ApiError } from './api-error.js';
 export type {
   AgentView,
   AttachedToolView,
+  DefaultToolSetView,
   RequiredEnvVarStatus,
   ToolCallView,
   ToolDetailView,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
 import { STORE_LIMITS, type WorkspaceToolSet } from '../store/index.js';
 import { notFound, validationError } from './api-error.js';
+import type { DefaultToolSetView } from './api-shapes.js';
 import { toolView } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import type { ServerContext } from './server-context.js';
@@ -49,6 +50,6 @@ export function registerWorkspaceRoutes(app: FastifyInstance, context: ServerCon
   );
 }
 
-function toolSetView(set: WorkspaceToolSet) {
+function toolSetView(set: WorkspaceToolSet): DefaultToolSetView {
   return { custom: set.custom, tools: set.tools.map(toolView) };
 }

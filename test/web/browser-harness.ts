@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../../scripts/ensure-chromium.mjs';
 import { assertBuilt, ROOT, type RunningCli, startCli } from '../cli/run-cli.js';
 
@@ -17,21 +17,30 @@ export const SCREENSHOTS = process.env.TOOLSHED_SCREENSHOTS ?? join(tmpdir(), `t
 export interface RunningService {
   base: string;
   token: string;
+  /** The folder it runs in, which holds its database (`toolshed.db`). */
+  folder: string;
   cli: RunningCli;
   stop(): Promise<void>;
 }
 
-/** Options of {@link startService}. */
+/** How {@link startService} starts the server. */
 export interface ServiceOptions {
   /** Put files in the service's temp folder before it starts (a configuration to serve). */
   prepare?: (folder: string) => void;
-  /** More arguments of `serve` (`--config toolshed.yaml`, relative to the temp folder). */
+  /** More arguments of `toolshed serve`, such as `['--config', file]` (relative to the folder). */
   args?: readonly string[];
+  /** The folder to run in, with its database; a new temporary folder (removed by `stop()`) when omitted. */
+  folder?: string;
+  /** The port (default 0: a free one). */
+  port?: number;
+  /** The token of a database that already has one: a restart prints none. */
+  token?: string;
 }
 
 /**
  * Start `node bin/toolshed.js serve --port 0` (the built CLI) in an empty temp folder on a new SQLite
- * database, and wait for the token and address it prints.
+ * database, and wait for the token and address it prints. `options` add arguments (a configuration),
+ * or restart on a folder and port of an earlier run with its token.
  *
  * @example
  * ```ts
@@ -45,26 +54,71 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   if (!existsSync(join(ROOT, 'dist', 'web', 'index.html'))) {
     throw new Error('dist/web/index.html is missing: run `npm run build` before the browser tests.');
   }
-  const folder = mkdtempSync(join(tmpdir(), 'toolshed-web-e2e-'));
+  const folder = options.folder ?? mkdtempSync(join(tmpdir(), 'toolshed-web-e2e-'));
   options.prepare?.(folder);
-  const cli = startCli(['serve', '--port', '0', ...(options.args ?? [])], {
+  const cli = startCli(['serve', '--port', String(options.port ?? 0), ...(options.args ?? [])], {
     cwd: folder,
     env: { TOOLSHED_DATABASE_URL: join(folder, 'toolshed.db') },
   });
-  const token = (await cli.waitForStderr(/shown once\): (\S+)/))[1] ?? '';
+  const token = options.token ?? (await cli.waitForStderr(/shown once\): (\S+)/))[1] ?? '';
   const base = (await cli.waitForStderr(/REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/))[1] ?? '';
   return {
     base,
     token,
+    folder,
     cli,
     async stop() {
       if (cli.child.exitCode === null && cli.child.signalCode === null) {
         cli.child.kill('SIGTERM');
         await cli.exited;
       }
-      rmSync(folder, { recursive: true, force: true });
+      if (options.folder === undefined) rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Call the REST API of a running service as its workspace's token, and return the status and the
+ * parsed body.
+ *
+ * @example
+ * ```ts
+ * const { status, body } = await apiCall(service, 'GET', '/api/tools');
+ * ```
+ */
+export async function apiCall<T = unknown>(
+  service: Pick<RunningService, 'base' | 'token'>,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${service.base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${service.token}`,
+      'x-workspace-id': 'default',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as T };
+}
+
+/**
+ * Type the workspace id and token into the token screen and wait for the catalog.
+ *
+ * @example
+ * ```ts
+ * await page.goto(`${service.base}/`);
+ * await signIn(page, service.token);
+ * ```
+ */
+export async function signIn(page: Page, token: string): Promise<void> {
+  await page.getByLabel('Workspace id').fill('default');
+  await page.getByLabel('API token').fill(token);
+  await page.getByLabel('API token').press('Enter');
+  await page.getByRole('heading', { name: 'Tool catalog' }).waitFor();
 }
 
 /** A headless Chromium with a fresh profile, and every request it made to a host other than 127.0.0.1. */

@@ -71,7 +71,9 @@ describe('editing tools and agents in the web catalog', () => {
       await page.goto(`${service.base}/tools/${id}`);
       await page.getByTestId('read-only-notice').waitFor();
       expect(await page.getByTestId('read-only-notice').textContent()).toBe(notice);
-      expect(await page.getByTestId('source-badge').textContent()).toBe(id === 'read_file' ? 'built-in' : 'config');
+      expect(await page.locator('.tool-meta').getByTestId('source-badge').textContent()).toBe(
+        id === 'read_file' ? 'built-in' : 'toolshed.yaml',
+      );
       expect(await page.getByRole('button', { name: 'Save changes' }).count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Delete this tool' }).count()).toBe(0);
     }
@@ -88,7 +90,7 @@ describe('editing tools and agents in the web catalog', () => {
     expect(created.status).toBe(201);
     await page.goto(`${service.base}/tools/company_search`);
     await page.getByRole('heading', { name: 'Edit' }).waitFor();
-    expect(await page.getByTestId('source-badge').textContent()).toBe('api');
+    expect(await page.locator('.tool-meta').getByTestId('source-badge').textContent()).toBe('API');
     expect(await page.getByTestId('read-only-notice').count()).toBe(0);
 
     // A blank description is refused by the server, and the message shows under the field.
@@ -138,12 +140,10 @@ describe('editing tools and agents in the web catalog', () => {
     await page.goto(`${service.base}/agents`);
     const assistant = page.getByRole('list', { name: 'Agents' }).getByRole('listitem').filter({ hasText: 'assistant' });
     await assistant.waitFor();
-    expect(await assistant.getByTestId('source-badge').textContent()).toBe('config');
+    expect(await assistant.getByTestId('source-badge').textContent()).toBe('toolshed.yaml');
     await assistant.getByRole('link').click();
-    await page.getByTestId('read-only-notice').waitFor();
-    expect(await page.getByTestId('read-only-notice').textContent()).toBe(
-      `Agent 'assistant' is defined in ${origin}; edit it there.`,
-    );
+    await page.getByTestId('agent-origin').waitFor();
+    expect(await page.getByTestId('agent-origin').textContent()).toContain(`This agent is defined in ${origin}.`);
     await page.getByRole('table', { name: 'Attached tools' }).waitFor();
     for (const control of ['Attach tool', 'Save', 'Delete this agent', 'Detach calculator']) {
       expect(await page.getByRole('button', { name: control }).count(), control).toBe(0);

@@ -4,15 +4,16 @@ import type { Agent, AttachedTool, Tool } from './api-types.js';
 import { CopyButton } from './copy-button.js';
 import { Link, navigate } from './router.js';
 import { useApi, useSession } from './session.js';
-import { readOnlyNotice, SourceBadge } from './source-badge.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
+import { AgentSourceBadge } from './tool-source.js';
+import { isConfigAgent } from './tool-source-labels.js';
 
 /**
  * One agent: how to connect an MCP client to it (its URL and a Claude Desktop snippet), its tools with
  * their per-attachment config (attach with a JSON config, detach), whether it falls back to the
- * workspace's default set, and the system-prompt docs of its tools. An agent made through the API
- * can be renamed, given other tools and deleted here; a configuration's agent says which file to edit
- * and offers none of that.
+ * workspace's default set, and the system-prompt docs of its tools. An agent made through the API can
+ * be renamed, given other tools and deleted here; an agent defined in a configuration file says so and
+ * offers none of that: the file is where it changes.
  *
  * @example
  * ```tsx
@@ -24,6 +25,7 @@ export function AgentPage(props: { agentId: string }) {
   const agent = useApi<Agent>(base);
   const attached = useApi<{ tools: AttachedTool[]; fallback: boolean }>(`${base}/tools`);
   const prompt = useApi<string>(`${base}/prompt`);
+  const readOnly = agent.status === 'ready' && isConfigAgent(agent.data);
   const changed = () => {
     attached.reload();
     prompt.reload();
@@ -46,7 +48,6 @@ export function AgentPage(props: { agentId: string }) {
       </>
     );
   }
-  const editable = agent.data.source !== 'config';
   return (
     <>
       <p className="breadcrumb">
@@ -54,15 +55,15 @@ export function AgentPage(props: { agentId: string }) {
       </p>
       <h1 tabIndex={-1}>{agent.data.name}</h1>
       <p className="tool-meta">
-        <code>{agent.data.id}</code>
-        {editable ? null : <SourceBadge source="config" origin={agent.data.origin} />}
+        <code>{agent.data.id}</code> <AgentSourceBadge agent={agent.data} />
       </p>
       {agent.data.description === null ? null : <p>{agent.data.description}</p>}
-      {editable ? null : (
-        <p className="notice" data-testid="read-only-notice">
-          {readOnlyNotice('agent', agent.data.id, 'config', agent.data.origin)}
+      {readOnly ? (
+        <p className="read-only-notice" data-testid="agent-origin">
+          This agent is defined in <code>{agent.data.origin ?? 'a configuration file'}</code>. Its tools and their
+          config come from that file: change them there, and the server takes them up when it serves the file again.
         </p>
-      )}
+      ) : null}
       <div className="tool-layout agent-layout">
         <div className="tool-main">
           <section aria-labelledby="agent-tools-heading">
@@ -72,10 +73,10 @@ export function AgentPage(props: { agentId: string }) {
             ) : attached.status === 'error' ? (
               <ErrorState error={attached.error} onRetry={attached.reload} />
             ) : (
-              <AttachedTools agentId={props.agentId} list={attached.data} onChange={changed} editable={editable} />
+              <AttachedTools agentId={props.agentId} list={attached.data} onChange={changed} readOnly={readOnly} />
             )}
           </section>
-          {editable ? (
+          {readOnly ? null : (
             <AttachForm
               agentId={props.agentId}
               attachedIds={
@@ -83,7 +84,7 @@ export function AgentPage(props: { agentId: string }) {
               }
               onAttached={changed}
             />
-          ) : null}
+          )}
           <section aria-labelledby="prompt-heading">
             <h2 id="prompt-heading">System-prompt docs</h2>
             {prompt.status === 'loading' ? (
@@ -104,12 +105,12 @@ export function AgentPage(props: { agentId: string }) {
         </div>
         <div className="tool-side">
           <Connect agentId={agent.data.id} />
-          {editable ? (
+          {readOnly ? null : (
             <>
               <RenameAgent agent={agent.data} onSaved={agent.reload} />
               <DeleteAgent agentId={agent.data.id} name={agent.data.name} />
             </>
-          ) : null}
+          )}
         </div>
       </div>
     </>
@@ -120,7 +121,7 @@ function AttachedTools(props: {
   agentId: string;
   list: { tools: AttachedTool[]; fallback: boolean };
   onChange(): void;
-  editable: boolean;
+  readOnly: boolean;
 }) {
   const { request } = useSession();
   const [error, setError] = useState<ApiFailure | undefined>();
@@ -140,13 +141,14 @@ function AttachedTools(props: {
     }
   };
   const { tools, fallback } = props.list;
-  const actions = !fallback && props.editable;
+  const actions = !fallback && !props.readOnly;
   return (
     <>
       {fallback ? (
         <p className="notice" data-testid="fallback-notice">
-          <strong>Fallback:</strong> no tools are attached, so this agent uses the workspace's default set (
-          {tools.length} {tools.length === 1 ? 'tool' : 'tools'}). Attach a tool to give it its own set.
+          <strong>Fallback:</strong> no tool was ever attached, so this agent uses the workspace's default set (
+          {tools.length} {tools.length === 1 ? 'tool' : 'tools'}).
+          {props.readOnly ? '' : ' Attach a tool to give it its own set.'}
         </p>
       ) : (
         <p className="muted" data-testid="attached-count">
@@ -158,7 +160,7 @@ function AttachedTools(props: {
         <EmptyState
           title={
             fallback
-              ? 'The workspace has no tools.'
+              ? "The workspace's default set is empty."
               : 'No tools attached: this agent can use none. Detaching never falls back to the default set.'
           }
         />
@@ -185,7 +187,7 @@ function AttachedTools(props: {
                       <code>{JSON.stringify(tool.config)}</code>
                     )}
                   </td>
-                  {actions ? (
+                  {!actions ? null : (
                     <td>
                       <button
                         type="button"
@@ -197,7 +199,7 @@ function AttachedTools(props: {
                         {busy === tool.id ? 'Detaching…' : 'Detach'}
                       </button>
                     </td>
-                  ) : null}
+                  )}
                 </tr>
               ))}
             </tbody>

@@ -3,12 +3,13 @@ import { ApiFailure } from './api-client.js';
 import type { Agent } from './api-types.js';
 import { Link, navigate } from './router.js';
 import { useApi, useSession } from './session.js';
-import { SourceBadge } from './source-badge.js';
 import { EmptyState, ErrorState, LoadingState } from './states.js';
+import { AgentSourceBadge } from './tool-source.js';
+import { isConfigAgent } from './tool-source-labels.js';
 
 /**
- * The workspace's agents (a configuration's own marked `config`) and a form to create one (which then
- * opens the new agent's page).
+ * The workspace's agents, each with its source (created through the API, or defined in a
+ * configuration file), and a form to create one (which then opens the new agent's page).
  *
  * @example
  * ```tsx
@@ -22,7 +23,8 @@ export function AgentsPage() {
       <h1 tabIndex={-1}>Agents</h1>
       <p className="muted">
         An agent is a named set of tools with per-tool config, served over MCP at <code>/mcp/agents/ID</code>. An agent
-        that never had a tool attached uses the workspace's default set.
+        that never had a tool attached uses the workspace's default set. Agents defined in a configuration file are
+        changed in that file.
       </p>
       <CreateAgentForm />
       <h2>All agents</h2>
@@ -40,10 +42,14 @@ export function AgentsPage() {
                 <Link to={`/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link>
               </h3>
               <p className="tool-meta">
-                <code>{agent.id}</code>
-                {agent.source === 'config' ? <SourceBadge source="config" origin={agent.origin} /> : null}
+                <code>{agent.id}</code> <AgentSourceBadge agent={agent} />
               </p>
               {agent.description === null ? null : <p>{agent.description}</p>}
+              {isConfigAgent(agent) ? (
+                <p className="muted" data-testid="agent-origin">
+                  defined in <code>{agent.origin ?? 'a configuration file'}</code>
+                </p>
+              ) : null}
             </li>
           ))}
         </ul>

@@ -22,7 +22,7 @@ export class ApiFailure extends Error {
 
 /** How a request is sent. */
 export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Sent as JSON. */
   body?: unknown;
   signal?: AbortSignal;

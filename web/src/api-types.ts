@@ -6,6 +6,7 @@
 export type {
   AgentView as Agent,
   AttachedToolView as AttachedTool,
+  DefaultToolSetView as DefaultToolSet,
   RequiredEnvVarStatus,
   ToolCallView as ToolCall,
   ToolDetailView as ToolDetail,

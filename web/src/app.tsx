@@ -11,6 +11,7 @@ import {
 } from './api-client.js';
 import { CallsPage } from './calls-page.js';
 import { CatalogPage } from './catalog-page.js';
+import { DefaultToolsPage } from './default-tools-page.js';
 import { Link, usePath } from './router.js';
 import { type Session, SessionContext, useSession } from './session.js';
 import { EmptyState } from './states.js';
@@ -18,8 +19,8 @@ import { TokenScreen } from './token-screen.js';
 import { ToolPage } from './tool-page.js';
 
 /**
- * The catalog app: the token screen until a token is accepted, then the pages (catalog, tool, agents,
- * agent, calls) under one header.
+ * The catalog app: the token screen until a token is accepted, then the pages (catalog, tool, default
+ * tools, agents, agent, calls) under one header.
  *
  * @example
  * ```tsx
@@ -84,7 +85,13 @@ function Shell() {
     if (pathname === '/') return;
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [pathname]);
-  const section = pathname.startsWith('/agents') ? 'agents' : pathname.startsWith('/calls') ? 'calls' : 'catalog';
+  const section = pathname.startsWith('/agents')
+    ? 'agents'
+    : pathname.startsWith('/calls')
+      ? 'calls'
+      : pathname.startsWith('/default-tools')
+        ? 'default-tools'
+        : 'catalog';
   return (
     <>
       <a className="skip-link" href="#main">
@@ -97,6 +104,9 @@ function Shell() {
         <nav aria-label="Main">
           <Link to="/" current={section === 'catalog'}>
             Catalog
+          </Link>
+          <Link to="/default-tools" current={section === 'default-tools'}>
+            Default tools
           </Link>
           <Link to="/agents" current={section === 'agents'}>
             Agents
@@ -137,6 +147,7 @@ function Route(props: { pathname: string }) {
   const agent = /^\/agents\/([^/]+)\/?$/.exec(pathname);
   if (agent?.[1] !== undefined) return <AgentPage key={agent[1]} agentId={decodeURIComponent(agent[1])} />;
   if (pathname === '/calls' || pathname === '/calls/') return <CallsPage />;
+  if (pathname === '/default-tools' || pathname === '/default-tools/') return <DefaultToolsPage />;
   return (
     <>
       <h1 tabIndex={-1}>Page not found</h1>

@@ -1,26 +1,4 @@
 /**
- * Where a tool or agent comes from, as a badge: `built-in`, `config`, `module`, `mcp: server`, `api`
- * or `code`, with the configuration file in its title.
- *
- * @example
- * ```tsx
- * <SourceBadge source="config" origin="examples/toolshed.yaml" />
- * ```
- */
-export function SourceBadge(props: { source: string; origin: string | null }) {
-  const label = props.source === 'builtin' ? 'built-in' : props.source.replace(/^mcp:/, 'mcp: ');
-  return (
-    <span
-      className="badge badge-quiet"
-      data-testid="source-badge"
-      title={props.origin === null ? undefined : `Defined in ${props.origin}`}
-    >
-      {label}
-    </span>
-  );
-}
-
-/**
  * Whether the API may change a tool of this source: only the workspace's own (`api`, `code`).
  *
  * @example

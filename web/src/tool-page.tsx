@@ -4,16 +4,19 @@ import { CopyButton } from './copy-button.js';
 import { Link } from './router.js';
 import { SchemaTable } from './schema-table.js';
 import { useApi } from './session.js';
-import { isEditableTool, readOnlyNotice, SourceBadge } from './source-badge.js';
-import { ErrorState, LoadingState } from './states.js';
+import { isEditableTool, readOnlyNotice } from './source-badge.js';
+import { EmptyState, ErrorState, LoadingState } from './states.js';
 import { DeleteTool, ToolEditor } from './tool-editor.js';
+import { SourceBadge, UnavailableMark } from './tool-source.js';
+import { sourceDescription } from './tool-source-labels.js';
 import { TryItForm } from './try-it-form.js';
 
 /**
- * One tool: its description, when to use it, where it comes from, the environment variables it needs
- * (set or not on the server), its input schema as a table, the "try it" form and its export for each
- * provider. The workspace's own tools (`api`, `code`) can be edited and deleted here; the others say
- * where they are defined instead.
+ * One tool: where it comes from (and, when this server cannot run it, why), its description, when to
+ * use it, the environment variables it needs (set or not on the server), its input schema as a table,
+ * the "try it" form and its export for each provider (a tool this server cannot run has its form
+ * disabled and no exports). The workspace's own tools (`api`, `code`) can be edited and deleted here;
+ * the others say where they are defined instead.
  *
  * @example
  * ```tsx
@@ -50,7 +53,8 @@ export function ToolPage(props: { toolId: string }) {
       <h1 tabIndex={-1}>{data.name}</h1>
       <p className="tool-meta">
         <code>{data.id}</code> <span className="badge">{data.category}</span>
-        <SourceBadge source={data.source} origin={data.origin} />
+        <span className="badge badge-quiet">{data.scope}</span>
+        <SourceBadge tool={data} />
         {annotations.map(([name]) => (
           <span key={name} className="badge badge-quiet">
             {name}
@@ -71,6 +75,10 @@ export function ToolPage(props: { toolId: string }) {
           {readOnlyNotice('tool', data.id, data.source, data.origin)}
         </p>
       )}
+      <p className="muted" data-testid="tool-source">
+        {sourceDescription(data)}
+      </p>
+      {data.available === false ? <UnavailableMark reason={data.unavailable_reason} /> : null}
       <div className="tool-layout">
         <div className="tool-main">
           <section aria-labelledby="about-heading">
@@ -98,13 +106,25 @@ export function ToolPage(props: { toolId: string }) {
           </section>
           <section aria-labelledby="try-heading" className="card">
             <h2 id="try-heading">Try it</h2>
-            <TryItForm toolId={data.id} schema={data.parameters_schema} />
+            <TryItForm
+              toolId={data.id}
+              schema={data.parameters_schema}
+              {...(data.available === false
+                ? { unavailable: data.unavailable_reason ?? 'This server cannot run this tool now.' }
+                : {})}
+            />
           </section>
         </div>
         <section aria-labelledby="exports-heading" className="tool-side">
           <h2 id="exports-heading">Exports</h2>
-          {/* Read again when the tool changed: an edit changes its exports. */}
-          <Exports key={data.updated_at} toolId={data.id} />
+          {data.available === false ? (
+            <EmptyState title="No exports while this server cannot run the tool.">
+              A model could call it, but nothing here would answer; the exports come back once it is available.
+            </EmptyState>
+          ) : (
+            // Read again when the tool changed: an edit changes its exports.
+            <Exports key={data.updated_at} toolId={data.id} />
+          )}
           {editable ? <DeleteTool toolId={data.id} name={data.name} /> : null}
         </section>
       </div>

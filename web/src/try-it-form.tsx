@@ -24,13 +24,14 @@ const VALIDATOR = new InterpretingValidator<Arguments>();
  * the browser (errors under each field, focus on the first), sends them to
  * `POST /api/tools/:id/call` (optionally as one of the workspace's agents) and shows the ToolResult.
  * A string field whose schema sets `contentMediaType` (the code of `execute_python`) is a code editor.
+ * With `unavailable` (why this server cannot run the tool) the form is shown disabled, with the reason.
  *
  * @example
  * ```tsx
  * <TryItForm toolId="calculator" schema={tool.parameters_schema} />
  * ```
  */
-export function TryItForm(props: { toolId: string; schema: Record<string, unknown> }) {
+export function TryItForm(props: { toolId: string; schema: Record<string, unknown>; unavailable?: string }) {
   const { request } = useSession();
   const agents = useApi<{ agents: Agent[] }>('/api/agents');
   const [formData, setFormData] = useState<Arguments>({});
@@ -41,6 +42,7 @@ export function TryItForm(props: { toolId: string; schema: Record<string, unknow
   const uiSchema = useMemo(() => ({ ...codeFieldsUiSchema(props.schema), ...SUBMIT }), [props.schema]);
 
   const run = async ({ formData: submitted }: IChangeEvent<Arguments>) => {
+    if (props.unavailable !== undefined) return;
     setRunning(true);
     setFailure(undefined);
     try {
@@ -58,10 +60,20 @@ export function TryItForm(props: { toolId: string; schema: Record<string, unknow
 
   return (
     <div className="try-it">
+      {props.unavailable === undefined ? null : (
+        <p className="unavailable-notice" id="try-it-unavailable" data-testid="try-it-unavailable">
+          <strong>This server cannot run this tool now.</strong> {props.unavailable}
+        </p>
+      )}
       {agents.status === 'ready' && agents.data.agents.length > 0 ? (
         <div className="field">
           <label htmlFor="run-as">Run as</label>
-          <select id="run-as" value={agentId} onChange={(event) => setAgentId(event.target.value)}>
+          <select
+            id="run-as"
+            value={agentId}
+            onChange={(event) => setAgentId(event.target.value)}
+            disabled={props.unavailable !== undefined}
+          >
             <option value="">No agent (every workspace tool)</option>
             {agents.data.agents.map((agent) => (
               <option key={agent.id} value={agent.id}>
@@ -83,7 +95,7 @@ export function TryItForm(props: { toolId: string; schema: Record<string, unknow
         showErrorList={false}
         noHtml5Validate
         focusOnFirstError
-        disabled={running}
+        disabled={running || props.unavailable !== undefined}
         idPrefix="arg"
       />
       <section className="result-area" aria-live="polite" aria-label="Result">

@@ -72,7 +72,10 @@ export function toolPatchOf(tool: ToolRecord, body: unknown): ToolPatch {
     throw validationError('body', `The request body must be a JSON object, got ${describeValue(body)}.`);
   }
   const restDefinition = isRestDefinition(tool);
-  const fields = restDefinition ? REST_TOOL_FIELDS.filter((field) => field !== 'id') : METADATA_PATCH_FIELDS;
+  const fields = restDefinition
+    ? REST_TOOL_FIELDS.filter((field) => field !== 'id')
+    : // A code tool's `code` is checked in its sandbox by the route before the rest gets here.
+      [...METADATA_PATCH_FIELDS, ...(tool.source === 'code' ? ['code'] : [])];
   if (Object.hasOwn(body, 'id') && body.id !== tool.id) {
     throw validationError(
       'id',

@@ -7,7 +7,7 @@ import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from '.
 import { requireObjectBody } from './body-validation.js';
 import { callTool } from './call-tool.js';
 import { checkCodeTool } from './code-tool-check.js';
-import { codeToolInputOf, refuseUnknownToolType } from './code-tool-input.js';
+import { codeToolInputOf, MAX_CODE_BYTES, refuseUnknownToolType } from './code-tool-input.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
 import { checkRestToolDefinition, restToolColumns } from './rest-tool-definition.js';
 import type { ServerContext } from './server-context.js';
@@ -125,7 +125,16 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     if (tool === undefined) throw await unknownTool(id, request.workspaceId);
     // Whatever the body says, a tool the service or a configuration owns is not the API's to change.
     if (tool.source !== 'api' && tool.source !== 'code') throw StoreReadOnlyError.forTool(id, tool.source, tool.origin);
-    const updated = await store.tools.update(request.workspaceId, id, toolPatchOf(tool, request.body));
+    const body = request.body;
+    if (tool.source === 'code' && isPlainObject(body) && Object.hasOwn(body, 'code')) {
+      // New code is checked in the workspace's sandbox as at creation; nothing changes unless it passes.
+      const { code, ...rest } = body;
+      const others = Object.keys(rest).filter((key) => key !== 'id' || rest.id !== id);
+      const patch = others.length === 0 ? {} : toolPatchOf(tool, rest);
+      const config = await checkedCodeConfig(context, request.workspaceId, tool, code);
+      return toolView(await store.tools.update(request.workspaceId, id, { ...patch, config }));
+    }
+    const updated = await store.tools.update(request.workspaceId, id, toolPatchOf(tool, body));
     return toolView(updated);
   });
 
@@ -173,4 +182,33 @@ async function createCodeTool(context: ServerContext, workspaceId: string, body:
   }
   await checkCodeTool(sandbox, input);
   return context.store.tools.createWorkspaceTool(workspaceId, input.record);
+}
+
+/**
+ * The config of a code tool with new `code`, once the code passed the checks of a new tool (its
+ * syntax, its function) in the workspace's sandbox.
+ */
+async function checkedCodeConfig(
+  context: ServerContext,
+  workspaceId: string,
+  tool: ToolRecord,
+  code: unknown,
+): Promise<Record<string, unknown>> {
+  const type = tool.config?.type;
+  if (type !== 'python' && type !== 'javascript') {
+    throw validationError('code', `Tool '${tool.id}' is not a Python or JavaScript code tool.`);
+  }
+  if (typeof code !== 'string' || code.trim() === '') {
+    throw validationError('code', `'code' must be the tool's ${type} source text, got ${describeValue(code)}.`);
+  }
+  const bytes = Buffer.byteLength(code);
+  if (bytes > MAX_CODE_BYTES) {
+    throw validationError('code', `'code' must be at most ${MAX_CODE_BYTES} bytes, got ${bytes}.`);
+  }
+  const sandbox = context.codeSandboxes?.sandboxFor(type, workspaceId);
+  if (sandbox === undefined) {
+    throw validationError('code', `This server runs no sandbox, so it cannot check or run '${type}' code.`);
+  }
+  await checkCodeTool(sandbox, { type, id: tool.id, code });
+  return { ...tool.config, type, code };
 }

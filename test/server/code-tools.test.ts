@@ -340,6 +340,46 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
     expect(await workspaceToolIds(owner)).toEqual([]);
   }, 30_000);
 
+  it('changes its code with PATCH, checked as at creation: bad code is refused with its line and the old code runs on', async () => {
+    const owner = await tenant();
+    const created = await send(
+      owner,
+      'POST',
+      '/api/tools',
+      codeTool('add_numbers', 'python', ADD_NUMBERS, { description: 'Add two numbers.', parameters: NUMBERS }),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const broken = await send(owner, 'PATCH', '/api/tools/add_numbers', {
+      code: 'def add_numbers(a, b):\n    return {"sum": a +* b}\n',
+    });
+    expect(broken.status, JSON.stringify(broken.body)).toBe(400);
+    expect(broken.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'code' } });
+    expect((broken.body.error as { message: string }).message).toMatch(/line 2/);
+    const stillOld = await send(owner, 'POST', '/api/tools/add_numbers/call', { arguments: { a: 2, b: 3 } });
+    expect(stillOld.body).toMatchObject({ status: 'success', data: { sum: 5 } });
+
+    const renamed = await send(owner, 'PATCH', '/api/tools/add_numbers', { code: 'def other(a, b):\n    return 1\n' });
+    expect(renamed.status).toBe(400);
+    expect(renamed.body.error).toMatchObject({ details: { field: 'code' } });
+    for (const [code, message] of [
+      [7, "'code' must be the tool's python source text, got 7."],
+      ['   ', `'code' must be the tool's python source text, got "   ".`],
+    ] as const) {
+      const refused = await send(owner, 'PATCH', '/api/tools/add_numbers', { code });
+      expect(refused.status).toBe(400);
+      expect((refused.body.error as { message: string }).message).toBe(message);
+    }
+
+    const changed = await send(owner, 'PATCH', '/api/tools/add_numbers', {
+      code: 'def add_numbers(a, b):\n    return {"sum": a + b, "doubled": 2 * (a + b)}\n',
+      description: 'Add two numbers, and double the sum.',
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({ description: 'Add two numbers, and double the sum.' });
+    const called = await send(owner, 'POST', '/api/tools/add_numbers/call', { arguments: { a: 2, b: 3 } });
+    expect(called.body).toMatchObject({ status: 'success', data: { sum: 5, doubled: 10 } });
+  }, 60_000);
+
   it('refuses code over the size limit with a clear 400', async () => {
     const owner = await tenant();
     const huge = `def huge():\n    return 1\n${'# padding\n'.repeat(7_000)}`;

@@ -240,18 +240,22 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
       expect(stored?.config).toEqual({ type: 'python', code: 'def main(a, b):\n    return a + b\n' });
       const hintsOnly = await rest(owner, 'PATCH', `/api/tools/${id}`, { annotations: {} });
       expect(hintsOnly.body.annotations).toEqual({ requiresApproval: true });
+      // New code is checked in the sandbox as at creation: refused, it leaves the stored code as it was.
       const code = await rest(owner, 'PATCH', `/api/tools/${id}`, { code: 'import os' });
-      expect(code).toEqual({
-        status: 400,
-        body: {
-          error: {
-            code: 'VALIDATION_ERROR',
-            message:
-              "Unknown field 'code'; a code tool can change: title, description, when_to_use, category, tags, annotations, requires_approval, parameters.",
-            details: { field: 'code' },
-          },
-        },
+      expect(code.status).toBe(400);
+      const error = code.body.error as { code: string; message: string; details: { field: string } };
+      expect(error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'code' } });
+      expect(error.message).toMatch(
+        /^'code' raised ImportError on line 1 when its top level ran: module 'os' is not allowed/,
+      );
+      expect((await store.tools.get(owner.id, id))?.config).toEqual({
+        type: 'python',
+        code: 'def main(a, b):\n    return a + b\n',
       });
+      const unknown = await rest(owner, 'PATCH', `/api/tools/${id}`, { surprise: 1 });
+      expect((unknown.body.error as { message: string }).message).toBe(
+        "Unknown field 'surprise'; a code tool can change: title, description, when_to_use, category, tags, annotations, requires_approval, parameters, code.",
+      );
     });
 
     it("tells an agent's MCP session when one of its tools changed, with the new description", async () => {

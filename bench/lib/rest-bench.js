@@ -40,14 +40,15 @@ const SHARED_AGENTS = 20;
 const TRIVIAL_TOOL = 'add_numbers';
 
 /**
- * Write `toolshed.yaml` (no built-ins of its own: the workspace's stay in the database) with the
- * trivial tool in `tools/`.
+ * Write `toolshed.yaml` with the trivial tool in `tools/` and the two built-ins the load uses (a
+ * served configuration's `builtins:` decides which built-ins its workspace has; with no `workspace:`
+ * folder, `read_file` keeps its files in the database).
  *
  * @param {string} folder
  */
 function writeConfig(folder) {
   mkdirSync(join(folder, 'tools'));
-  writeFileSync(join(folder, 'toolshed.yaml'), 'tools: [./tools]\nbuiltins: []\n');
+  writeFileSync(join(folder, 'toolshed.yaml'), 'tools: [./tools]\nbuiltins: [calculator, read_file]\n');
   writeFileSync(join(folder, 'package.json'), '{"type": "module"}\n');
   writeFileSync(join(folder, 'tools', 'handlers.js'), 'export const addNumbers = ({ a, b }) => a + b;\n');
   writeFileSync(

@@ -542,3 +542,50 @@ describe('toolshed serve --workspace', () => {
     }
   }, 60_000);
 });
+
+describe('toolshed serve: following the MCP servers of the configuration', () => {
+  it('adds a row for a tool an MCP server lists while serving, callable at once', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    const server = join(import.meta.dirname, '..', 'cli', 'fixtures', 'mcp-config', 'dynamic-server.mjs');
+    writeFileSync(
+      join(folder, 'toolshed.yaml'),
+      `mcp_servers:\n  - name: dyn\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(server)}]\n`,
+    );
+    const { io, stderr } = memoryIo(folder);
+    const { running, token, base } = await serveIn(io, stderr, ['--config', 'toolshed.yaml']);
+    const headers = {
+      authorization: `Bearer ${token}`,
+      'x-workspace-id': 'default',
+      'content-type': 'application/json',
+    };
+    const rows = async () =>
+      (
+        (await (await fetch(`${base}/api/tools`, { headers })).json()) as {
+          tools: Array<{ id: string; source: string }>;
+        }
+      ).tools;
+    const call = async (tool: string) => {
+      const response = await fetch(`${base}/api/tools/${tool}/call`, { method: 'POST', headers, body: '{}' });
+      return (await response.json()) as { status: string; data?: unknown };
+    };
+    try {
+      expect((await rows()).map((tool) => `${tool.id}:${tool.source}`)).toEqual(['dyn__add_tool:mcp:dyn']);
+      expect(await call('dyn__add_tool')).toMatchObject({ status: 'success' });
+      let listed: Array<{ id: string; source: string }> = [];
+      for (let attempt = 0; attempt < 100; attempt += 1) {
+        listed = await rows();
+        if (listed.some((tool) => tool.id === 'dyn__extra_tool')) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(listed.map((tool) => `${tool.id}:${tool.source}`)).toEqual([
+        'dyn__add_tool:mcp:dyn',
+        'dyn__extra_tool:mcp:dyn',
+      ]);
+      expect(await call('dyn__extra_tool')).toMatchObject({ status: 'success', data: 'extra tool ran' });
+    } finally {
+      process.emit('SIGINT');
+      expect(await running).toBe(0);
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -234,6 +234,24 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       );
       // SIGHUP: read the configuration again and sync it, keeping the one served now if it fails to load.
       let reloading = Promise.resolve();
+      // The configuration's registry changes by itself too: an MCP server lists new tools, goes down
+      // (its tools marked unavailable) or comes back. Follow it, a change burst at a time.
+      let pending: NodeJS.Timeout | undefined;
+      const follow = (loaded: LoadedTools) =>
+        loaded.all.on('change', () => {
+          if (pending !== undefined || loaded !== tools) return;
+          pending = setTimeout(() => {
+            pending = undefined;
+            reloading = reloading.then(async () => {
+              if (loaded !== tools) return;
+              const next = servedConfigOf(loaded, workspaceId, options.tools ?? []);
+              if (next === undefined) return;
+              reportSync(await reloadServedConfig(api, next));
+              served = next;
+            }, report);
+          }, FOLLOW_DELAY_MS);
+        });
+      let unfollow = follow(tools);
       const onHangup = () => {
         reloading = reloading.then(async () => {
           if (served === undefined) {
@@ -257,6 +275,8 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
           const previous = tools;
           tools = next;
           served = nextServed;
+          unfollow();
+          unfollow = follow(next);
           await previous.close();
           const { added, updated, removed } = sync.tools;
           io.stderr.write(
@@ -265,7 +285,11 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
         }, report);
       };
       process.on('SIGHUP', onHangup);
-      const signal = await stopped.promise.finally(() => process.off('SIGHUP', onHangup));
+      const signal = await stopped.promise.finally(() => {
+        process.off('SIGHUP', onHangup);
+        unfollow();
+        clearTimeout(pending);
+      });
       await reloading;
       io.stderr.write(`toolshed serve: ${signal} received, shutting down\n`);
     } finally {
@@ -282,6 +306,9 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
   }
   return 0;
 }
+
+/** How long `toolshed serve` waits after a change of the configuration's tools before it syncs them. */
+const FOLLOW_DELAY_MS = 50;
 
 /** The workspace `toolshed serve` serves its configuration to when `--workspace` is not given. */
 export const DEFAULT_WORKSPACE = 'default';

@@ -11,10 +11,9 @@ import {
   requireText,
   STORE_LIMITS,
   serializeJsonObject,
-  serializeTags,
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
-import { defaultToolRecords, definitionHash, serializeSchema, visibleTools } from './tool-rows.js';
+import { defaultToolRecords, definitionHash, specColumns, visibleTools } from './tool-rows.js';
 import type {
   AgentSyncResult,
   SyncAgentsInput,
@@ -349,18 +348,12 @@ function syncedRow(workspaceId: string, origin: string, tool: SyncedToolInput): 
   if (typeof source !== 'string' || !isConfigSource(source) || source.length > STORE_LIMITS.nameChars) {
     throw new StoreValidationError(`${name}.source`, `A synced tool's source must be config, module or mcp:<server>.`);
   }
+  const columns = specColumns(tool, name);
   const values = {
     id: workspaceToolKey(workspaceId, name),
     workspace_id: workspaceId,
-    name: tool.title === undefined ? name : requireText(tool.title, `${name}.title`, STORE_LIMITS.nameChars),
-    description: requireText(tool.description, `${name}.description`, STORE_LIMITS.textChars),
-    parameters_schema: serializeSchema(tool.inputSchema, `${name}.inputSchema`),
+    ...columns,
     handler_key: name,
-    category: requireText(tool.category ?? 'general', `${name}.category`, STORE_LIMITS.nameChars),
-    when_to_use: optionalText(tool.whenToUse, `${name}.whenToUse`, STORE_LIMITS.textChars),
-    annotations: serializeJsonObject({ ...tool.annotations }, `${name}.annotations`, STORE_LIMITS.configBytes) ?? '{}',
-    requires: serializeJsonObject({ ...tool.requires }, `${name}.requires`, STORE_LIMITS.configBytes) ?? '{}',
-    tags: serializeTags(tool.tags, `${name}.tags`),
     config: null,
     source,
     origin,

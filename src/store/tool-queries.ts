@@ -20,7 +20,7 @@ import {
   serializeTags,
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
-import { definitionHash, serializeSchema, sortById, visibleToolById, visibleTools } from './tool-rows.js';
+import { definitionHash, serializeSchema, sortById, specColumns, visibleToolById, visibleTools } from './tool-rows.js';
 import type {
   BuiltinToolSpec,
   StoreTools,
@@ -305,15 +305,8 @@ function builtinRow(spec: BuiltinToolSpec, handlerKey: (spec: BuiltinToolSpec) =
   return {
     id,
     workspace_id: null,
-    name: spec.title === undefined ? id : requireText(spec.title, `${id}.title`, STORE_LIMITS.nameChars),
-    description: requireText(spec.description, `${id}.description`, STORE_LIMITS.textChars),
-    parameters_schema: serializeSchema(spec.inputSchema, `${id}.inputSchema`),
+    ...specColumns(spec, id),
     handler_key: requireText(handlerKey(spec), `${id}.handlerKey`, STORE_LIMITS.nameChars),
-    category: requireText(spec.category ?? 'general', `${id}.category`, STORE_LIMITS.nameChars),
-    when_to_use: optionalText(spec.whenToUse, `${id}.whenToUse`, STORE_LIMITS.textChars),
-    annotations: serializeJsonObject({ ...spec.annotations }, `${id}.annotations`, STORE_LIMITS.configBytes) ?? '{}',
-    requires: serializeJsonObject({ ...spec.requires }, `${id}.requires`, STORE_LIMITS.configBytes) ?? '{}',
-    tags: serializeTags(spec.tags, `${id}.tags`),
     source: 'builtin',
   };
 }

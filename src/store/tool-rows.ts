@@ -5,8 +5,16 @@ import type { Database, ToolsTable } from './database.js';
 import { toolRecordOf, workspaceToolKey } from './row-mapping.js';
 import type { StoreContext } from './store-context.js';
 import type { ToolRecord } from './store-records.js';
-import { isPlainObject, STORE_LIMITS, serializeJsonObject } from './store-validation.js';
+import {
+  isPlainObject,
+  optionalText,
+  requireText,
+  STORE_LIMITS,
+  serializeJsonObject,
+  serializeTags,
+} from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
+import type { BuiltinToolSpec } from './toolshed-store.js';
 
 /**
  * The tools a workspace can see: the global ones and its own. Every tool read goes through this.
@@ -166,4 +174,30 @@ export async function defaultToolRecords(context: StoreContext, workspaceId: str
       .execute();
   }
   return sortById(rows.map(toolRecordOf), (tool) => tool.id);
+}
+
+/** The parts of a tool spec a row keeps as its definition columns. */
+export type SpecDefinition = Omit<BuiltinToolSpec, 'annotations' | 'requires'> &
+  Partial<Pick<BuiltinToolSpec, 'annotations' | 'requires'>>;
+
+/**
+ * The definition columns of a row built from a spec (a built-in's or a configuration's tool), each
+ * checked against the store's limits, named `<id>.<field>` in errors.
+ *
+ * @example
+ * ```ts
+ * specColumns({ name: 'echo', description: 'Echo.', category: 'text', tags: [], inputSchema: { type: 'object' } }, 'echo');
+ * ```
+ */
+export function specColumns(spec: SpecDefinition, id: string) {
+  return {
+    name: spec.title === undefined ? id : requireText(spec.title, `${id}.title`, STORE_LIMITS.nameChars),
+    description: requireText(spec.description, `${id}.description`, STORE_LIMITS.textChars),
+    parameters_schema: serializeSchema(spec.inputSchema, `${id}.inputSchema`),
+    category: requireText(spec.category ?? 'general', `${id}.category`, STORE_LIMITS.nameChars),
+    when_to_use: optionalText(spec.whenToUse, `${id}.whenToUse`, STORE_LIMITS.textChars),
+    annotations: serializeJsonObject({ ...spec.annotations }, `${id}.annotations`, STORE_LIMITS.configBytes) ?? '{}',
+    requires: serializeJsonObject({ ...spec.requires }, `${id}.requires`, STORE_LIMITS.configBytes) ?? '{}',
+    tags: serializeTags(spec.tags, `${id}.tags`),
+  };
 }

@@ -232,8 +232,19 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       io.stderr.write(
         `toolshed serve: REST API at ${visible(base)}/api\ntoolshed serve: web catalog at ${visible(base)}/\n${tokenHint ?? ''}`,
       );
-      // SIGHUP: read the configuration again and sync it, keeping the one served now if it fails to load.
+      // Reloads and follow-ups run one after another, each syncing what `loaded` serves now.
       let reloading = Promise.resolve();
+      const queue = (work: () => Promise<void>) => {
+        reloading = reloading.then(work, report);
+      };
+      const serveLoaded = async (loaded: LoadedTools) => {
+        const next = servedConfigOf(loaded, workspaceId, options.tools ?? []);
+        if (next === undefined) return undefined;
+        const sync = await reloadServedConfig(api, next);
+        reportSync(sync);
+        served = next;
+        return sync;
+      };
       // The configuration's registry changes by itself too: an MCP server lists new tools, goes down
       // (its tools marked unavailable) or comes back. Follow it, a change burst at a time.
       let pending: NodeJS.Timeout | undefined;
@@ -242,18 +253,15 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
           if (pending !== undefined || loaded !== tools) return;
           pending = setTimeout(() => {
             pending = undefined;
-            reloading = reloading.then(async () => {
-              if (loaded !== tools) return;
-              const next = servedConfigOf(loaded, workspaceId, options.tools ?? []);
-              if (next === undefined) return;
-              reportSync(await reloadServedConfig(api, next));
-              served = next;
-            }, report);
+            queue(async () => {
+              if (loaded === tools) await serveLoaded(loaded);
+            });
           }, FOLLOW_DELAY_MS);
         });
       let unfollow = follow(tools);
-      const onHangup = () => {
-        reloading = reloading.then(async () => {
+      // SIGHUP: read the configuration again and sync it, keeping the one served now if it fails to load.
+      const onHangup = () =>
+        queue(async () => {
           if (served === undefined) {
             report('SIGHUP received, but no configuration or --tools is served; nothing to reload');
             return;
@@ -265,25 +273,21 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
             report(`SIGHUP: keeping what is served now: ${error instanceof Error ? error.message : String(error)}`);
             return;
           }
-          const nextServed = servedConfigOf(next, workspaceId, options.tools ?? []);
-          if (nextServed === undefined) {
+          const sync = await serveLoaded(next);
+          if (sync === undefined) {
             await next.close();
             return;
           }
-          const sync = await reloadServedConfig(api, nextServed);
-          reportSync(sync);
           const previous = tools;
           tools = next;
-          served = nextServed;
           unfollow();
           unfollow = follow(next);
           await previous.close();
           const { added, updated, removed } = sync.tools;
           io.stderr.write(
-            `toolshed serve: reloaded ${visible(nextServed.origin)}: ${added.length} added, ${updated.length} updated, ${removed.length} removed\n`,
+            `toolshed serve: reloaded ${visible(served.origin)}: ${added.length} added, ${updated.length} updated, ${removed.length} removed\n`,
           );
-        }, report);
-      };
+        });
       process.on('SIGHUP', onHangup);
       const signal = await stopped.promise.finally(() => {
         process.off('SIGHUP', onHangup);

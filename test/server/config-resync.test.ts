@@ -8,12 +8,11 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBuiltins } from '../../src/builtins/index.js';
-import { type LoadedTools, loadTools, resolveToolSetup } from '../../src/cli/load-registry.js';
-import type { CliIo } from '../../src/cli/output.js';
+import type { LoadedTools } from '../../src/cli/load-registry.js';
 import { servedConfigOf } from '../../src/cli/serve/served-config-of.js';
 import { createServer } from '../../src/server/index.js';
 import type { ToolshedStore } from '../../src/store/index.js';
-import { postgresHarness, type ServerStoreHarness, sqliteHarness } from './server-harness.js';
+import { loadServeTools, postgresHarness, type ServerStoreHarness, sqliteHarness } from './server-harness.js';
 
 /** A configuration folder with YAML tools named `tools`, an agent using `agentTools`, and the calculator. */
 function writeConfig(folder: string, tools: readonly string[], agentTools: readonly string[]): string {
@@ -31,12 +30,6 @@ function writeConfig(folder: string, tools: readonly string[], agentTools: reado
     `tools: [./tools]\nbuiltins: [calculator]\nagents:\n  - id: synced\n    tools: [${agentTools.join(', ')}]\n`,
   );
   return file;
-}
-
-async function load(file: string, folder: string): Promise<LoadedTools> {
-  const sink = { write: () => true, flush: async () => {} };
-  const io = { stdout: sink, stderr: sink, stdin: (async function* () {})(), env: {}, cwd: folder } as unknown as CliIo;
-  return loadTools(await resolveToolSetup({ config: file }, folder), io, 'all', { builtins: false });
 }
 
 function nextListChanged(client: Client): Promise<void> {
@@ -73,7 +66,7 @@ describe.each([sqliteHarness(), postgresHarness()] as ServerStoreHarness[])(
     async function serve(store: ToolshedStore, tools: string[], agentTools: string[]) {
       const folder = mkdtempSync(join(tmpdir(), 'toolshed-resync-'));
       folders.push(folder);
-      const config = await load(writeConfig(folder, tools, agentTools), folder);
+      const config = await loadServeTools(writeConfig(folder, tools, agentTools), folder);
       loaded.push(config);
       const served = servedConfigOf(config, 'default', []);
       const app = createServer({ store, webCatalog: false, builtins: false, ...(served ? { config: served } : {}) });
@@ -205,7 +198,7 @@ describe.each([sqliteHarness(), postgresHarness()] as ServerStoreHarness[])(
       folders.push(folder);
       const file = join(folder, 'toolshed.yaml');
       writeFileSync(file, 'builtins: [read_file, write_file, list_files, search_code]\n');
-      const config = await load(file, folder);
+      const config = await loadServeTools(file, folder);
       loaded.push(config);
       const store = await harness.reopen();
       stores.push(store);

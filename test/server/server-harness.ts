@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type LoadedTools, loadTools, resolveToolSetup } from '../../src/cli/load-registry.js';
+import type { CliIo } from '../../src/cli/output.js';
 import { createStore, type ToolshedStore } from '../../src/store/index.js';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '../support/postgres-test-database.js';
 
@@ -49,4 +51,14 @@ export function postgresHarness(): ServerStoreHarness {
       await database?.drop();
     },
   };
+}
+
+/**
+ * The tools of a configuration file as `toolshed serve` loads them (no CLI built-ins: the service's
+ * own are rows), its warnings dropped. Close the result when done (MCP servers).
+ */
+export async function loadServeTools(file: string, folder: string): Promise<LoadedTools> {
+  const sink = { write: () => true, flush: async () => {} };
+  const io = { stdout: sink, stderr: sink, stdin: (async function* () {})(), env: {}, cwd: folder } as unknown as CliIo;
+  return loadTools(await resolveToolSetup({ config: file }, folder), io, 'all', { builtins: false });
 }

@@ -8,13 +8,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBuiltins } from '../../src/builtins/index.js';
-import { type LoadedTools, loadTools, resolveToolSetup } from '../../src/cli/load-registry.js';
-import type { CliIo } from '../../src/cli/output.js';
+import type { LoadedTools } from '../../src/cli/load-registry.js';
 import { servedConfigOf } from '../../src/cli/serve/served-config-of.js';
 import { EXPORT_FORMATS } from '../../src/server/export-tools.js';
 import { createServer } from '../../src/server/index.js';
 import type { ToolshedStore } from '../../src/store/index.js';
-import { postgresHarness, type ServerStoreHarness, sqliteHarness } from './server-harness.js';
+import { loadServeTools, postgresHarness, type ServerStoreHarness, sqliteHarness } from './server-harness.js';
 
 const ECHO_SERVER = resolve('test/server/fixtures/echo-mcp-server.mjs');
 
@@ -103,11 +102,6 @@ function writeConfig(folder: string, statusUrl: string): string {
   return file;
 }
 
-function silentIo(folder: string): CliIo {
-  const sink = { write: () => true, flush: async () => {} };
-  return { stdout: sink, stderr: sink, stdin: (async function* () {})(), env: {}, cwd: folder } as unknown as CliIo;
-}
-
 describe.each([sqliteHarness(), postgresHarness()] as ServerStoreHarness[])(
   'every source on every surface ($dialect)',
   (harness) => {
@@ -130,9 +124,7 @@ describe.each([sqliteHarness(), postgresHarness()] as ServerStoreHarness[])(
       await new Promise<void>((done) => fake.listen(0, '127.0.0.1', done));
       const fakeHost = `127.0.0.1:${(fake.address() as AddressInfo).port}`;
       const file = writeConfig(folder, `http://${fakeHost}/status`);
-      loaded = await loadTools(await resolveToolSetup({ config: file }, folder), silentIo(folder), 'all', {
-        builtins: false,
-      });
+      loaded = await loadServeTools(file, folder);
       store = await harness.open();
       await store.migrate();
       // As `toolshed serve` does before it serves: the built-ins are rows of every workspace.

@@ -80,11 +80,23 @@ export { toMcpTools } from './exporters/mcp/index.js';
 export type {
   OpenAIChatTool,
   OpenAIChatToolsOptions,
+  OpenAIResponsesExportOptions,
+  OpenAIResponsesNamespace,
   OpenAIResponsesTool,
+  OpenAIResponsesToolParam,
   OpenAIResponsesToolsOptions,
+  OpenAIToolSearchCall,
+  OpenAIToolSearchOutput,
+  OpenAIToolSearchTool,
   OpenAIToolsOptions,
 } from './exporters/openai/index.js';
-export { decodeStrictArguments, toOpenAITools } from './exporters/openai/index.js';
+export {
+  decodeStrictArguments,
+  namespaceName,
+  OPENAI_CLIENT_TOOL_SEARCH_PARAMETERS,
+  toOpenAIResponsesTools,
+  toOpenAITools,
+} from './exporters/openai/index.js';
 export type { PromptDocsOptions } from './exporters/prompt-docs/index.js';
 export { cliDecisionGaps, renderPromptDocs } from './exporters/prompt-docs/index.js';
 export type { SchemaFinding } from './exporters/schema-lint.js';

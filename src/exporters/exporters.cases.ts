@@ -13,6 +13,7 @@ import { toBedrockTools } from './bedrock/to-bedrock-tools.js';
 import { GEMINI_SCHEMA_KEYS } from './gemini/gemini-schema.js';
 import { toGeminiTools } from './gemini/to-gemini-tools.js';
 import { toMcpTools } from './mcp/to-mcp-tools.js';
+import { toOpenAIResponsesTools } from './openai/to-openai-responses-tools.js';
 import { toOpenAITools } from './openai/to-openai-tools.js';
 import type { ExportResult } from './shared/export-result.js';
 
@@ -28,6 +29,7 @@ export type ExporterTargetId =
   | 'openai-chat'
   | 'openai-chat-strict'
   | 'openai-responses-strict'
+  | 'openai-responses-namespaces'
   | 'anthropic'
   | 'gemini'
   | 'gemini-json-schema'
@@ -73,7 +75,10 @@ function outcomes(
 ): Record<ExporterTargetId, ExpectedOutcome> {
   // Bedrock takes JSON Schema as it is, like OpenAI without strict mode: the same outcome.
   const passThrough = overrides['openai-chat'] ?? base;
+  // Namespaces and deferred loading wrap the strict Responses functions without changing them.
+  const responses = overrides['openai-responses-strict'] ?? base;
   return {
+    'openai-responses-namespaces': responses,
     'openai-chat': base,
     'openai-chat-strict': base,
     'openai-responses-strict': base,
@@ -807,6 +812,18 @@ export const EXPORTER_TARGETS: readonly ExporterTarget[] = [
     nameOf: (value) => String(entry(value).name),
     schemaOf: (value) => entry(value).parameters,
     problems: (value) => openAIProblems(value, 'responses', true),
+  },
+  {
+    id: 'openai-responses-namespaces',
+    exportTools: (specs) => toOpenAIResponsesTools(specs, { strict: true, namespaces: true, deferLoading: true }),
+    entries: (result) =>
+      result.tools.flatMap((tool) => (entry(tool).type === 'namespace' ? (entry(tool).tools as unknown[]) : [])),
+    nameOf: (value) => String(entry(value).name),
+    schemaOf: (value) => entry(value).parameters,
+    problems: (value) => [
+      ...openAIProblems(value, 'responses', true),
+      ...(entry(value).defer_loading === true ? [] : ['a deferred export marks every function defer_loading: true']),
+    ],
   },
   {
     id: 'anthropic',

@@ -7,8 +7,14 @@ import { type McpToolEntry, toMcpTools } from '../exporters/mcp/index.js';
 import {
   type OpenAIChatTool,
   type OpenAIChatToolsOptions,
+  type OpenAIResponsesExportOptions,
+  type OpenAIResponsesNamespace,
   type OpenAIResponsesTool,
+  type OpenAIResponsesToolParam,
   type OpenAIResponsesToolsOptions,
+  type OpenAIToolSearchCall,
+  type OpenAIToolSearchOutput,
+  toOpenAIResponsesTools,
   toOpenAITools,
 } from '../exporters/openai/index.js';
 import { type PromptDocsOptions, renderPromptDocs } from '../exporters/prompt-docs/index.js';
@@ -46,6 +52,42 @@ export class RegistryExports {
       const exported = toOpenAITools(this.#tools(), { api: 'responses', strict: options.strict === true });
       return keep === undefined ? exported : { ...exported, tools: markDeferred(exported.tools, keep) };
     });
+  }
+
+  /** The Responses API form with namespaces and tool search (see `toOpenAIResponsesTools`). */
+  toOpenAIResponsesTools(options: OpenAIResponsesExportOptions): ExportResult<OpenAIResponsesToolParam> {
+    return this.#cached(`openai-responses:${responsesKey(options)}`, () =>
+      toOpenAIResponsesTools(this.#tools(), options),
+    );
+  }
+
+  /**
+   * Answer a client-executed `tool_search_call`: the registry's best matches for its `query`, in the
+   * form `toOpenAIResponsesTools(options)` gives them (namespaced, deferred). A call without a usable
+   * query loads no tools.
+   */
+  answerOpenAIToolSearch(call: OpenAIToolSearchCall, options: OpenAIResponsesExportOptions): OpenAIToolSearchOutput {
+    const output: OpenAIToolSearchOutput = {
+      type: 'tool_search_output',
+      call_id: typeof call?.call_id === 'string' ? call.call_id : '',
+      execution: 'client',
+      status: 'completed',
+      tools: [],
+    };
+    const { query, limit } = toolSearchArguments(call?.arguments);
+    if (query === undefined) return output;
+    const found = new Set(this.#registry.search(query, { limit }).map((hit) => hit.name));
+    if (found.size === 0) return output;
+    // Registered names are canonical, which every provider accepts: the wire name is the name.
+    const isFound = (name: string) => found.has(name);
+    for (const tool of this.toOpenAIResponsesTools({ ...options, deferLoading: options.deferLoading ?? true }).tools) {
+      if (tool.type === 'function' && isFound(tool.name)) output.tools.push(tool);
+      if (tool.type === 'namespace') {
+        const inside = tool.tools.filter((inner) => isFound(inner.name));
+        if (inside.length > 0) output.tools.push({ ...tool, tools: inside } satisfies OpenAIResponsesNamespace);
+      }
+    }
+    return output;
   }
 
   /** Anthropic's `{name, description, input_schema}` form, optionally with `defer_loading`. */
@@ -104,6 +146,39 @@ export class RegistryExports {
     if (!this.#registry.has(SEARCH_TOOLS)) this.#registry.register(createSearchToolsTool(this.#registry));
     return new Set([SEARCH_TOOLS, ...(defer === true ? [] : defer.alwaysLoaded)]);
   }
+}
+
+function responsesKey(options: OpenAIResponsesExportOptions): string {
+  const defer = options.deferLoading;
+  return JSON.stringify([
+    options.strict === true,
+    options.namespaces ?? false,
+    defer === undefined || defer === false ? false : defer === true ? true : [...defer.alwaysLoaded].sort(),
+    options.toolSearch ?? null,
+  ]);
+}
+
+const DEFAULT_TOOL_SEARCH_LIMIT = 5;
+const MAX_TOOL_SEARCH_LIMIT = 25;
+
+// The query and limit of a tool search call's arguments (an object or its JSON text), read leniently:
+// a limit out of range is clamped, a query that is not a non-empty string is no query.
+function toolSearchArguments(raw: unknown): { query: string | undefined; limit: number } {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = undefined;
+    }
+  }
+  const args = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  const query = typeof args.query === 'string' && args.query.trim() !== '' ? args.query : undefined;
+  const limit =
+    typeof args.limit === 'number' && Number.isFinite(args.limit)
+      ? Math.min(MAX_TOOL_SEARCH_LIMIT, Math.max(1, Math.floor(args.limit)))
+      : DEFAULT_TOOL_SEARCH_LIMIT;
+  return { query, limit };
 }
 
 function deferKey(keep: ReadonlySet<string> | undefined): string {

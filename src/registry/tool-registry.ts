@@ -30,8 +30,12 @@ import {
   decodeStrictArguments,
   type OpenAIChatTool,
   type OpenAIChatToolsOptions,
+  type OpenAIResponsesExportOptions,
   type OpenAIResponsesTool,
+  type OpenAIResponsesToolParam,
   type OpenAIResponsesToolsOptions,
+  type OpenAIToolSearchCall,
+  type OpenAIToolSearchOutput,
 } from '../exporters/openai/index.js';
 import type { PromptDocsOptions } from '../exporters/prompt-docs/index.js';
 import type { DeferLoadingOptions } from '../exporters/shared/defer-loading.js';
@@ -406,6 +410,40 @@ export class ToolRegistry {
     options: OpenAIChatToolsOptions | (OpenAIResponsesToolsOptions & DeferLoadingOptions) = { api: 'chat' },
   ): ExportResult<OpenAIChatTool> | ExportResult<OpenAIResponsesTool> {
     return this.#exports.toOpenAITools(options);
+  }
+
+  /**
+   * The tools for the OpenAI Responses API with namespaces (one per category) and tool search:
+   * deferred tools found by OpenAI's hosted `tool_search` or by a client-executed one whose calls
+   * {@link ToolRegistry.answerOpenAIToolSearch} answers. Cached until the tool set changes.
+   *
+   * @example
+   * ```ts
+   * const { tools } = registry.toOpenAIResponsesTools({ namespaces: true, deferLoading: true, toolSearch: 'client' });
+   * ```
+   */
+  toOpenAIResponsesTools(options: OpenAIResponsesExportOptions = {}): ExportResult<OpenAIResponsesToolParam> {
+    return this.#exports.toOpenAIResponsesTools(options);
+  }
+
+  /**
+   * Answer a client-executed `tool_search_call` from the Responses API with the registry's best
+   * matches for its `query` (at most its `limit`, default 5), exported with the same `options` as the
+   * tool list, so the model loads them in the same form.
+   *
+   * @example
+   * ```ts
+   * const options = { namespaces: true, deferLoading: true, toolSearch: 'client' } as const;
+   * for (const item of response.output) {
+   *   if (item.type === 'tool_search_call') input.push(item, registry.answerOpenAIToolSearch(item, options));
+   * }
+   * ```
+   */
+  answerOpenAIToolSearch(
+    call: OpenAIToolSearchCall,
+    options: OpenAIResponsesExportOptions = {},
+  ): OpenAIToolSearchOutput {
+    return this.#exports.answerOpenAIToolSearch(call, options);
   }
 
   /**

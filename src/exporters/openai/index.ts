@@ -13,4 +13,17 @@ export type {
   OpenAIResponsesToolsOptions,
   OpenAIToolsOptions,
 } from './openai-tool.js';
+export type {
+  OpenAIResponsesExportOptions,
+  OpenAIResponsesNamespace,
+  OpenAIResponsesToolParam,
+  OpenAIToolSearchCall,
+  OpenAIToolSearchOutput,
+  OpenAIToolSearchTool,
+} from './to-openai-responses-tools.js';
+export {
+  namespaceName,
+  OPENAI_CLIENT_TOOL_SEARCH_PARAMETERS,
+  toOpenAIResponsesTools,
+} from './to-openai-responses-tools.js';
 export { toOpenAITools } from './to-openai-tools.js';

@@ -31,6 +31,7 @@ export type ExporterTargetId =
   | 'openai-responses-strict'
   | 'openai-responses-namespaces'
   | 'anthropic'
+  | 'anthropic-strict'
   | 'gemini'
   | 'gemini-json-schema'
   | 'bedrock'
@@ -79,6 +80,8 @@ function outcomes(
   const responses = overrides['openai-responses-strict'] ?? base;
   return {
     'openai-responses-namespaces': responses,
+    // Strict tool use rewrites schemas much as OpenAI's strict mode does.
+    'anthropic-strict': base,
     'openai-chat': base,
     'openai-chat-strict': base,
     'openai-responses-strict': base,
@@ -168,7 +171,12 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
       outputSchema: { type: 'number' },
       handler,
     }),
-    outcomes: outcomes('rewritten', { 'openai-chat': 'ok', anthropic: 'ok', 'gemini-json-schema': 'ok' }),
+    outcomes: outcomes('rewritten', {
+      'openai-chat': 'ok',
+      anthropic: 'ok',
+      'anthropic-strict': 'ok',
+      'gemini-json-schema': 'ok',
+    }),
     strictRoundTrip: {
       sent: { value: 21.5, from: 'c', to: 'f', precision: null, rounding: null },
       decoded: { value: 21.5, from: 'c', to: 'f' },
@@ -340,6 +348,7 @@ export const EXPORTER_CASES: readonly ExporterCase[] = [
     outcomes: outcomes('ok', {
       'openai-chat-strict': 'rewritten',
       'openai-responses-strict': 'rewritten',
+      'anthropic-strict': 'rewritten',
       gemini: 'excluded',
     }),
     strictRoundTrip: {
@@ -750,6 +759,85 @@ function anthropicProblems(value: unknown): string[] {
   return problems;
 }
 
+/** Keywords Anthropic's strict tool use accepts (its JSON Schema subset). */
+const ANTHROPIC_STRICT_KEYWORDS = new Set([
+  'type',
+  'title',
+  'description',
+  'default',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'enum',
+  'const',
+  'anyOf',
+  'allOf',
+  '$ref',
+  '$defs',
+  'definitions',
+  'format',
+  'pattern',
+]);
+const ANTHROPIC_FORMATS = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'uri',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
+
+/**
+ * Anthropic strict tool use rules, checked independently of the exporter's own converter: a tool with
+ * `strict: true` closes every object with `additionalProperties: false`, uses only the supported
+ * keywords and formats, `minItems` 0 or 1, enums of primitives, and local `$ref`s.
+ *
+ * @example
+ * ```ts
+ * anthropicStrictProblems({ type: 'object', properties: { n: { type: 'integer', minimum: 1 } } });
+ * // [': objects need additionalProperties: false', '/properties/n: minimum is not supported']
+ * ```
+ */
+export function anthropicStrictProblems(schema: Entry): string[] {
+  const problems: string[] = [];
+  const walk = (node: unknown, at: string): void => {
+    if (!isPlainObject(node)) {
+      problems.push(`${at}: not a schema`);
+      return;
+    }
+    for (const key of Object.keys(node))
+      if (!ANTHROPIC_STRICT_KEYWORDS.has(key)) problems.push(`${at}: ${key} is not supported`);
+    const types = Array.isArray(node.type) ? node.type : [node.type];
+    if (types.includes('object') || isPlainObject(node.properties)) {
+      if (node.additionalProperties !== false) problems.push(`${at}: objects need additionalProperties: false`);
+      for (const [name, child] of Object.entries(isPlainObject(node.properties) ? node.properties : {}))
+        walk(child, `${at}/properties/${name}`);
+    }
+    if (node.items !== undefined) walk(node.items, `${at}/items`);
+    if (node.minItems !== undefined && node.minItems !== 0 && node.minItems !== 1)
+      problems.push(`${at}: minItems must be 0 or 1`);
+    if (node.format !== undefined && !ANTHROPIC_FORMATS.has(String(node.format)))
+      problems.push(`${at}: format ${JSON.stringify(node.format)} is not supported`);
+    if (Array.isArray(node.enum) && node.enum.some((value) => typeof value === 'object' && value !== null))
+      problems.push(`${at}: enum values must be primitives`);
+    if (node.$ref !== undefined && !String(node.$ref).startsWith('#')) problems.push(`${at}: only local $refs`);
+    for (const key of ['anyOf', 'allOf'])
+      if (Array.isArray(node[key]))
+        (node[key] as unknown[]).forEach((branch, index) => walk(branch, `${at}/${key}/${index}`));
+    for (const key of ['$defs', 'definitions'])
+      for (const [name, child] of Object.entries(isPlainObject(node[key]) ? node[key] : {}))
+        walk(child, `${at}/${key}/${name}`);
+  };
+  walk(schema, '');
+  return problems;
+}
+
 function mcpProblems(value: unknown): string[] {
   const tool = entry(value);
   const problems: string[] = [];
@@ -832,6 +920,18 @@ export const EXPORTER_TARGETS: readonly ExporterTarget[] = [
     nameOf: (value) => String(entry(value).name),
     schemaOf: (value) => entry(value).input_schema,
     problems: anthropicProblems,
+  },
+  {
+    id: 'anthropic-strict',
+    exportTools: (specs) => toAnthropicTools(specs, { strict: true }),
+    entries: flatEntries,
+    nameOf: (value) => String(entry(value).name),
+    schemaOf: (value) => entry(value).input_schema,
+    problems: (value) => [
+      ...anthropicProblems(value),
+      ...(entry(value).strict === true ? anthropicStrictProblems(entry(entry(value).input_schema)) : []),
+      ...(typeof entry(value).strict === 'boolean' ? [] : ['a strict export says strict: true or false on every tool']),
+    ],
   },
   {
     id: 'gemini',

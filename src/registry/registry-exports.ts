@@ -1,5 +1,5 @@
 import type { ToolSpec } from '../core/tool-spec.js';
-import { type AnthropicTool, toAnthropicTools } from '../exporters/anthropic/index.js';
+import { type AnthropicTool, type AnthropicToolsOptions, toAnthropicTools } from '../exporters/anthropic/index.js';
 import { type BedrockTool, type BedrockToolsOptions, toBedrockTools } from '../exporters/bedrock/index.js';
 import { checkExports, type ExportCheckReport } from '../exporters/check-exports.js';
 import { type GeminiTool, type GeminiToolsOptions, toGeminiTools } from '../exporters/gemini/index.js';
@@ -91,10 +91,11 @@ export class RegistryExports {
   }
 
   /** Anthropic's `{name, description, input_schema}` form, optionally with `defer_loading`. */
-  toAnthropicTools(options: DeferLoadingOptions): ExportResult<AnthropicTool> {
+  toAnthropicTools(options: DeferLoadingOptions & AnthropicToolsOptions): ExportResult<AnthropicTool> {
     const keep = this.#deferredKeep(options.deferLoading);
-    return this.#cached(`anthropic:${deferKey(keep)}`, () => {
-      const exported = toAnthropicTools(this.#tools());
+    const strict = options.strict === true;
+    return this.#cached(`anthropic:${strict}:${deferKey(keep)}`, () => {
+      const exported = toAnthropicTools(this.#tools(), { strict });
       return keep === undefined ? exported : { ...exported, tools: markDeferred(exported.tools, keep) };
     });
   }

@@ -21,7 +21,7 @@ import { OutputStore } from '../core/output-store.js';
 import { fromToolProtocol, isToolProtocol, type ToolProtocol } from '../core/tool-protocol.js';
 import { ToolResult, toModelText } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
-import type { AnthropicTool } from '../exporters/anthropic/index.js';
+import type { AnthropicTool, AnthropicToolsOptions } from '../exporters/anthropic/index.js';
 import type { BedrockTool, BedrockToolsOptions } from '../exporters/bedrock/index.js';
 import type { ExportCheckReport } from '../exporters/check-exports.js';
 import type { GeminiTool, GeminiToolsOptions } from '../exporters/gemini/index.js';
@@ -449,9 +449,10 @@ export class ToolRegistry {
   /**
    * The tools in Anthropic's `{name, description, input_schema}` form. With `deferLoading`, tools are
    * marked `defer_loading` and the `search_tools` tool (registered if missing) stays loaded, so the
-   * model finds the rest by searching. Cached until the tool set changes.
+   * model finds the rest by searching. With `strict: true`, tools use strict tool use where they can
+   * (see `toAnthropicTools`). Cached until the tool set changes.
    */
-  toAnthropicTools(options: DeferLoadingOptions = {}): ExportResult<AnthropicTool> {
+  toAnthropicTools(options: DeferLoadingOptions & AnthropicToolsOptions = {}): ExportResult<AnthropicTool> {
     return this.#exports.toAnthropicTools(options);
   }
 

@@ -12,6 +12,7 @@ describe('toolshed export', () => {
     ['openai-responses', []],
     ['openai-responses', ['--strict']],
     ['anthropic', []],
+    ['anthropic', ['--strict']],
     ['gemini', []],
     ['mcp', []],
   ])('prints the %s tool list %j of the example configuration', async (format, flags) => {
@@ -76,10 +77,10 @@ describe('toolshed export', () => {
   });
 
   it('refuses --strict for a format without a strict mode (exit 2)', async () => {
-    const run = await runCli(['export', '--format', 'anthropic', '--strict']);
+    const run = await runCli(['export', '--format', 'gemini', '--strict']);
     expect(run.exitCode).toBe(2);
     expect(lines(run.stderr)).toEqual([
-      "error: --strict applies to --format openai and openai-responses only, not 'anthropic'.",
+      "error: --strict applies to --format openai, openai-responses and anthropic only, not 'gemini'.",
     ]);
   });
 });

@@ -12,10 +12,12 @@ export const EXPORT_FORMATS = ['openai', 'openai-responses', 'anthropic', 'gemin
 /** One of {@link EXPORT_FORMATS}. */
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
+const STRICT_FORMATS: ReadonlySet<ExportFormat> = new Set(['openai', 'openai-responses', 'anthropic']);
+
 /** Options of `toolshed export`. */
 export interface ExportCommandOptions extends ToolsOptions {
   format: ExportFormat;
-  /** `--strict`: OpenAI strict mode (openai and openai-responses only). */
+  /** `--strict`: OpenAI strict mode, or Anthropic strict tool use (openai, openai-responses, anthropic). */
   strict?: boolean;
 }
 
@@ -26,7 +28,7 @@ export interface ExportCommandOptions extends ToolsOptions {
  * `warning: <tool>: <message>`. Warnings do not change the exit code.
  *
  * An unknown `--format` is a usage error (exit 2) listing the formats, and so is `--strict` with a
- * format other than `openai` or `openai-responses`.
+ * format other than `openai`, `openai-responses` or `anthropic`.
  *
  * @example
  * ```ts
@@ -39,7 +41,10 @@ export function defineExportCommand(program: Command, context: CliContext): Comm
     .command('export')
     .description('Print the tools as a provider tool list: OpenAI, Anthropic, Gemini or MCP.')
     .addOption(new Option('--format <format>', 'the tool-list format').choices(EXPORT_FORMATS).makeOptionMandatory())
-    .option('--strict', 'OpenAI strict mode: every property required, optional ones nullable, objects closed');
+    .option(
+      '--strict',
+      'strict mode: OpenAI (every property required, optional ones nullable, objects closed) or Anthropic strict tool use',
+    );
   return addToolsOptions(command)
     .addHelpText(
       'after',
@@ -60,9 +65,9 @@ export function defineExportCommand(program: Command, context: CliContext): Comm
 
 /** The `export` action; returns the exit code. */
 export async function runExport(options: ExportCommandOptions, { io }: CliContext): Promise<0> {
-  if (options.strict === true && options.format !== 'openai' && options.format !== 'openai-responses') {
+  if (options.strict === true && !STRICT_FORMATS.has(options.format)) {
     throw new CliError(
-      `error: --strict applies to --format openai and openai-responses only, not '${options.format}'.`,
+      `error: --strict applies to --format openai, openai-responses and anthropic only, not '${options.format}'.`,
       2,
     );
   }
@@ -91,7 +96,7 @@ export function exportTools(registry: ToolRegistry, format: ExportFormat, strict
     case 'openai-responses':
       return registry.toOpenAITools({ api: 'responses', strict });
     case 'anthropic':
-      return registry.toAnthropicTools();
+      return registry.toAnthropicTools({ strict });
     case 'gemini':
       return registry.toGeminiTools();
     case 'mcp':

@@ -30,4 +30,23 @@ export interface AnthropicTool {
   input_schema: AnthropicInputSchema;
   /** Set by a deferred export: loaded only when the model finds it through tool search. */
   defer_loading?: boolean;
+  /** Present when strict tool use was asked for: `true`, or `false` for a tool that cannot be strict. */
+  strict?: boolean;
+}
+
+/**
+ * Options of `toAnthropicTools`.
+ *
+ * @example
+ * ```ts
+ * toAnthropicTools(specs, { strict: true });
+ * ```
+ */
+export interface AnthropicToolsOptions {
+  /**
+   * Strict tool use (inputs constrained to the schema): each schema rewritten into the subset it
+   * accepts, `strict: true` on each tool that fits it and the request's limits, `strict: false` with a
+   * warning on the others. Default `false`.
+   */
+  strict?: boolean;
 }

@@ -829,7 +829,7 @@ export function anthropicStrictProblems(schema: Entry): string[] {
     if (node.$ref !== undefined && !String(node.$ref).startsWith('#')) problems.push(`${at}: only local $refs`);
     for (const key of ['anyOf', 'allOf'])
       if (Array.isArray(node[key]))
-        (node[key] as unknown[]).forEach((branch, index) => walk(branch, `${at}/${key}/${index}`));
+        for (const [index, branch] of (node[key] as unknown[]).entries()) walk(branch, `${at}/${key}/${index}`);
     for (const key of ['$defs', 'definitions'])
       for (const [name, child] of Object.entries(isPlainObject(node[key]) ? node[key] : {}))
         walk(child, `${at}/${key}/${name}`);

@@ -189,7 +189,7 @@ class StrictConverter {
     for (const key of Object.keys(schema)) {
       if (STRUCTURAL_KEYWORDS.has(key) || SILENT_KEYWORDS.has(key)) continue;
       const check = KEPT_KEYWORDS.get(key);
-      if (check !== undefined && check(schema[key])) setOwn(out, key, schema[key]);
+      if (check?.(schema[key])) setOwn(out, key, schema[key]);
       else if (key === 'enum' || key === 'const') return this.block(pointer, `an '${key}' of objects or arrays`);
       else this.issues.rewritten(pointer, `'${key}' is not supported in strict tool use; removed`);
     }

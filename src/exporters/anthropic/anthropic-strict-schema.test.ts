@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../../core/define-tool.js';
+import type { JsonSchema } from '../../core/json-schema.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { anthropicStrictProblems } from '../exporters.cases.js';
 import { SchemaIssues } from '../shared/schema-issues.js';
@@ -107,7 +108,7 @@ describe('toAnthropicStrictSchema', () => {
 });
 
 describe('toAnthropicTools with strict', () => {
-  const tool = (name: string, properties: Record<string, unknown>, required: string[] = []): ToolSpec =>
+  const tool = (name: string, properties: Record<string, JsonSchema>, required: string[] = []): ToolSpec =>
     defineTool({ name, description: name, inputSchema: { type: 'object', properties, required }, handler: () => 'ok' });
 
   it('falls back to the plain export for a tool strict tool use cannot express, saying why', () => {

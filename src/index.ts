@@ -18,7 +18,7 @@ export type {
   TextContent,
 } from './core/content-block.js';
 export type { JsonSchemaToolOptions, SchemaToolOptions, ToolOptionsBase } from './core/define-tool.js';
-export { defineTool, isToolSpec, TOOL_NAME_PATTERN } from './core/define-tool.js';
+export { defineTool, isToolSpec, MAX_INPUT_EXAMPLES, TOOL_NAME_PATTERN } from './core/define-tool.js';
 export { closestNames } from './core/did-you-mean.js';
 export type { CallHook, CallInfo, CallOptions } from './core/dispatch.js';
 export type { ErrorCode } from './core/errors/error-code.js';
@@ -57,8 +57,8 @@ export type {
   ToolSpec,
 } from './core/tool-spec.js';
 export type { CompiledValidator, ValidationIssue } from './core/validation-issue.js';
-export type { AnthropicTool } from './exporters/anthropic/index.js';
-export { toAnthropicTools } from './exporters/anthropic/index.js';
+export type { AnthropicStrictSchema, AnthropicTool, AnthropicToolsOptions } from './exporters/anthropic/index.js';
+export { ANTHROPIC_STRICT_LIMITS, toAnthropicStrictSchema, toAnthropicTools } from './exporters/anthropic/index.js';
 export type { BedrockTool, BedrockToolsOptions } from './exporters/bedrock/index.js';
 export { toBedrockTools } from './exporters/bedrock/index.js';
 export type {
@@ -100,7 +100,7 @@ export {
 export type { PromptDocsOptions } from './exporters/prompt-docs/index.js';
 export { cliDecisionGaps, renderPromptDocs } from './exporters/prompt-docs/index.js';
 export type { SchemaFinding } from './exporters/schema-lint.js';
-export { formatSchemaFinding, lintSchema } from './exporters/schema-lint.js';
+export { formatSchemaFinding, lintInputExamples, lintSchema } from './exporters/schema-lint.js';
 export type { ExportResult, ExportTarget, ExportWarning, ExportWarningKind } from './exporters/shared/export-result.js';
 export type { ToolSource } from './exporters/shared/tool-source.js';
 export type { WireNameMap } from './exporters/shared/wire-name.js';

@@ -36,6 +36,7 @@ export const REST_TOOL_SCHEMA: JsonSchema = {
     when_to_use: { type: 'string' },
     category: { type: 'string', minLength: 1 },
     tags: { type: 'array', items: { type: 'string' } },
+    input_examples: { type: 'array', maxItems: 10, items: { type: 'object' } },
     endpoint: { type: 'string', pattern: '^https?://' },
     method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
     auth: {

@@ -3,6 +3,9 @@ import { ToolRegistrationError } from './errors/tool-registration-error.js';
 import { isPlainObject, type JsonObjectSchema, type JsonSchema } from './json-schema.js';
 import type { ApprovalPredicate, ToolAnnotations, ToolHandler, ToolRequirements, ToolSpec } from './tool-spec.js';
 
+/** The most example argument objects a tool may carry in `inputExamples`. */
+export const MAX_INPUT_EXAMPLES = 10;
+
 /** The pattern every canonical tool name matches: safe for every provider's function-calling API. */
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -16,6 +19,8 @@ export interface ToolOptionsBase {
   whenToUse?: string;
   category?: string;
   tags?: readonly string[];
+  /** Example arguments, each valid against the input schema (at most {@link MAX_INPUT_EXAMPLES}). */
+  inputExamples?: readonly Record<string, unknown>[];
   /** JSON Schema the handler's output must match (`OUTPUT_INVALID` otherwise). */
   outputSchema?: JsonSchema;
   /** A Standard Schema for the output; its JSON Schema becomes `outputSchema`. */
@@ -156,6 +161,8 @@ export function createToolSpec(options: unknown): ToolSpec {
   };
   copyString(name, source, spec, 'title');
   copyString(name, source, spec, 'whenToUse');
+  const examples = inputExamples(name, source.inputExamples);
+  if (examples !== undefined) spec.inputExamples = frozenJsonCopy(name, 'inputExamples', examples);
   if (outputSchema !== undefined) spec.outputSchema = frozenJsonCopy(name, 'outputSchema', outputSchema);
   if (input !== undefined && input !== null) spec.input = input;
   for (const key of ['timeoutMs', 'maxTotalMs'] as const) {
@@ -322,6 +329,26 @@ function copyString(
 ): void {
   const value = optionalString(toolName, source, key);
   if (value !== undefined) target[key] = value;
+}
+
+function inputExamples(toolName: string, value: unknown): Array<Record<string, unknown>> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.length > MAX_INPUT_EXAMPLES) {
+    throw invalid(
+      toolName,
+      'inputExamples',
+      `Tool '${toolName}': inputExamples must be a list of at most ${MAX_INPUT_EXAMPLES} argument objects, got ${Array.isArray(value) ? `${value.length} items` : describeValue(value)}.`,
+    );
+  }
+  value.forEach((example, index) => {
+    if (!isPlainObject(example))
+      throw invalid(
+        toolName,
+        'inputExamples',
+        `Tool '${toolName}': inputExamples[${index}] must be an object of arguments, got ${describeValue(example)}.`,
+      );
+  });
+  return value.length === 0 ? undefined : value;
 }
 
 function stringArray(toolName: string, source: Record<string, unknown>, key: string): string[] {

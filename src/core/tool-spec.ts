@@ -104,6 +104,12 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   readonly category: string;
   readonly tags: readonly string[];
   readonly inputSchema: JsonObjectSchema;
+  /**
+   * Example arguments showing the model how to call the tool well (Anthropic's `input_examples`, and the
+   * system-prompt docs). Each must be valid against `inputSchema`: `registry.check()` and `toolshed
+   * validate` report one that is not, and exports leave it out.
+   */
+  readonly inputExamples?: readonly Readonly<Record<string, unknown>>[];
   readonly outputSchema?: JsonSchema;
   /** The Standard Schema the input schema came from; it also validates (refinements, transforms). */
   readonly input?: StandardSchemaV1;

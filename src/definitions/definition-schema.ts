@@ -30,6 +30,7 @@ export const TOOL_DEFINITION_SCHEMA: JsonSchema = {
       },
       required: ['type', 'properties'],
     },
+    input_examples: { type: 'array', maxItems: 10, items: { type: 'object' } },
     output_schema: { type: 'object' },
     handler: { type: 'string', pattern: '\\S' },
     timeout: { type: 'number', exclusiveMinimum: 0 },

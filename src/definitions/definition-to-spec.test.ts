@@ -35,7 +35,7 @@ describe('definitionProblems', () => {
         pointer: '/extra',
         field: 'extra',
         message:
-          "unknown key 'extra' (did you mean 'extra_args'?); allowed keys: name, title, description, when_to_use, category, tags, parameters, output_schema, handler, timeout, async, annotations, requires, max_output_chars, extra_args, reset_on_progress, max_total, max_concurrency, requires_approval, cli, metadata",
+          "unknown key 'extra' (did you mean 'extra_args'?); allowed keys: name, title, description, when_to_use, category, tags, parameters, input_examples, output_schema, handler, timeout, async, annotations, requires, max_output_chars, extra_args, reset_on_progress, max_total, max_concurrency, requires_approval, cli, metadata",
       },
       { pointer: '/tags', field: 'tags', message: `'tags' must be an array, got string "x"` },
       { pointer: '/timeout', field: 'timeout', message: "'timeout' must be > 0, got number 0" },

@@ -176,6 +176,7 @@ export async function definitionToSpec(definition: unknown, options: DefinitionT
     when_to_use: 'whenToUse',
     category: 'category',
     tags: 'tags',
+    input_examples: 'inputExamples',
     output_schema: 'outputSchema',
     requires: 'requires',
     max_output_chars: 'maxOutputChars',

@@ -3,7 +3,7 @@ import { toBedrockTools } from './bedrock/to-bedrock-tools.js';
 import { toGeminiTools } from './gemini/to-gemini-tools.js';
 import { toMcpTools } from './mcp/to-mcp-tools.js';
 import { toOpenAITools } from './openai/to-openai-tools.js';
-import { formatSchemaFinding, lintSchema, type SchemaFinding } from './schema-lint.js';
+import { formatSchemaFinding, lintInputExamples, lintSchema, type SchemaFinding } from './schema-lint.js';
 import { type ExportResult, type ExportWarning, isExclusion } from './shared/export-result.js';
 import { type ToolSource, toolList } from './shared/tool-source.js';
 
@@ -139,15 +139,17 @@ export function checkExports(specs: ToolSource): ExportCheckReport {
     const label = typeof name === 'string' && name !== '' ? name : `#${index}`;
     if (!names.includes(label)) names.push(label);
   });
-  const schemas = new Map<string, unknown>();
+  const schemas = new Map<string, { inputSchema: unknown; inputExamples: unknown }>();
   for (const candidate of list) {
     if (typeof candidate !== 'object' || candidate === null) continue;
-    const { name, inputSchema } = candidate as { name?: unknown; inputSchema?: unknown };
-    if (typeof name === 'string' && !schemas.has(name)) schemas.set(name, inputSchema);
+    const { name, inputSchema, inputExamples } = candidate as Record<string, unknown>;
+    if (typeof name === 'string' && !schemas.has(name)) schemas.set(name, { inputSchema, inputExamples });
   }
   const findings: string[] = [];
   const tools = names.map((tool) => {
-    const schema = lintSchema(schemas.get(tool));
+    const source = schemas.get(tool);
+    const examples = Array.isArray(source?.inputExamples) ? source.inputExamples : undefined;
+    const schema = [...lintSchema(source?.inputSchema), ...lintInputExamples(source?.inputSchema, examples)];
     for (const finding of schema) findings.push(formatSchemaFinding(tool, finding));
     const targets = {} as Record<ExportCheckTarget, ExportCheckOutcome>;
     for (const target of EXPORT_CHECK_TARGETS) {

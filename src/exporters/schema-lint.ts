@@ -297,6 +297,69 @@ export function lintSchema(schema: unknown): SchemaFinding[] {
 }
 
 /**
+ * Check a tool's input examples against its input schema: one {@link SchemaFinding} per example that
+ * fails it (pointer `/inputExamples/<index>`), which exports leave out. Where Ajv cannot be loaded
+ * synchronously (a browser), nothing is reported.
+ *
+ * @example
+ * ```ts
+ * lintInputExamples({ type: 'object', properties: { n: { type: 'integer' } } }, [{ n: 1 }, { n: 'two' }]);
+ * // [{ pointer: '/inputExamples/1', message: 'input example 1 fails the input schema (must be integer); exports leave it out' }]
+ * ```
+ */
+export function lintInputExamples(schema: unknown, examples: readonly unknown[] | undefined): SchemaFinding[] {
+  if (!isPlainObject(schema) || examples === undefined) return [];
+  return failingExamples(schema, examples).map(({ index, problem }) => ({
+    pointer: `/inputExamples/${index}`,
+    message: `input example ${index} fails the input schema (${problem}); exports leave it out`,
+  }));
+}
+
+/**
+ * The examples that fail `schema`, by index, with the first validation message of each. Where Ajv cannot
+ * be loaded synchronously, none.
+ *
+ * @example
+ * ```ts
+ * failingExamples({ type: 'object', properties: { n: { type: 'integer' } } }, [{ n: 'two' }]);
+ * // [{ index: 0, problem: "'n' must be integer, got string \"two\"" }]
+ * ```
+ */
+export function failingExamples(
+  schema: Record<string, unknown>,
+  examples: readonly unknown[],
+): Array<{ index: number; problem: string }> {
+  const failing: Array<{ index: number; problem: string }> = [];
+  examples.forEach((example, index) => {
+    const problem = valueProblem(schema, example);
+    if (problem !== undefined) failing.push({ index, problem });
+  });
+  return failing;
+}
+
+/** Why `value` fails the whole `schema`, as a validation message; `undefined` when it passes or cannot be checked. */
+function valueProblem(schema: Record<string, unknown>, value: unknown): string | undefined {
+  const key = JSON.stringify(schema);
+  let validate = defaultValidators.get(key);
+  if (validate === undefined) {
+    try {
+      validate = defaultChecker()?.compile(schema) ?? null;
+    } catch {
+      validate = null;
+    }
+    defaultValidators.set(key, validate);
+  }
+  if (validate === null) return undefined;
+  try {
+    if (validate(value)) return undefined;
+  } catch {
+    return undefined;
+  }
+  const error = validate.errors?.[0];
+  return error === undefined ? 'not a valid value' : toIssue(error).message;
+}
+
+/**
  * A finding as the one line `registry.check()` and `toolshed validate` show:
  * `tool: message (at pointer)`.
  *

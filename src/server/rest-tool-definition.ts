@@ -2,6 +2,7 @@ import { REST_TOOL_SCHEMA } from '../config/config-schema.js';
 import { describeValue } from '../core/define-tool.js';
 import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
 import type { ToolAnnotations } from '../core/tool-spec.js';
+import { failingExamples } from '../exporters/schema-lint.js';
 import { compileValidator } from '../schema/compile-validator.js';
 import { SECRET_NAME_PATTERN, STORE_LIMITS, type ToolPatch } from '../store/index.js';
 import { validationError } from './api-error.js';
@@ -41,6 +42,16 @@ export function checkRestToolDefinition(
   }
   if (Buffer.byteLength(JSON.stringify(definition)) > STORE_LIMITS.configBytes) {
     throw validationError('body', `A REST tool definition must be at most ${STORE_LIMITS.configBytes} bytes as JSON.`);
+  }
+  // An example the tool's own parameters refuse would teach the model a wrong call: refused here, where
+  // a configuration file only gets a warning (it has no one to answer).
+  if (Array.isArray(definition.input_examples) && isPlainObject(definition.parameters)) {
+    const failing = failingExamples(definition.parameters, definition.input_examples)[0];
+    if (failing !== undefined)
+      throw validationError(
+        `input_examples[${failing.index}]`,
+        `Invalid REST tool: input_examples[${failing.index}] does not fit parameters: ${failing.problem}.`,
+      );
   }
 }
 

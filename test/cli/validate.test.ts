@@ -34,7 +34,7 @@ describe('toolshed validate over the configuration corpus', () => {
     expect(run.exitCode).toBe(1);
     expect(lines(run.stdout)).toEqual([
       "toolshed.yaml:2:1: error: unknown key 'agnets' (did you mean 'agents'?); allowed keys: tools, builtins, workspace, custom_tools, mcp_servers, agents, nodes, defaults",
-      "toolshed.yaml:10:5: error: unknown key 'timout' in 'custom_tools[0]' (did you mean 'timeout'?); allowed keys: id, type, title, description, when_to_use, category, tags, endpoint, method, auth, parameters, request, response, timeout, max_response_bytes, allow_private_network, annotations, requires_approval, cli",
+      "toolshed.yaml:10:5: error: unknown key 'timout' in 'custom_tools[0]' (did you mean 'timeout'?); allowed keys: id, type, title, description, when_to_use, category, tags, input_examples, endpoint, method, auth, parameters, request, response, timeout, max_response_bytes, allow_private_network, annotations, requires_approval, cli",
     ]);
     expect(lines(run.stderr)).toEqual(['toolshed.yaml: 2 errors, 0 warnings.']);
   });
@@ -60,8 +60,9 @@ describe('toolshed validate over the configuration corpus', () => {
       'toolshed.yaml:1:9: warning: find_hotels: enum value "5" is not an integer; no argument can match it (at /properties/stars/enum/2)',
       'toolshed.yaml:1:9: warning: find_hotels: minimum 5 is above maximum 3; no value can match (at /properties/stars)',
       "toolshed.yaml:1:9: warning: find_hotels: unknown format 'phone' is never checked (at /properties/phone/format)",
+      "toolshed.yaml:1:9: warning: find_hotels: input example 1 fails the input schema ('city' must be a string, got number 5); exports leave it out (at /inputExamples/1)",
     ]);
-    expect(lines(run.stderr)).toEqual(['toolshed.yaml is valid, with 5 warnings.']);
+    expect(lines(run.stderr)).toEqual(['toolshed.yaml is valid, with 6 warnings.']);
   });
 
   it('passes a configuration with warnings only (exit 0)', async () => {

@@ -420,7 +420,7 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
       const api = await createRestTool(owner);
       const code = await createCodeTool(owner);
       const restFields =
-        'type, title, description, when_to_use, category, tags, endpoint, method, auth, parameters, request, response, timeout, max_response_bytes, allow_private_network, annotations, requires_approval, cli';
+        'type, title, description, when_to_use, category, tags, input_examples, endpoint, method, auth, parameters, request, response, timeout, max_response_bytes, allow_private_network, annotations, requires_approval, cli';
       const cases: Array<[string, unknown, string, string, boolean?]> = [
         [api, '[1, 2]', 'body', 'The request body must be a JSON object, got an array.', true],
         [api, '"text"', 'body', 'The request body must be a JSON object, got "text".', true],
@@ -450,6 +450,24 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
           'tags has 65 tags; the limit is 64.',
         ],
         [api, { annotations: { read_only: 'yes' } }, 'annotations', 'Invalid REST tool: '],
+        [
+          api,
+          { input_examples: 'query: x' },
+          'input_examples',
+          'Invalid REST tool: \'input_examples\' must be an array, got string "query: x".',
+        ],
+        [
+          api,
+          { input_examples: Array.from({ length: 11 }, () => ({ query: 'x' })) },
+          'input_examples',
+          'Invalid REST tool: ',
+        ],
+        [
+          api,
+          { input_examples: [{ query: 'ok' }, { query: 7 }] },
+          'input_examples[1]',
+          "Invalid REST tool: input_examples[1] does not fit parameters: 'query' must be a string, got number 7.",
+        ],
         [api, { parameters: { type: 'string' } }, 'parameters', 'Invalid REST tool: '],
         [
           api,
@@ -496,6 +514,16 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
         else expect(error.message, label).toBe(message);
       }
       expect([await store.tools.get(owner.id, api), await store.tools.get(owner.id, code)]).toEqual(before);
+    });
+
+    it('exports a REST tool with its input examples to Anthropic', async () => {
+      const owner = await tenant();
+      const api = await createRestTool(owner, { input_examples: [{ query: 'holiday policy' }] });
+      const exported = await rest(owner, 'GET', `/api/tools/${api}/export?format=anthropic`);
+      expect(exported.status).toBe(200);
+      expect((exported.body.tools as Array<Record<string, unknown>>)[0]?.input_examples).toEqual([
+        { query: 'holiday policy' },
+      ]);
     });
 
     it('stores hostile text as plain text, and answers unknown, foreign and hostile ids with 404', async () => {

@@ -25,6 +25,8 @@ export interface RestToolConfig {
   when_to_use?: string;
   category?: string;
   tags?: string[];
+  /** Example arguments (at most 10), each valid against `parameters`. */
+  input_examples?: Array<Record<string, unknown>>;
   endpoint: string;
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   auth?: RestToolAuth;

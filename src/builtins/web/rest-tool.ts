@@ -82,6 +82,7 @@ export function createRestTool(config: RestToolConfig, options: RestToolOptions 
     ...(config.title === undefined ? {} : { title: config.title }),
     description: config.description,
     ...(config.when_to_use === undefined ? {} : { whenToUse: config.when_to_use }),
+    ...(config.input_examples === undefined ? {} : { inputExamples: config.input_examples }),
     category: config.category ?? 'api',
     tags: ['rest', ...(config.tags ?? [])],
     inputSchema: config.parameters as JsonSchema,

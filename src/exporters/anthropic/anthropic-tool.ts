@@ -32,6 +32,8 @@ export interface AnthropicTool {
   defer_loading?: boolean;
   /** Present when strict tool use was asked for: `true`, or `false` for a tool that cannot be strict. */
   strict?: boolean;
+  /** The tool's input examples that are valid against `input_schema`, when it has any. */
+  input_examples?: Array<Record<string, unknown>>;
 }
 
 /**

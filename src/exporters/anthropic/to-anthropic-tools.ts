@@ -1,4 +1,6 @@
-import { exportEach } from '../shared/export-each.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
+import { failingExamples } from '../schema-lint.js';
+import { type ExportInput, exportEach } from '../shared/export-each.js';
 import type { ExportResult } from '../shared/export-result.js';
 import { SchemaIssues } from '../shared/schema-issues.js';
 import type { ToolSource } from '../shared/tool-source.js';
@@ -30,7 +32,11 @@ import type { AnthropicTool, AnthropicToolsOptions } from './anthropic-tool.js';
  */
 export function toAnthropicTools(specs: ToolSource, options: AnthropicToolsOptions = {}): ExportResult<AnthropicTool> {
   const used = { tools: 0, optionalProperties: 0, unionProperties: 0 };
-  return exportEach(specs, 'anthropic', (input, issues): AnthropicTool => {
+  return exportEach(specs, 'anthropic', (input, issues) =>
+    withInputExamples(build(input, issues), input.spec.inputExamples, issues),
+  );
+
+  function build(input: ExportInput, issues: SchemaIssues): AnthropicTool {
     const tool = { name: input.name, description: input.description };
     if (options.strict !== true) return { ...tool, input_schema: toAnthropicSchema(input.inputSchema, issues) };
     const attempt = new SchemaIssues();
@@ -52,5 +58,19 @@ export function toAnthropicTools(specs: ToolSource, options: AnthropicToolsOptio
     used.optionalProperties += strict.optionalProperties;
     used.unionProperties += strict.unionProperties;
     return { ...tool, input_schema: strict.schema, strict: true };
-  });
+  }
+}
+
+// The tool with its input examples that fit the exported schema; the others are left out with a warning.
+function withInputExamples(
+  tool: AnthropicTool,
+  examples: ToolSpec['inputExamples'],
+  issues: SchemaIssues,
+): AnthropicTool {
+  if (examples === undefined || examples.length === 0) return tool;
+  const failing = failingExamples(tool.input_schema, examples);
+  for (const { index, problem } of failing)
+    issues.rewritten(undefined, `Input example ${index} left out: it fails the exported input schema (${problem})`);
+  const kept = examples.filter((_, index) => !failing.some((entry) => entry.index === index));
+  return kept.length === 0 ? tool : { ...tool, input_examples: kept.map((example) => ({ ...example })) };
 }

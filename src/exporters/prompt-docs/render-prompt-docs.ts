@@ -1,4 +1,6 @@
+import { isPlainObject } from '../../core/json-schema.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
+import { failingExamples } from '../schema-lint.js';
 import { type ToolSource, toolList } from '../shared/tool-source.js';
 
 /**
@@ -22,6 +24,8 @@ interface DocEntry {
   name: string;
   description: string;
   whenToUse: string | undefined;
+  /** Example calls, as compact JSON. */
+  examples: string[];
   category: string;
   cli: string | null | undefined;
 }
@@ -29,7 +33,7 @@ interface DocEntry {
 /**
  * The system-prompt block describing tools: a section per `category` (sorted), a bullet per tool
  * (`- **name** — description`, sorted by name), then, for each tool with `whenToUse`, a heading and
- * that paragraph. With `cliBlock`, a "Command line" section lists every tool's `cli` keyword; tools
+ * that paragraph, and for each tool with `inputExamples`, a heading and one line of JSON per example. With `cliBlock`, a "Command line" section lists every tool's `cli` keyword; tools
  * with `cli: null` are listed as not exposed via CLI, and tools without a CLI decision as not exposed
  * yet (`cliDecisionGaps` finds those for a drift test).
  *
@@ -75,8 +79,13 @@ function renderMarkdown(tools: readonly DocEntry[], options: PromptDocsOptions):
     blocks.push(`${'#'.repeat(level)} ${categoryTitle(category)}`);
     blocks.push(members.map((tool) => `- **${tool.name}** — ${tool.description}`).join('\n'));
     for (const tool of members) {
-      if (tool.whenToUse === undefined) continue;
-      blocks.push(`${'#'.repeat(level + 1)} When to use ${tool.name}`, tool.whenToUse);
+      if (tool.whenToUse !== undefined)
+        blocks.push(`${'#'.repeat(level + 1)} When to use ${tool.name}`, tool.whenToUse);
+      if (tool.examples.length > 0)
+        blocks.push(
+          `${'#'.repeat(level + 1)} Example calls of ${tool.name}`,
+          tool.examples.map((example) => `- \`${example}\``).join('\n'),
+        );
     }
   }
   if (options.cliBlock === true) {
@@ -105,11 +114,20 @@ function entries(specs: ToolSource): DocEntry[] {
       name: oneLine(spec.name),
       description: typeof spec.description === 'string' ? oneLine(spec.description) : '',
       whenToUse: whenToUse === '' ? undefined : whenToUse,
+      examples: validExamples(spec.inputSchema, spec.inputExamples).map((example) => JSON.stringify(example)),
       category: typeof spec.category === 'string' && spec.category.trim() !== '' ? spec.category.trim() : 'general',
       cli: typeof spec.cli === 'string' ? oneLine(spec.cli) : spec.cli === null ? null : undefined,
     });
   }
   return result.sort((left, right) => compare(left.name, right.name));
+}
+
+/** The examples that pass the input schema (the others are left out, as every export does). */
+function validExamples(schema: unknown, examples: unknown): unknown[] {
+  if (!Array.isArray(examples) || examples.length === 0) return [];
+  if (!isPlainObject(schema)) return examples;
+  const failing = new Set(failingExamples(schema, examples).map((entry) => entry.index));
+  return examples.filter((_, index) => !failing.has(index));
 }
 
 /** `web_search` → `Web search`. */

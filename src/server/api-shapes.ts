@@ -30,6 +30,8 @@ export interface ToolView {
   /** What the tool needs from the server's environment (`env`: variables with where to get them). */
   requires: ToolRequirements;
   tags: string[];
+  /** Example arguments for the model, each valid against `parameters_schema`; empty when none. */
+  input_examples: Array<Record<string, unknown>>;
   /**
    * Where the tool comes from: `builtin`, `config`, `module` or `mcp:<server>` (read-only through the
    * API), `api` (a REST tool created through it) or `code` (a code tool created through it).

@@ -23,6 +23,7 @@ export function toolView(tool: ToolRecord): ToolView {
     annotations: { ...tool.annotations },
     requires: { ...tool.requires },
     tags: [...tool.tags],
+    input_examples: tool.inputExamples.map((example) => ({ ...example })),
     source: tool.source,
     origin: tool.origin,
     created_at: tool.createdAt,

@@ -6,7 +6,7 @@ import { compileValidator } from '../schema/compile-validator.js';
 import { STORE_LIMITS, type WorkspaceToolInput } from '../store/index.js';
 import { validationError } from './api-error.js';
 import { CODE_TOOL_TYPES, type CodeToolConfig } from './code-tool.js';
-import { fieldOf, restAnnotations } from './rest-tool-definition.js';
+import { fieldOf, refuseUnfitExamples, restAnnotations } from './rest-tool-definition.js';
 
 /**
  * The most bytes `code` may take in its row: the store's limit of a tool's config (64 KiB), less what
@@ -18,7 +18,7 @@ const restFields = (REST_TOOL_SCHEMA as { properties: Record<string, JsonSchema>
 
 /**
  * The body of `POST /api/tools` for a code tool: the fields a REST tool shares with it (`id`,
- * `title`, `description`, `when_to_use`, `category`, `parameters`, `annotations`,
+ * `title`, `description`, `when_to_use`, `category`, `input_examples`, `parameters`, `annotations`,
  * `requires_approval`), `type` (`python` or `javascript`) and `code`.
  */
 export const CODE_TOOL_SCHEMA: JsonSchema = {
@@ -31,6 +31,7 @@ export const CODE_TOOL_SCHEMA: JsonSchema = {
     description: restFields.description as JsonSchema,
     when_to_use: restFields.when_to_use as JsonSchema,
     category: restFields.category as JsonSchema,
+    input_examples: restFields.input_examples as JsonSchema,
     parameters: restFields.parameters as JsonSchema,
     annotations: restFields.annotations as JsonSchema,
     requires_approval: restFields.requires_approval as JsonSchema,
@@ -69,6 +70,7 @@ export function codeToolInputOf(body: Record<string, unknown>): CodeToolInput {
   const type = body.type as SandboxLanguage;
   const id = body.id as string;
   const code = body.code as string;
+  refuseUnfitExamples(body.input_examples, body.parameters, 'code tool');
   const bytes = Buffer.byteLength(JSON.stringify(code)) - 2;
   if (bytes > MAX_CODE_BYTES) {
     throw validationError(
@@ -88,6 +90,9 @@ export function codeToolInputOf(body: Record<string, unknown>): CodeToolInput {
       handlerKey: type,
       category: typeof body.category === 'string' ? body.category : 'code',
       ...(typeof body.when_to_use === 'string' ? { whenToUse: body.when_to_use } : {}),
+      ...(Array.isArray(body.input_examples)
+        ? { inputExamples: body.input_examples as Array<Record<string, unknown>> }
+        : {}),
       annotations: restAnnotations(body),
       config: { type, code },
       source: 'code',

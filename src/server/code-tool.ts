@@ -55,6 +55,7 @@ export function createCodeTool(record: ToolRecord, options: CodeToolOptions): To
     ...(record.name === record.id ? {} : { title: record.name }),
     description: record.description,
     ...(record.whenToUse === null ? {} : { whenToUse: record.whenToUse }),
+    ...(record.inputExamples.length === 0 ? {} : { inputExamples: record.inputExamples }),
     category: record.category,
     tags: ['code', type],
     inputSchema: record.parametersSchema as JsonSchema,

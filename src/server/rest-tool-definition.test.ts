@@ -19,6 +19,7 @@ describe('REST tool definitions of the API', () => {
       whenToUse: null,
       category: 'api',
       tags: ['search'],
+      inputExamples: null,
       annotations: { readOnly: true },
       parametersSchema: definition.parameters,
       config: { ...definition, tags: ['search'], annotations: { read_only: true } },

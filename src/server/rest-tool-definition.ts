@@ -43,16 +43,28 @@ export function checkRestToolDefinition(
   if (Buffer.byteLength(JSON.stringify(definition)) > STORE_LIMITS.configBytes) {
     throw validationError('body', `A REST tool definition must be at most ${STORE_LIMITS.configBytes} bytes as JSON.`);
   }
-  // An example the tool's own parameters refuse would teach the model a wrong call: refused here, where
-  // a configuration file only gets a warning (it has no one to answer).
-  if (Array.isArray(definition.input_examples) && isPlainObject(definition.parameters)) {
-    const failing = failingExamples(definition.parameters, definition.input_examples)[0];
-    if (failing !== undefined)
-      throw validationError(
-        `input_examples[${failing.index}]`,
-        `Invalid REST tool: input_examples[${failing.index}] does not fit parameters: ${failing.problem}.`,
-      );
-  }
+  refuseUnfitExamples(definition.input_examples, definition.parameters, 'REST tool');
+}
+
+/**
+ * Refuse (400 naming `input_examples[i]`) the first input example that `parameters` refuses: it would
+ * teach the model a wrong call. Through the API it is an error; a configuration file only gets a
+ * warning, having no one to answer.
+ *
+ * @example
+ * ```ts
+ * refuseUnfitExamples([{ q: 7 }], { type: 'object', properties: { q: { type: 'string' } } }, 'code tool');
+ * // throws: Invalid code tool: input_examples[0] does not fit parameters: 'q' must be a string, got number 7.
+ * ```
+ */
+export function refuseUnfitExamples(examples: unknown, parameters: unknown, kind: string): void {
+  if (!Array.isArray(examples) || !isPlainObject(parameters)) return;
+  const failing = failingExamples(parameters, examples)[0];
+  if (failing !== undefined)
+    throw validationError(
+      `input_examples[${failing.index}]`,
+      `Invalid ${kind}: input_examples[${failing.index}] does not fit parameters: ${failing.problem}.`,
+    );
 }
 
 /**
@@ -71,6 +83,9 @@ export function restToolColumns(definition: Record<string, unknown>): Required<T
     whenToUse: typeof definition.when_to_use === 'string' ? definition.when_to_use : null,
     category: typeof definition.category === 'string' ? definition.category : 'api',
     tags: Array.isArray(definition.tags) ? (definition.tags as string[]) : [],
+    inputExamples: Array.isArray(definition.input_examples)
+      ? (definition.input_examples as Array<Record<string, unknown>>)
+      : null,
     annotations: restAnnotations(definition),
     parametersSchema: definition.parameters as JsonObjectSchema,
     config: definition,

@@ -21,6 +21,7 @@ function record(id: string, source: string, extra: Partial<ToolRecord> = {}): To
     requires: {},
     config: null,
     tags: [],
+    inputExamples: [],
     source: source as ToolRecord['source'],
     origin: 'toolshed.yaml',
     definitionHash: null,

@@ -9,6 +9,7 @@ import {
   checkRestToolDefinition,
   fieldOf,
   REST_TOOL_FIELDS,
+  refuseUnfitExamples,
   restAnnotations,
   restToolColumns,
 } from './rest-tool-definition.js';
@@ -35,6 +36,7 @@ const METADATA_PATCH_SCHEMA: JsonSchema = {
     annotations: REST_PROPERTIES.annotations as JsonSchema,
     requires_approval: { type: 'boolean' },
     parameters: REST_PROPERTIES.parameters as JsonSchema,
+    input_examples: { anyOf: [REST_PROPERTIES.input_examples as JsonSchema, { type: 'null' }] },
   },
   additionalProperties: false,
 };
@@ -58,8 +60,8 @@ export const METADATA_PATCH_FIELDS: readonly string[] = Object.freeze(
  * the field. A workspace REST tool's body is a partial REST definition: each field given replaces the
  * tool's, `null` removes an optional one, and the result is checked exactly as `POST /api/tools`
  * checks a new tool (its `id` cannot change). Another tool takes `title`, `description`,
- * `when_to_use` (`null` clears it), `category`, `tags`, `annotations`, `requires_approval` and
- * `parameters`.
+ * `when_to_use` (`null` clears it), `category`, `tags`, `annotations`, `requires_approval`,
+ * `parameters` and `input_examples` (`null` removes them; they must fit the parameters the tool ends with).
  *
  * @example
  * ```ts
@@ -127,6 +129,13 @@ function metadataPatch(tool: ToolRecord, body: Record<string, unknown>): ToolPat
   if (typeof body.category === 'string') patch.category = body.category;
   if (Array.isArray(body.tags)) patch.tags = body.tags as string[];
   if (body.parameters !== undefined) patch.parametersSchema = body.parameters as JsonObjectSchema;
+  if (body.input_examples !== undefined)
+    patch.inputExamples = body.input_examples as Array<Record<string, unknown>> | null;
+  refuseUnfitExamples(
+    patch.inputExamples === undefined ? tool.inputExamples : patch.inputExamples,
+    patch.parametersSchema ?? tool.parametersSchema,
+    'tool patch',
+  );
   if (body.annotations !== undefined || body.requires_approval !== undefined) {
     const current = tool.annotations as ToolAnnotations & { requiresApproval?: boolean };
     const hints = body.annotations === undefined ? current : restAnnotations({ annotations: body.annotations });

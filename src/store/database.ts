@@ -52,6 +52,8 @@ export interface ToolsTable {
   updated_at: NullableTimestampColumn;
   /** The tool's tags, a JSON array of strings (`'[]'` for none). */
   tags: ColumnType<string, string | undefined, string>;
+  /** The tool's example arguments, a JSON array of objects; `null` when it has none. */
+  input_examples: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** `agents`: each belongs to one workspace. */

@@ -120,6 +120,7 @@ export function toolRecordOf(row: Selectable<ToolsTable>): ToolRecord {
     annotations: parseJsonColumn<ToolAnnotations>(row.annotations) ?? {},
     requires: parseJsonColumn<ToolRequirements>(row.requires) ?? {},
     tags: parseJsonColumn<string[]>(row.tags ?? '[]') ?? [],
+    inputExamples: parseJsonColumn<Array<Record<string, unknown>>>(row.input_examples ?? null) ?? [],
     config: parseJsonColumn<Record<string, unknown>>(row.config),
     source: row.source as ToolSourceName,
     origin: row.origin,

@@ -334,6 +334,7 @@ interface SyncedRow {
     annotations: string;
     requires: string;
     tags: string;
+    input_examples: string | null;
     config: string | null;
     source: string;
     origin: string;

@@ -65,6 +65,8 @@ export interface ToolRecord {
   requires: ToolRequirements;
   /** Free-form labels (`["search", "internal"]`); empty when none. */
   tags: string[];
+  /** Example arguments for the model, each valid against `parametersSchema`; empty when none. */
+  inputExamples: Array<Record<string, unknown>>;
   /** Tool-level settings (a REST tool's endpoint, ...); `null` when none. */
   config: Record<string, unknown> | null;
   /** Where the tool came from. */

@@ -21,6 +21,8 @@ export const STORE_LIMITS = Object.freeze({
   toolSetItems: 1000,
   /** Tags a tool may have. */
   tagItems: 64,
+  /** Example argument objects per tool. */
+  inputExamples: 10,
   /** Characters of one tag. */
   tagChars: 100,
 });
@@ -196,4 +198,34 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * A tool's example arguments as the `input_examples` column holds them: a JSON array of at most
+ * {@link STORE_LIMITS}.inputExamples objects, at most {@link STORE_LIMITS}.configBytes as JSON; `null`
+ * for none (absent, `null` or an empty list).
+ *
+ * @example
+ * ```ts
+ * serializeInputExamples([{ city: 'Paris' }], 'inputExamples'); // '[{"city":"Paris"}]'
+ * serializeInputExamples('Paris', 'inputExamples'); // throws StoreValidationError
+ * ```
+ */
+export function serializeInputExamples(value: unknown, field: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value) || value.length > STORE_LIMITS.inputExamples) {
+    throw new StoreValidationError(
+      field,
+      `${field} must be a list of at most ${STORE_LIMITS.inputExamples} argument objects, got ${Array.isArray(value) ? `${value.length} items` : describeValue(value)}.`,
+    );
+  }
+  if (value.length === 0) return null;
+  value.forEach((example, index) => {
+    if (!isPlainObject(example))
+      throw new StoreValidationError(field, `${field}[${index}] must be an object, got ${describeValue(example)}.`);
+  });
+  const text = JSON.stringify(value);
+  if (Buffer.byteLength(text) > STORE_LIMITS.configBytes)
+    throw new StoreValidationError(field, `${field} must be at most ${STORE_LIMITS.configBytes} bytes as JSON.`);
+  return text;
 }

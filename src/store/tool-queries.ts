@@ -16,6 +16,7 @@ import {
   requireId,
   requireText,
   STORE_LIMITS,
+  serializeInputExamples,
   serializeJsonObject,
   serializeTags,
 } from './store-validation.js';
@@ -111,6 +112,7 @@ export class ToolQueries implements StoreTools {
                 annotations: eb.ref('excluded.annotations'),
                 requires: eb.ref('excluded.requires'),
                 tags: eb.ref('excluded.tags'),
+                input_examples: eb.ref('excluded.input_examples'),
                 definition_hash: eb.ref('excluded.definition_hash'),
                 source: eb.ref('excluded.source'),
                 updated_at: eb.ref('excluded.updated_at'),
@@ -156,6 +158,7 @@ export class ToolQueries implements StoreTools {
       requires: serializeJsonObject(input.requires ?? {}, 'requires', STORE_LIMITS.configBytes) ?? '{}',
       config: serializeJsonObject(input.config, 'config', STORE_LIMITS.configBytes),
       tags: serializeTags(input.tags, 'tags'),
+      input_examples: serializeInputExamples(input.inputExamples, 'inputExamples'),
       source: workspaceToolSource(input.source),
       origin: null,
       definition_hash: null as string | null,
@@ -293,6 +296,7 @@ type BuiltinRow = Omit<Insertable<ToolsTable>, 'created_at' | 'category' | 'anno
   annotations: string;
   requires: string;
   tags: string;
+  input_examples: string | null;
   workspace_id: null;
   source: 'builtin' | 'module';
 };
@@ -330,6 +334,7 @@ const PATCH_FIELDS: ReadonlyArray<keyof ToolPatch> = [
   'whenToUse',
   'category',
   'tags',
+  'inputExamples',
   'annotations',
   'parametersSchema',
   'config',
@@ -354,6 +359,7 @@ function toolPatchValues(patch: unknown) {
     when_to_use?: string | null;
     category?: string;
     tags?: string;
+    input_examples?: string | null;
     annotations?: string;
     parameters_schema?: string;
     config?: string | null;
@@ -369,6 +375,8 @@ function toolPatchValues(patch: unknown) {
     values.category = requireText(patch.category, 'category', STORE_LIMITS.nameChars);
   }
   if (patch.tags !== undefined) values.tags = serializeTags(patch.tags, 'tags');
+  if (patch.inputExamples !== undefined)
+    values.input_examples = serializeInputExamples(patch.inputExamples, 'inputExamples');
   if (patch.annotations !== undefined) {
     values.annotations = serializeJsonObject(patch.annotations ?? {}, 'annotations', STORE_LIMITS.configBytes) ?? '{}';
   }
@@ -402,6 +410,7 @@ function sameBuiltin(existing: Selectable<ToolsTable>, row: BuiltinRow): boolean
     existing.when_to_use === row.when_to_use &&
     existing.annotations === row.annotations &&
     existing.requires === row.requires &&
-    existing.tags === row.tags
+    existing.tags === row.tags &&
+    (existing.input_examples ?? null) === row.input_examples
   );
 }

@@ -10,6 +10,7 @@ import {
   optionalText,
   requireText,
   STORE_LIMITS,
+  serializeInputExamples,
   serializeJsonObject,
   serializeTags,
 } from './store-validation.js';
@@ -106,6 +107,7 @@ export function definitionHash(row: Partial<Record<keyof ToolsTable, unknown>>):
     requires,
     config,
     tags,
+    input_examples,
   } = row;
   const definition = {
     name,
@@ -118,6 +120,8 @@ export function definitionHash(row: Partial<Record<keyof ToolsTable, unknown>>):
     requires,
     config,
     tags: tags ?? '[]',
+    // Only when present, so rows without examples keep the hash they had before the column existed.
+    ...(input_examples === undefined || input_examples === null ? {} : { input_examples }),
   };
   return createHash('sha256').update(canonicalJson(definition)).digest('hex');
 }
@@ -199,5 +203,6 @@ export function specColumns(spec: SpecDefinition, id: string) {
     annotations: serializeJsonObject({ ...spec.annotations }, `${id}.annotations`, STORE_LIMITS.configBytes) ?? '{}',
     requires: serializeJsonObject({ ...spec.requires }, `${id}.requires`, STORE_LIMITS.configBytes) ?? '{}',
     tags: serializeTags(spec.tags, `${id}.tags`),
+    input_examples: serializeInputExamples(spec.inputExamples, `${id}.inputExamples`),
   };
 }

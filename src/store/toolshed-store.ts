@@ -95,6 +95,8 @@ export interface WorkspaceToolInput {
   config?: Record<string, unknown> | null;
   /** At most 64 tags of at most 100 characters each. */
   tags?: readonly string[];
+  /** At most 10 example argument objects; `null` or `[]` for none. */
+  inputExamples?: ReadonlyArray<Readonly<Record<string, unknown>>> | null;
   /** `api` (default: a REST tool) or `code` (a Python or JavaScript tool). */
   source?: 'api' | 'code';
 }
@@ -117,6 +119,8 @@ export interface ToolPatch {
   whenToUse?: string | null;
   category?: string;
   tags?: readonly string[];
+  /** `null` or `[]` removes them. */
+  inputExamples?: ReadonlyArray<Readonly<Record<string, unknown>>> | null;
   annotations?: ToolAnnotations;
   parametersSchema?: JsonObjectSchema;
   config?: Record<string, unknown> | null;
@@ -141,7 +145,7 @@ export type BuiltinToolSpec = Pick<
   ToolSpec,
   'name' | 'title' | 'description' | 'whenToUse' | 'category' | 'inputSchema' | 'annotations' | 'requires'
 > &
-  Partial<Pick<ToolSpec, 'tags'>>;
+  Partial<Pick<ToolSpec, 'tags' | 'inputExamples'>>;
 
 /** Options of `tools.upsertBuiltins`. */
 export interface UpsertBuiltinsOptions {

@@ -473,12 +473,12 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
       [
         'endpoint',
         { ...valid, endpoint: 'https://example.com' },
-        "Invalid code tool: unexpected argument 'endpoint'; accepted arguments are id, type, code, title, description, when_to_use, category, parameters, annotations, requires_approval.",
+        "Invalid code tool: unexpected argument 'endpoint'; accepted arguments are id, type, code, title, description, when_to_use, category, input_examples, parameters, annotations, requires_approval.",
       ],
       [
         'auth',
         { ...valid, auth: { type: 'bearer', secret: 'X' } },
-        "Invalid code tool: unexpected argument 'auth'; accepted arguments are id, type, code, title, description, when_to_use, category, parameters, annotations, requires_approval.",
+        "Invalid code tool: unexpected argument 'auth'; accepted arguments are id, type, code, title, description, when_to_use, category, input_examples, parameters, annotations, requires_approval.",
       ],
       ['body', [valid], 'The request body must be a JSON object, got an array.'],
     ];

@@ -254,7 +254,7 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
       });
       const unknown = await rest(owner, 'PATCH', `/api/tools/${id}`, { surprise: 1 });
       expect((unknown.body.error as { message: string }).message).toBe(
-        "Unknown field 'surprise'; a code tool can change: title, description, when_to_use, category, tags, annotations, requires_approval, parameters, code.",
+        "Unknown field 'surprise'; a code tool can change: title, description, when_to_use, category, tags, annotations, requires_approval, parameters, input_examples, code.",
       );
     });
 
@@ -516,14 +516,65 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
       expect([await store.tools.get(owner.id, api), await store.tools.get(owner.id, code)]).toEqual(before);
     });
 
-    it('exports a REST tool with its input examples to Anthropic', async () => {
+    it("shows and exports a REST tool's input examples, and keeps them fitting its parameters", async () => {
       const owner = await tenant();
       const api = await createRestTool(owner, { input_examples: [{ query: 'holiday policy' }] });
+      expect((await rest(owner, 'GET', `/api/tools/${api}`)).body.input_examples).toEqual([
+        { query: 'holiday policy' },
+      ]);
       const exported = await rest(owner, 'GET', `/api/tools/${api}/export?format=anthropic`);
       expect(exported.status).toBe(200);
       expect((exported.body.tools as Array<Record<string, unknown>>)[0]?.input_examples).toEqual([
         { query: 'holiday policy' },
       ]);
+      // Parameters that the stored example no longer fits are refused, and nothing changes.
+      const before = await store.tools.get(owner.id, api);
+      const refused = await rest(owner, 'PATCH', `/api/tools/${api}`, {
+        parameters: { type: 'object', properties: { query: { type: 'integer' } } },
+      });
+      expect(refused).toEqual({
+        status: 400,
+        body: {
+          error: {
+            code: 'VALIDATION_ERROR',
+            message:
+              'Invalid REST tool: input_examples[0] does not fit parameters: \'query\' must be an integer, got string "holiday policy".',
+            details: { field: 'input_examples[0]' },
+          },
+        },
+      });
+      expect(await store.tools.get(owner.id, api)).toEqual(before);
+      const removed = await rest(owner, 'PATCH', `/api/tools/${api}`, { input_examples: null });
+      expect(removed.body.input_examples).toEqual([]);
+    });
+
+    it('gives a code tool input examples through PATCH, refusing ones its parameters do not fit', async () => {
+      const owner = await tenant();
+      const code = await createCodeTool(owner);
+      const patched = await rest(owner, 'PATCH', `/api/tools/${code}`, { input_examples: [{ a: 2, b: 3 }] });
+      expect([patched.status, patched.body.input_examples]).toEqual([200, [{ a: 2, b: 3 }]]);
+      const before = await store.tools.get(owner.id, code);
+      for (const [body, field, message] of [
+        [
+          { input_examples: [{ a: 'two' }] },
+          'input_examples[0]',
+          'Invalid tool patch: input_examples[0] does not fit parameters: \'a\' must be a number, got string "two".',
+        ],
+        [
+          { parameters: { type: 'object', properties: { a: { type: 'string' } } } },
+          'input_examples[0]',
+          "Invalid tool patch: input_examples[0] does not fit parameters: 'a' must be a string, got number 2.",
+        ],
+        [{ input_examples: [7] }, 'input_examples', 'Invalid tool patch: '],
+      ] as const) {
+        const response = await rest(owner, 'PATCH', `/api/tools/${code}`, body);
+        expect(response.status, JSON.stringify(body)).toBe(400);
+        const error = response.body.error as { message: string; details: { field: string } };
+        expect(error.details.field, JSON.stringify(body)).toBe(field);
+        if (message.endsWith(': ')) expect(error.message).toContain(message);
+        else expect(error.message).toBe(message);
+      }
+      expect(await store.tools.get(owner.id, code)).toEqual(before);
     });
 
     it('stores hostile text as plain text, and answers unknown, foreign and hostile ids with 404', async () => {

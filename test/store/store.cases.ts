@@ -297,6 +297,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0005_secrets',
         '0006_tool_sources',
         '0007_tool_tags',
+        '0011_tool_input_examples',
       ]);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);
@@ -462,6 +463,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         annotations: { openWorld: true },
         requires: { env: [{ name: 'LOOKUP_API_KEY', url: 'https://example.com/keys' }] },
         tags: [],
+        inputExamples: [],
         config: null,
         source: 'builtin',
         origin: null,
@@ -1188,6 +1190,14 @@ export function defineStoreCases(harness: StoreHarness): void {
 
       const cleared = await store.tools.update(workspace, id, { whenToUse: null, tags: [] });
       expect(cleared).toMatchObject({ whenToUse: null, tags: [], description: 'Search the wiki and the tickets.' });
+
+      const examples = [{ q: 'holiday policy' }, { q: 'on-call rota' }];
+      const withExamples = await store.tools.update(workspace, id, { inputExamples: examples });
+      expect(withExamples.inputExamples).toEqual(examples);
+      expect(withExamples.definitionHash).not.toBe(cleared.definitionHash);
+      expect((await store.tools.get(workspace, id))?.inputExamples).toEqual(examples);
+      expect((await store.tools.update(workspace, id, { inputExamples: null })).inputExamples).toEqual([]);
+      expect((await store.tools.get(workspace, id))?.definitionHash).toBe(cleared.definitionHash);
     });
 
     it('writes and announces nothing for a patch that changes nothing', async () => {
@@ -1267,12 +1277,12 @@ export function defineStoreCases(harness: StoreHarness): void {
         [
           'source',
           { source: 'builtin' },
-          "A tool patch cannot change 'source'; it may change name, description, whenToUse, category, tags, annotations, parametersSchema, config.",
+          "A tool patch cannot change 'source'; it may change name, description, whenToUse, category, tags, inputExamples, annotations, parametersSchema, config.",
         ],
         [
           'id',
           { id: 'other_name' },
-          "A tool patch cannot change 'id'; it may change name, description, whenToUse, category, tags, annotations, parametersSchema, config.",
+          "A tool patch cannot change 'id'; it may change name, description, whenToUse, category, tags, inputExamples, annotations, parametersSchema, config.",
         ],
         ['description', { description: '' }, 'description must be a non-empty string, got "".'],
         [
@@ -1289,6 +1299,22 @@ export function defineStoreCases(harness: StoreHarness): void {
         ['tags', { tags: Array.from({ length: 65 }, (_, index) => `t${index}`) }, 'tags has 65 tags; the limit is 64.'],
         ['tags', { tags: ['line\nbreak'] }, 'The tag "line\\nbreak" of tags has a control character.'],
         ['annotations', { annotations: [true] }, 'annotations must be a JSON object, got an array.'],
+        [
+          'inputExamples',
+          { inputExamples: 'q: x' },
+          'inputExamples must be a list of at most 10 argument objects, got "q: x".',
+        ],
+        [
+          'inputExamples',
+          { inputExamples: Array.from({ length: 11 }, () => ({})) },
+          'inputExamples must be a list of at most 10 argument objects, got 11 items.',
+        ],
+        ['inputExamples', { inputExamples: [{ q: 'x' }, 'y'] }, 'inputExamples[1] must be an object, got "y".'],
+        [
+          'inputExamples',
+          { inputExamples: [{ q: 'x'.repeat(70_000) }] },
+          'inputExamples must be at most 65536 bytes as JSON.',
+        ],
         [
           'parametersSchema',
           { parametersSchema: { type: 'string' } },

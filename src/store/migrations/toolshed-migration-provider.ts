@@ -5,6 +5,7 @@ import { emailsSearchFile } from './emails-search-file.js';
 import { initialSchema } from './initial-schema.js';
 import type { SchemaDialect } from './schema-dialect.js';
 import { secretsSchema } from './secrets-schema.js';
+import { toolInputExamplesSchema } from './tool-input-examples-schema.js';
 import { toolSourcesSchema } from './tool-sources-schema.js';
 import { toolTagsSchema } from './tool-tags-schema.js';
 
@@ -41,6 +42,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
       '0005_secrets': secretsSchema(this.#schema),
       '0006_tool_sources': toolSourcesSchema(this.#schema),
       '0007_tool_tags': toolTagsSchema(this.#schema),
+      '0011_tool_input_examples': toolInputExamplesSchema(this.#schema),
     };
   }
 }

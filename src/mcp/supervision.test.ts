@@ -50,7 +50,7 @@ describe('an imported MCP server that crashes', () => {
     const refused = await whileDown!.call;
     expect(refused.status).toBe('error');
     expect(refused.status === 'error' && refused.error).toMatchObject({
-      code: 'EXECUTION_FAILED',
+      code: 'UPSTREAM_UNAVAILABLE',
       retryable: true,
       message:
         "MCP server 'everything' closed the connection; 'everything__echo' cannot run until it is back (reconnecting).",
@@ -89,7 +89,7 @@ describe('an imported MCP server that crashes', () => {
     const result = await pending;
     expect(killed).toBe(true);
     expect(result.status === 'error' && result.error).toMatchObject({
-      code: 'EXECUTION_FAILED',
+      code: 'UPSTREAM_UNAVAILABLE',
       retryable: true,
       message:
         "MCP server 'everything' closed the connection during the call to 'everything__trigger_long_running_operation'.",

@@ -1,0 +1,27 @@
+// A small stdio MCP server for the gateway tests:
+// - `greet` says hello; its description is GREET_DESCRIPTION (default "Say hello."), so a test can
+//   change the definition between runs;
+// - `slow` waits `ms` milliseconds; a cancelled call appends "cancelled <ms>" to the file named by
+//   CANCEL_LOG, so a test can check that the cancellation reached the server.
+import { appendFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+
+const server = new McpServer({ name: 'gateway-fixture', version: '1.0.0' });
+server.registerTool(
+  'greet',
+  { description: process.env.GREET_DESCRIPTION ?? 'Say hello.', inputSchema: { name: z.string() } },
+  ({ name }) => ({ content: [{ type: 'text', text: `Hello, ${name}!` }] }),
+);
+server.registerTool('slow', { description: 'Wait a while.', inputSchema: { ms: z.number() } }, ({ ms }, extra) => {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ content: [{ type: 'text', text: `waited ${ms} ms` }] }), ms);
+    extra.signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      if (process.env.CANCEL_LOG) appendFileSync(process.env.CANCEL_LOG, `cancelled ${ms}\n`);
+      resolve({ content: [{ type: 'text', text: 'cancelled' }], isError: true });
+    });
+  });
+});
+await server.connect(new StdioServerTransport());

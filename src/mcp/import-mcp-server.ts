@@ -578,8 +578,10 @@ function onSignal(signal: NodeJS.Signals): void {
 
 function holdProcessHooks(): void {
   process.on('exit', killAllChildren);
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // First in line: a handler that runs before it may remove itself (toolshed serve's does), and
+  // `onSignal` would then take the signal for unhandled and end the process at once.
+  process.prependListener('SIGINT', onSignal);
+  process.prependListener('SIGTERM', onSignal);
 }
 
 function releaseProcessHooks(): void {

@@ -2,12 +2,14 @@
 // - `greet` says hello; its description is GREET_DESCRIPTION (default "Say hello."), so a test can
 //   change the definition between runs;
 // - `slow` waits `ms` milliseconds; a cancelled call appends "cancelled <ms>" to the file named by
-//   CANCEL_LOG, so a test can check that the cancellation reached the server.
+//   CANCEL_LOG, so a test can check that the cancellation reached the server;
+// - with PID_FILE set, it writes its PID there (appending a line per start).
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 
+if (process.env.PID_FILE) appendFileSync(process.env.PID_FILE, `${process.pid}\n`);
 const server = new McpServer({ name: 'gateway-fixture', version: '1.0.0' });
 server.registerTool(
   'greet',

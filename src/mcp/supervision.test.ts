@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../core/tool-result.js';
 import { toModelText } from '../core/tool-result.js';
@@ -6,6 +8,7 @@ import { ToolRegistry } from '../registry/tool-registry.js';
 import { importMcpServer, type McpServerConnection } from './import-mcp-server.js';
 import { listMcpTools } from './mcp-tool-list.js';
 
+const GATEWAY_SERVER = resolve(import.meta.dirname, '__fixtures__/gateway-server.mjs');
 const EVERYTHING = resolve(
   import.meta.dirname,
   '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
@@ -97,5 +100,44 @@ describe('an imported MCP server that crashes', () => {
     await expect.poll(() => connection!.state, { timeout: 15_000 }).toBe('up');
     expect(connection.pid).not.toBe(firstPid);
     expect(toModelText(await registry.call('everything__echo', { message: 'again' }))).toBe('Echo: again');
+  });
+});
+
+describe('an imported MCP server that is stopped (SIGSTOP)', () => {
+  let connection: McpServerConnection | undefined;
+  const folder = mkdtempSync(join(tmpdir(), 'toolshed-sigstop-'));
+  afterEach(async () => {
+    await connection?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("times a call out at the tool's timeout and cancels it upstream; after SIGCONT the same process serves again", async () => {
+    const cancelLog = join(folder, 'cancelled.log');
+    const registry = new ToolRegistry();
+    connection = await importMcpServer(registry, {
+      name: 'fixture',
+      command: process.execPath,
+      args: [GATEWAY_SERVER],
+      env: { CANCEL_LOG: cancelLog },
+      timeoutMs: 500,
+    });
+    const pid = connection.pid!;
+    expect(pid).toBeGreaterThan(1);
+    process.kill(pid, 'SIGSTOP');
+    let result: ToolResult;
+    try {
+      result = await registry.call('fixture__slow', { ms: 60_000 });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(result.status).toBe('timeout');
+    expect(result.status === 'timeout' && result.error).toMatchObject({ code: 'TIMEOUT', retryable: true });
+    // Once running again, the server reads the request and then its cancellation.
+    await expect
+      .poll(() => readFileSync(cancelLog, { encoding: 'utf8', flag: 'a+' }) as string, { timeout: 10_000 })
+      .toBe('cancelled 60000\n');
+    expect(connection.state).toBe('up');
+    expect(connection.pid).toBe(pid);
+    expect(toModelText(await registry.call('fixture__greet', { name: 'Ada' }))).toBe('Hello, Ada!');
   });
 });

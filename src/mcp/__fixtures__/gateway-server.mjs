@@ -18,12 +18,15 @@ server.registerTool(
 );
 server.registerTool('slow', { description: 'Wait a while.', inputSchema: { ms: z.number() } }, ({ ms }, extra) => {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ content: [{ type: 'text', text: `waited ${ms} ms` }] }), ms);
-    extra.signal.addEventListener('abort', () => {
+    const cancelled = () => {
       clearTimeout(timer);
       if (process.env.CANCEL_LOG) appendFileSync(process.env.CANCEL_LOG, `cancelled ${ms}\n`);
       resolve({ content: [{ type: 'text', text: 'cancelled' }], isError: true });
-    });
+    };
+    const timer = setTimeout(() => resolve({ content: [{ type: 'text', text: `waited ${ms} ms` }] }), ms);
+    // A request read together with its cancellation (the server was stopped) is cancelled already.
+    if (extra.signal.aborted) cancelled();
+    else extra.signal.addEventListener('abort', cancelled);
   });
 });
 await server.connect(new StdioServerTransport());

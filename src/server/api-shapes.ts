@@ -141,3 +141,43 @@ export interface ToolCallView {
   duration_ms: number;
   created_at: string;
 }
+
+/**
+ * A changed upstream tool waiting for approval, as the API shows it: the definition as approved and
+ * as the server lists it now (parsed), the fields that differ, and `diff`, the change as lines
+ * (`-` approved, `+` now).
+ *
+ * @example
+ * ```ts
+ * const change: UpstreamChangeView = { server: 'memory', tool: 'read_graph', changed: ['description'], ... };
+ * ```
+ */
+export interface UpstreamChangeView {
+  server: string;
+  tool: string;
+  changed: string[];
+  approved_at: string;
+  pending_since: string;
+  approved: unknown;
+  current: unknown;
+  diff: string;
+}
+
+/**
+ * An MCP server as `GET /api/mcp-servers` shows it: its state (see {@link McpServerStatus}) and its
+ * tools' changes waiting for approval.
+ *
+ * @example
+ * ```ts
+ * const view: UpstreamServerView = { name: 'memory', state: 'up', since: '...', tools: 9, reconnects: 0, changes: [] };
+ * ```
+ */
+export interface UpstreamServerView {
+  name: string;
+  state: 'up' | 'down' | 'failed' | 'not_connected';
+  since?: string;
+  last_error?: string;
+  tools?: number;
+  reconnects?: number;
+  changes: UpstreamChangeView[];
+}

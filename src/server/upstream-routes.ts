@@ -4,6 +4,7 @@ import type { McpServerStatus } from '../mcp/import-mcp-server.js';
 import { changedFields, describeDefinitionChange } from '../mcp/upstream-pins.js';
 import { MCP_SERVER_NAME_PATTERN, type UpstreamPinRecord } from '../store/index.js';
 import { notFound, validationError } from './api-error.js';
+import type { UpstreamChangeView, UpstreamServerView } from './api-shapes.js';
 import type { ServerContext } from './server-context.js';
 
 /**
@@ -24,46 +25,6 @@ export interface UpstreamServers {
   readonly workspaceId: string;
   status(): McpServerStatus[];
   refresh(server: string): Promise<void>;
-}
-
-/**
- * A changed upstream tool waiting for approval, as the API shows it: the definition as approved and
- * as the server lists it now (parsed), the fields that differ, and `diff`, the change as lines
- * (`-` approved, `+` now).
- *
- * @example
- * ```ts
- * const change: UpstreamChangeView = { server: 'memory', tool: 'read_graph', changed: ['description'], ... };
- * ```
- */
-export interface UpstreamChangeView {
-  server: string;
-  tool: string;
-  changed: string[];
-  approved_at: string;
-  pending_since: string;
-  approved: unknown;
-  current: unknown;
-  diff: string;
-}
-
-/**
- * An MCP server as `GET /api/mcp-servers` shows it: its state (see {@link McpServerStatus}) and its
- * tools' changes waiting for approval.
- *
- * @example
- * ```ts
- * const view: UpstreamServerView = { name: 'memory', state: 'up', since: '...', tools: 9, reconnects: 0, changes: [] };
- * ```
- */
-export interface UpstreamServerView {
-  name: string;
-  state: McpServerStatus['state'] | 'not_connected';
-  since?: string;
-  last_error?: string;
-  tools?: number;
-  reconnects?: number;
-  changes: UpstreamChangeView[];
 }
 
 /**

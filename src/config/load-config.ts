@@ -1,7 +1,7 @@
 import { createRestTool, type RestToolOptions } from '../builtins/web/rest-tool.js';
 import { defineTool } from '../core/define-tool.js';
 import type { ToolSpec } from '../core/tool-spec.js';
-import type { McpServerConnection, McpServerStatus } from '../mcp/import-mcp-server.js';
+import type { McpServerConnection, McpServerLogEntry, McpServerStatus } from '../mcp/import-mcp-server.js';
 import type { UpstreamPins } from '../mcp/upstream-pins.js';
 import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
 import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
@@ -62,6 +62,8 @@ export interface LoadConfigOptions extends ConfigOptions {
    * was pinned is quarantined until approved (`toolshed serve` keeps the pins in its database).
    */
   mcpPins?: UpstreamPins;
+  /** Told of the log messages the `mcp_servers` send (at `info` and above); without it they are dropped. */
+  onMcpLog?: (server: string, entry: McpServerLogEntry) => void;
   /** Options for REST tools (tests exempt a loopback fake from the SSRF guard). */
   restTools?: RestToolOptions;
 }
@@ -112,6 +114,9 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
           {
             env: check.env,
             ...(options.mcpPins === undefined ? {} : { pins: options.mcpPins }),
+            ...(options.onMcpLog === undefined
+              ? {}
+              : { onLog: (entry: McpServerLogEntry) => options.onMcpLog?.(server.name, entry) }),
             ...(options.onMcpStateChange === undefined
               ? {}
               : { onStateChange: (state, message) => options.onMcpStateChange?.(server.name, state, message) }),

@@ -2,7 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  LoggingMessageNotificationSchema,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ContentBlock } from '../core/content-block.js';
 import { defineTool } from '../core/define-tool.js';
 import { ToolshedError } from '../core/errors/toolshed-error.js';
@@ -101,7 +106,30 @@ export interface ImportMcpServerOptions {
    * approved. Without it nothing is pinned.
    */
   pins?: UpstreamPins;
+  /**
+   * Told of each log message (`notifications/message`) the server sends, at `info` and above (asked
+   * with `logging/setLevel` of a server that declares logging): its level, its logger and its data as
+   * text (at most 2 000 characters, the server's secrets redacted). Without it they are dropped.
+   */
+  onLog?: (entry: McpServerLogEntry) => void;
 }
+
+/**
+ * A log message an imported MCP server sent, as {@link ImportMcpServerOptions.onLog} gets it.
+ *
+ * @example
+ * ```ts
+ * const entry: McpServerLogEntry = { level: 'warning', logger: 'index', message: 'the cache is full' };
+ * ```
+ */
+export interface McpServerLogEntry {
+  level: string;
+  logger?: string;
+  message: string;
+}
+
+/** The lowest level of the log messages toolshed asks a server for. */
+const UPSTREAM_LOG_LEVEL = 'info';
 
 /** Default bound of the `initialize` handshake when the entry sets no timeout. */
 const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
@@ -309,6 +337,19 @@ export async function importMcpServer(
   const start = async (given: Transport | undefined) => {
     const upstream = given === undefined ? startUpstream(config, options) : { transport: given, tail: () => '' };
     const next = new Client({ name: 'toolshed', version: '0.1.0' }, { capabilities: {} });
+    // Before connecting: a server may log as soon as it is initialized.
+    const onLog = options.onLog;
+    if (onLog !== undefined) {
+      next.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+        const { level, logger, data } = notification.params;
+        const text = redact(typeof data === 'string' ? data : (JSON.stringify(data) ?? String(data)));
+        onLog({
+          level,
+          ...(typeof logger === 'string' ? { logger: redact(logger) } : {}),
+          message: text.length > 2000 ? `${text.slice(0, 1997)}...` : text,
+        });
+      });
+    }
     const failure = async (what: string, error: unknown) => {
       // A server that did not come up gets no grace period: it is killed, then the transport closed.
       upstream.kill?.();
@@ -357,6 +398,10 @@ export async function importMcpServer(
       client = previous.client as Client;
       current = previous.upstream;
       throw await failure('Could not list the tools of', error);
+    }
+    if (onLog !== undefined && next.getServerCapabilities()?.logging !== undefined) {
+      // Best effort: a server that refuses the level still sends what it sends.
+      await next.setLoggingLevel(UPSTREAM_LOG_LEVEL).catch(() => undefined);
     }
     upstream.clearTail?.();
     lastError = undefined;

@@ -13,6 +13,7 @@ export type {
   ImportMcpServerOptions,
   McpServerConfig,
   McpServerConnection,
+  McpServerLogEntry,
   McpServerStatus,
 } from './import-mcp-server.js';
 export { importMcpServer, McpServerUnavailableError } from './import-mcp-server.js';

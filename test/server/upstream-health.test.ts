@@ -22,6 +22,8 @@ writeFileSync(
     `    args: [${JSON.stringify(join(FIXTURES, 'gateway-server.mjs'))}]`,
     '    env:',
     `      PID_FILE: ${JSON.stringify(pidFile)}`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the configuration's ${VAR} syntax, literally.
+    '      LOG_SECRET: ${LEAKY_API_KEY}',
     '  - name: leaky',
     `    command: ${JSON.stringify(process.execPath)}`,
     `    args: [${JSON.stringify(join(FIXTURES, 'leaky-server.mjs'))}]`,
@@ -60,7 +62,7 @@ async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean): Pro
   return value;
 }
 
-describe('toolshed serve with an MCP server that crashes and one that leaks its key at start', () => {
+describe('toolshed serve with an MCP server that crashes and logs, and one that leaks its key at start', () => {
   it('shows each in /health, /metrics and GET /api/mcp-servers, and never the key', async () => {
     const { io, stderr } = memoryIo();
     const running = runCli(['serve', '--port', '0', '--config', file], io);
@@ -127,6 +129,15 @@ describe('toolshed serve with an MCP server that crashes and one that leaks its 
       }
       expect(stderr()).toContain("warning: MCP server 'fixture' closed the connection; reconnecting\n");
       expect(stderr()).toContain('auth failed: the API key *** was refused');
+      // What the server logs on its own reaches the serve log with its name, at each start.
+      expect(
+        stderr()
+          .split('\n')
+          .filter((line) => line.includes('[notice]')),
+      ).toEqual([
+        "toolshed serve: MCP server 'fixture' [notice] gateway: ready with key ***",
+        "toolshed serve: MCP server 'fixture' [notice] gateway: ready with key ***",
+      ]);
     } finally {
       process.emit('SIGINT');
       expect(await running).toBe(0);

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import type { McpServerLogEntry } from '../../mcp/import-mcp-server.js';
 import type { UpstreamPins } from '../../mcp/upstream-pins.js';
 import {
   DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
@@ -174,10 +175,16 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       return store.upstreamPins.review(workspaceId, server, definitions);
     },
   };
+  // An MCP server's log messages join toolshed serve's own lines, with the server's name.
+  const mcpLog = (server: string, entry: McpServerLogEntry) => {
+    io.stderr.write(
+      `toolshed serve: MCP server '${visible(server)}' [${visible(entry.level)}]${entry.logger === undefined ? '' : ` ${visible(entry.logger)}`}: ${visible(entry.message)}\n`,
+    );
+  };
   let tools: LoadedTools;
   try {
     // The service's built-ins come from the store (their files in the database), never the CLI's.
-    tools = await loadTools(setup, io, 'all', { builtins: false, mcpPins });
+    tools = await loadTools(setup, io, 'all', { builtins: false, mcpPins, mcpLog });
   } catch (error) {
     await store.close();
     throw error;
@@ -301,7 +308,11 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
           }
           let next: LoadedTools;
           try {
-            next = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false, mcpPins });
+            next = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', {
+              builtins: false,
+              mcpPins,
+              mcpLog,
+            });
           } catch (error) {
             report(`SIGHUP: keeping what is served now: ${error instanceof Error ? error.message : String(error)}`);
             return;

@@ -3,14 +3,19 @@
 //   change the definition between runs;
 // - `slow` waits `ms` milliseconds; a cancelled call appends "cancelled <ms>" to the file named by
 //   CANCEL_LOG, so a test can check that the cancellation reached the server;
-// - with PID_FILE set, it writes its PID there (appending a line per start).
+// - with PID_FILE set, it writes its PID there (appending a line per start);
+// - once initialized it logs "ready" (with LOG_SECRET's value when set), not tied to any call.
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 
 if (process.env.PID_FILE) appendFileSync(process.env.PID_FILE, `${process.pid}\n`);
-const server = new McpServer({ name: 'gateway-fixture', version: '1.0.0' });
+const server = new McpServer({ name: 'gateway-fixture', version: '1.0.0' }, { capabilities: { logging: {} } });
+server.server.oninitialized = () => {
+  const key = process.env.LOG_SECRET ? ` with key ${process.env.LOG_SECRET}` : '';
+  void server.server.sendLoggingMessage({ level: 'notice', logger: 'gateway', data: `ready${key}` });
+};
 server.registerTool(
   'greet',
   { description: process.env.GREET_DESCRIPTION ?? 'Say hello.', inputSchema: { name: z.string() } },

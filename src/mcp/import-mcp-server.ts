@@ -284,8 +284,10 @@ export async function importMcpServer(
       listed.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined && listed.length < 10_000);
-    quarantine = await review(listed);
-    tools = listed;
+    // With pins, a tool that cannot be pinned (see `isPinnable`) is never served: it could change unseen.
+    const servable = options.pins === undefined ? listed : listed.filter(isPinnable);
+    quarantine = await review(servable);
+    tools = servable;
     publish(state !== 'up');
   };
 
@@ -670,6 +672,15 @@ function toToolResult(server: string, result: CallToolResult, redact: (text: str
       : undefined;
   if (content.length === 0) return ToolResult.success(data ?? null);
   return ToolResult.content(content, data);
+}
+
+/** Whether a tool's definition can be pinned: a name of at most 256 characters, a definition of at most 1 MB. */
+function isPinnable(tool: Tool): boolean {
+  return (
+    tool.name.length > 0 &&
+    tool.name.length <= 256 &&
+    Buffer.byteLength(pinnedDefinition(tool).definition) <= 1024 * 1024
+  );
 }
 
 /** Shortest value that counts as a secret: shorter ones (`1`, `debug`) would blank out ordinary words. */

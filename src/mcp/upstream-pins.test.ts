@@ -1,4 +1,7 @@
 import { resolve } from 'node:path';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toModelText } from '../core/tool-result.js';
 import { ToolRegistry } from '../registry/tool-registry.js';
@@ -168,5 +171,22 @@ describe('an imported MCP server whose tool changes between runs', () => {
     const back = await run('Say hello.');
     expect(back.get('fixture__greet').metadata.mcpQuarantine).toBeUndefined();
     expect((await store.upstreamPins.list('default', 'fixture'))[0]?.pending).toBeUndefined();
+  });
+
+  it('never serves a tool whose definition cannot be pinned, and serves the others', async () => {
+    const server = new Server({ name: 'hostile', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [
+        { name: 'x'.repeat(300), description: 'A name too long to pin.', inputSchema: { type: 'object' } },
+        { name: 'huge', description: 'd'.repeat(1024 * 1024 + 1), inputSchema: { type: 'object' } },
+        { name: 'fine', description: 'Pinned as usual.', inputSchema: { type: 'object' } },
+      ],
+    }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const registry = new ToolRegistry();
+    connection = await importMcpServer(registry, { name: 'hostile' }, { transport: clientSide, pins });
+    expect(connection.tools).toEqual(['hostile__fine']);
+    expect((await store.upstreamPins.list('default', 'hostile')).map((pin) => pin.tool)).toEqual(['fine']);
   });
 });

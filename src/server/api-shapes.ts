@@ -45,6 +45,8 @@ export interface ToolView {
    */
   available?: boolean;
   unavailable_reason?: string;
+  /** True for an MCP server's tool whose definition changed since it was approved (unavailable until then). */
+  quarantined?: true;
 }
 
 /** An environment variable a tool needs, with whether the server has it set (`GET /api/tools/:id`). */

@@ -4,6 +4,19 @@ import type { ToolRecord } from '../store/index.js';
 import { rowBuildErrorsOf } from './workspace-registries.js';
 
 /**
+ * Whether the tool of `record` is an MCP server's tool quarantined because its definition changed
+ * since it was approved (see `toolshed mcp-servers approve`).
+ *
+ * @example
+ * ```ts
+ * isQuarantined(await store.tools.get('default', 'memory__read_graph'), registry); // true until approved
+ * ```
+ */
+export function isQuarantined(record: ToolRecord, registry: ToolRegistry): boolean {
+  return registry.has(record.id) && registry.get(record.id).metadata?.mcpQuarantine !== undefined;
+}
+
+/**
  * Why this server cannot run the tool of `record` now, or `undefined` when it can: a row whose
  * handler the server does not have (a configuration tool of a configuration it does not serve, a
  * code tool on a server without the sandbox), whose MCP server is down, or whose definition its MCP

@@ -124,8 +124,11 @@ describe('toolshed serve with an MCP server whose tool description changes betwe
       expect(await greetRow(base, headers)).toMatchObject({
         available: false,
         unavailable_reason: message,
+        quarantined: true,
         description: CHANGED,
       });
+      const detail = await json(fetch(`${base}/api/tools/fixture__greet`, { headers }));
+      expect(detail.body).toMatchObject({ available: false, unavailable_reason: message, quarantined: true });
       expect(await mcpToolNames(base)).toEqual(['fixture__slow']);
       const refused = await json(
         fetch(`${base}/api/tools/fixture__greet/call`, {
@@ -216,6 +219,7 @@ describe('toolshed serve with an MCP server whose tool description changes betwe
         await new Promise((done) => setTimeout(done, 50));
       }
       expect(await greetRow(base, headers)).toMatchObject({ available: true, description: CHANGED });
+      expect((await greetRow(base, headers)).quarantined).toBeUndefined();
       expect(await mcpToolNames(base)).toEqual(['fixture__greet', 'fixture__slow']);
       const called = await json(
         fetch(`${base}/api/tools/fixture__greet/call`, {

@@ -70,8 +70,15 @@ describe('the MCP servers page', () => {
     expect(await greet()).toMatchObject({ available: false });
     await page.goto(`${service.base}/`);
     await signIn(page, service.token);
-    await page.getByRole('link', { name: 'MCP servers' }).click();
-    await page.getByRole('heading', { name: 'MCP servers' }).waitFor();
+    // The catalog marks the tool quarantined; its page links to the review.
+    await page.goto(`${service.base}/tools/fixture__greet`);
+    const mark = page.getByTestId('unavailable');
+    await mark.waitFor();
+    expect(await mark.textContent()).toMatch(
+      /^quarantined Tool 'fixture__greet' is quarantined: MCP server 'fixture' changed its description/,
+    );
+    await mark.getByRole('link', { name: 'Review the change' }).click();
+    await page.getByRole('heading', { name: 'MCP servers', level: 1 }).waitFor();
     await page.getByRole('heading', { name: /fixture/ }).waitFor();
     expect(await page.getByRole('heading', { name: /fixture/ }).textContent()).toBe('fixture up');
     const change = page.getByRole('region', { name: 'Change of greet' });

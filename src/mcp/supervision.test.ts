@@ -113,13 +113,13 @@ describe('an imported MCP server that is stopped (SIGSTOP)', () => {
 
   it("times a call out at the tool's timeout and cancels it upstream; after SIGCONT the same process serves again", async () => {
     const cancelLog = join(folder, 'cancelled.log');
-    const registry = new ToolRegistry();
+    // The call's deadline (the registry's here), not the handshake's: that one stays at its default.
+    const registry = new ToolRegistry({ defaultTimeoutMs: 1000 });
     connection = await importMcpServer(registry, {
       name: 'fixture',
       command: process.execPath,
       args: [GATEWAY_SERVER],
       env: { CANCEL_LOG: cancelLog },
-      timeoutMs: 500,
     });
     const pid = connection.pid!;
     expect(pid).toBeGreaterThan(1);

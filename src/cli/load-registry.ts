@@ -4,6 +4,11 @@ import { ConfigError, formatDiagnostic } from '../config/config-diagnostic.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import type { AgentConfig } from '../config/validate-config.js';
 import { ToolshedError } from '../core/errors/toolshed-error.js';
+import type { McpServerLogEntry } from '../mcp/import-mcp-server.js';
+import type { UpstreamPins } from '../mcp/upstream-pins.js';
+
+type LoadToolsMcpLog = (server: string, entry: McpServerLogEntry) => void;
+
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolsOptions } from './cli-context.js';
 import { CliError } from './cli-error.js';
@@ -165,7 +170,9 @@ export type ToolsCalled = 'all' | readonly string[];
  * each diagnostic as `file:line:col: ...`, exit 1), then the `--tools` paths into the same registry,
  * then the `--agent` view. With neither a configuration nor `--tools` paths, the built-in tools, file
  * tools rooted at the working folder (said in a note on stderr), unless `builtins` is false (`serve`,
- * whose store holds the service's own built-ins, its files in the database).
+ * whose store holds the service's own built-ins, its files in the database). `mcpPins` pins the
+ * definitions of the `mcp_servers:` tools (`serve`: in its database), quarantining changed ones;
+ * `mcpLog` hears the log messages they send.
  *
  * The config module (and with it the registry, the built-ins and the MCP client it imports) loads
  * here, inside the verb's action. Call `close()` when done: configured MCP servers are child
@@ -185,7 +192,11 @@ export async function loadTools(
   setup: ToolSetup,
   io: CliIo,
   calls: ToolsCalled = 'all',
-  { builtins = true }: { builtins?: boolean } = {},
+  {
+    builtins = true,
+    mcpPins,
+    mcpLog,
+  }: { builtins?: boolean; mcpPins?: UpstreamPins; mcpLog?: (server: string, entry: McpServerLogEntry) => void } = {},
 ): Promise<LoadedTools> {
   if (setup.configFile === undefined) {
     const registry =
@@ -200,7 +211,7 @@ export async function loadTools(
     };
   }
   const configLabel = displayPath(setup.configFile, io.cwd);
-  const config = await loadConfigOrExplain(setup.configFile, configLabel, io);
+  const config = await loadConfigOrExplain(setup.configFile, configLabel, io, { mcpPins, mcpLog });
   try {
     for (const diagnostic of config.diagnostics) {
       // A missing credential matters only to a command that may call its tool.
@@ -310,11 +321,18 @@ export function displayPath(path: string, cwd: string): string {
   return shown === '' || shown.startsWith('..') ? path : shown;
 }
 
-async function loadConfigOrExplain(file: string, label: string, io: CliIo): Promise<LoadedConfig> {
+async function loadConfigOrExplain(
+  file: string,
+  label: string,
+  io: CliIo,
+  { mcpPins, mcpLog }: { mcpPins?: UpstreamPins | undefined; mcpLog?: LoadToolsMcpLog | undefined },
+): Promise<LoadedConfig> {
   const { loadConfig } = await import('../config/load-config.js');
   try {
     return await loadConfig(file, {
       env: io.env,
+      ...(mcpPins === undefined ? {} : { mcpPins }),
+      ...(mcpLog === undefined ? {} : { onMcpLog: mcpLog }),
       onMcpStateChange: (_server, state, message) =>
         io.stderr.write(
           `${state === 'down' ? 'warning: ' : ''}${visible(message)}${state === 'down' ? '; reconnecting' : ''}\n`,

@@ -12,6 +12,7 @@ import { defineExportCommand } from './commands/export.js';
 import { defineExtractCommand } from './commands/extract.js';
 import { defineListCommand } from './commands/list.js';
 import { defineMcpCommand } from './commands/mcp.js';
+import { defineMcpServersCommand } from './commands/mcp-servers.js';
 import { definePromptCommand } from './commands/prompt.js';
 import { defineSearchCommand } from './commands/search.js';
 import { defineSecretCommand } from './commands/secret.js';
@@ -75,6 +76,7 @@ export function createProgram(context: CliContext): Command {
   definePromptCommand(program, context);
   defineDocsCommand(program, context);
   defineMcpCommand(program, context);
+  defineMcpServersCommand(program, context);
   defineServeCommand(program, context);
   defineExtractCommand(program, context);
   defineEmailsCommand(program, context);

@@ -1,7 +1,8 @@
 import { createRestTool, type RestToolOptions } from '../builtins/web/rest-tool.js';
 import { defineTool } from '../core/define-tool.js';
 import type { ToolSpec } from '../core/tool-spec.js';
-import type { McpServerConnection } from '../mcp/import-mcp-server.js';
+import type { McpServerConnection, McpServerLogEntry, McpServerStatus } from '../mcp/import-mcp-server.js';
+import type { UpstreamPins } from '../mcp/upstream-pins.js';
 import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
 import { ToolRegistry, type ToolRegistryOptions } from '../registry/tool-registry.js';
 import { type ConfigDiagnostic, ConfigError } from './config-diagnostic.js';
@@ -27,6 +28,8 @@ export interface LoadedConfig {
   mcpServers: McpServerConnection[];
   /** The `mcp_servers` that did not come up, each with the error naming it (and the tail of its stderr). */
   mcpFailures: Array<{ name: string; message: string }>;
+  /** Each `mcp_servers` entry's state now, in the file's order (`failed`: it did not come up). */
+  mcpStatus(): McpServerStatus[];
   /** The environment the tools see: the process environment over `.env` beside the file. */
   env: Readonly<Record<string, string | undefined>>;
   /**
@@ -54,6 +57,13 @@ export interface LoadConfigOptions extends ConfigOptions {
   connectMcp?: boolean;
   /** Told when an `mcp_servers` connection is lost and when it is back (`toolshed serve` logs it). */
   onMcpStateChange?: (server: string, state: 'up' | 'down', message: string) => void;
+  /**
+   * Pin the definitions of the `mcp_servers:` tools there: a tool whose definition changed since it
+   * was pinned is quarantined until approved (`toolshed serve` keeps the pins in its database).
+   */
+  mcpPins?: UpstreamPins;
+  /** Told of the log messages the `mcp_servers` send (at `info` and above); without it they are dropped. */
+  onMcpLog?: (server: string, entry: McpServerLogEntry) => void;
   /** Options for REST tools (tests exempt a loopback fake from the SSRF guard). */
   restTools?: RestToolOptions;
 }
@@ -91,6 +101,7 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
 
   const connections: McpServerConnection[] = [];
   const mcpFailures: LoadedConfig['mcpFailures'] = [];
+  const loadedAt = new Date().toISOString();
   if (options.connectMcp !== false && config.mcpServers.length > 0) {
     // The MCP client loads only for configurations that use it.
     const { importMcpServer } = await import('../mcp/import-mcp-server.js');
@@ -102,6 +113,10 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
           { ...server, cwd: server.cwd ?? config.baseDir },
           {
             env: check.env,
+            ...(options.mcpPins === undefined ? {} : { pins: options.mcpPins }),
+            ...(options.onMcpLog === undefined
+              ? {}
+              : { onLog: (entry: McpServerLogEntry) => options.onMcpLog?.(server.name, entry) }),
             ...(options.onMcpStateChange === undefined
               ? {}
               : { onStateChange: (state, message) => options.onMcpStateChange?.(server.name, state, message) }),
@@ -123,6 +138,28 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
     agents: config.agents,
     mcpServers: connections,
     mcpFailures,
+    mcpStatus() {
+      return config.mcpServers.flatMap((server): McpServerStatus[] => {
+        const connection = connections.find((each) => each.name === server.name);
+        if (connection !== undefined) {
+          return [
+            {
+              name: server.name,
+              state: connection.state === 'up' ? 'up' : 'down',
+              since: connection.since,
+              ...(connection.lastError === undefined ? {} : { lastError: connection.lastError }),
+              tools: connection.tools.length,
+              reconnects: connection.reconnects,
+            },
+          ];
+        }
+        const failure = mcpFailures.find((each) => each.name === server.name);
+        if (failure === undefined) return [];
+        return [
+          { name: server.name, state: 'failed', since: loadedAt, lastError: failure.message, tools: 0, reconnects: 0 },
+        ];
+      });
+    },
     env: check.env,
     specs(view = registry) {
       return view

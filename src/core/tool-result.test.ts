@@ -29,7 +29,9 @@ describe('ToolResult builders', () => {
 
   it('defaults retryable from the code and lets the caller override it', () => {
     for (const code of ERROR_CODES) {
-      expect(ToolResult.error(code, 'x').error.retryable).toBe(code === 'TIMEOUT' || code === 'RATE_LIMITED');
+      expect(ToolResult.error(code, 'x').error.retryable).toBe(
+        ['TIMEOUT', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE'].includes(code),
+      );
     }
     expect(ToolResult.error('EXECUTION_FAILED', 'flaky upstream', { retryable: true }).error.retryable).toBe(true);
   });
@@ -57,12 +59,12 @@ describe('ToolResult builders', () => {
 });
 
 describe('isRetryable', () => {
-  it('is true only for TIMEOUT and RATE_LIMITED', () => {
+  it('is true only for TIMEOUT, RATE_LIMITED and UPSTREAM_UNAVAILABLE', () => {
     const retryable = ERROR_CODES.filter((code: ErrorCode) => isRetryable(code));
-    expect(retryable).toEqual(['TIMEOUT', 'RATE_LIMITED']);
+    expect(retryable).toEqual(['TIMEOUT', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE']);
   });
 
-  it('lists the eleven documented error codes', () => {
+  it('lists the twelve documented error codes', () => {
     expect(ERROR_CODES).toEqual([
       'TOOL_NOT_FOUND',
       'NOT_ATTACHED',
@@ -75,6 +77,7 @@ describe('isRetryable', () => {
       'OUTPUT_INVALID',
       'OUTPUT_TOO_LARGE',
       'RATE_LIMITED',
+      'UPSTREAM_UNAVAILABLE',
     ]);
     expect(Object.isFrozen(ERROR_CODES)).toBe(true);
   });

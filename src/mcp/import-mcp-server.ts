@@ -2,7 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  LoggingMessageNotificationSchema,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ContentBlock } from '../core/content-block.js';
 import { defineTool } from '../core/define-tool.js';
 import { ToolshedError } from '../core/errors/toolshed-error.js';
@@ -11,6 +16,7 @@ import { ToolResult } from '../core/tool-result.js';
 import type { ToolContext, ToolSpec } from '../core/tool-spec.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { mcpToolName } from './mcp-tool-name.js';
+import { changedFields, pinnedDefinition, quarantineMessage, type UpstreamPins } from './upstream-pins.js';
 
 /** An MCP server to import tools from: a command to spawn (stdio) or a Streamable HTTP URL. */
 export interface McpServerConfig {
@@ -42,10 +48,36 @@ export interface McpServerConnection {
   readonly lastError: string | undefined;
   /** The PID of the spawned server (stdio), while it runs. */
   readonly pid: number | undefined;
+  /** When the connection last came up or went down (ISO-8601). */
+  readonly since: string;
+  /** How many times the server was connected again after it was lost. */
+  readonly reconnects: number;
   /** Re-read the server's tool list and update the registry (also done on `list_changed`). */
   refresh(): Promise<void>;
   /** Unregister the tools and disconnect. */
   close(): Promise<void>;
+}
+
+/**
+ * How an `mcp_servers:` entry is doing, as `/health` and `GET /api/mcp-servers` show it: `up`, `down`
+ * (lost, being reconnected) or `failed` (did not come up at start; not retried until a reload).
+ *
+ * @example
+ * ```ts
+ * const status: McpServerStatus = { name: 'memory', state: 'up', since: '2026-01-05T10:00:00.000Z', tools: 9, reconnects: 0 };
+ * ```
+ */
+export interface McpServerStatus {
+  name: string;
+  state: 'up' | 'down' | 'failed';
+  /** When it entered that state (ISO-8601). */
+  since: string;
+  /** Why it is down or failed (secrets redacted). */
+  lastError?: string;
+  /** How many tools it lists. */
+  tools: number;
+  /** How many times it was connected again after it was lost. */
+  reconnects: number;
 }
 
 /** Options of {@link importMcpServer}. */
@@ -67,7 +99,37 @@ export interface ImportMcpServerOptions {
   reconnect?: boolean | { initialDelayMs?: number; maxDelayMs?: number };
   /** Told when the server goes down (with why) and when it is back. */
   onStateChange?: (state: 'up' | 'down', message: string) => void;
+  /**
+   * Pin each tool's definition when first seen (see {@link UpstreamPins}): a tool whose definition
+   * later differs from its pin stays registered but quarantined — `metadata.mcpQuarantine` names what
+   * changed, MCP tool lists leave it out, its calls are refused (`DISABLED`) — until the change is
+   * approved. Without it nothing is pinned.
+   */
+  pins?: UpstreamPins;
+  /**
+   * Told of each log message (`notifications/message`) the server sends, at `info` and above (asked
+   * with `logging/setLevel` of a server that declares logging): its level, its logger and its data as
+   * text (at most 2 000 characters, the server's secrets redacted). Without it they are dropped.
+   */
+  onLog?: (entry: McpServerLogEntry) => void;
 }
+
+/**
+ * A log message an imported MCP server sent, as {@link ImportMcpServerOptions.onLog} gets it.
+ *
+ * @example
+ * ```ts
+ * const entry: McpServerLogEntry = { level: 'warning', logger: 'index', message: 'the cache is full' };
+ * ```
+ */
+export interface McpServerLogEntry {
+  level: string;
+  logger?: string;
+  message: string;
+}
+
+/** The lowest level of the log messages toolshed asks a server for. */
+const UPSTREAM_LOG_LEVEL = 'info';
 
 /** Default bound of the `initialize` handshake when the entry sets no timeout. */
 const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
@@ -83,7 +145,7 @@ const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
  * The entry's timeout bounds the `initialize` handshake; a server that does not come up is killed
  * and the error names it and quotes the tail of its stderr. A server lost later is reconnected with
  * backoff; meanwhile its tools stay registered, marked `metadata.mcpUnavailable` (left out of MCP
- * tool lists), and answer `EXECUTION_FAILED` with `retryable: true`.
+ * tool lists), and answer `UPSTREAM_UNAVAILABLE` (retryable while a reconnection is pending).
  *
  * @example
  * ```ts
@@ -103,13 +165,19 @@ export async function importMcpServer(
   let client: Client;
   let state: 'up' | 'down' | 'closed' = 'down';
   let lastError: string | undefined;
+  let since = new Date().toISOString();
+  let reconnects = 0;
   let names: string[] = [];
   let tools: Tool[] = [];
   let retry: NodeJS.Timeout | undefined;
   let current: Upstream | undefined;
+  /** Quarantined tools (by their upstream name): the pinned fields their definition changed. */
+  let quarantine = new Map<string, string[]>();
   const reconnect = options.transport === undefined ? (options.reconnect ?? true) : false;
   const backoff = typeof reconnect === 'object' ? reconnect : {};
   const initialDelay = backoff.initialDelayMs ?? 250;
+  // The server's secrets (its env values, its header values) never reach a message, a log or a client.
+  const redact = redactor(secretValues(config, options.env ?? process.env));
   const maxDelay = backoff.maxDelayMs ?? 30_000;
 
   const callRemote = async (toolName: string, args: Record<string, unknown>, context: ToolContext) => {
@@ -129,18 +197,34 @@ export async function importMcpServer(
         lost(`MCP server '${config.name}' cannot be reached (${describeUnreachable(error)})`);
         void client.close().catch(() => undefined);
       }
+      if (error instanceof Error) error.message = redact(error.message);
       if (state !== 'up')
         return ToolResult.error(
-          'EXECUTION_FAILED',
+          'UPSTREAM_UNAVAILABLE',
           `${lastError ?? `MCP server '${config.name}' disconnected`} during the call to '${context.tool}'.`,
           { retryable: reconnect !== false, details: { mcpServer: config.name, unavailable: true } },
         );
       throw error;
     }
-    return toToolResult(config.name, result);
+    return toToolResult(config.name, result, redact);
+  };
+
+  /** A quarantined tool's call: run it if its change was approved meanwhile, else refuse it naming the change. */
+  const callQuarantined = async (tool: Tool, args: Record<string, unknown>, context: ToolContext) => {
+    const [review] = (await options.pins?.review(config.name, [pinnedDefinition(tool)])) ?? [];
+    if (review !== undefined && review.status !== 'changed') {
+      // Approved since it was listed: serve it again (listed over MCP too), then run the call.
+      await refresh();
+      return callRemote(tool.name, args, context);
+    }
+    const changed = quarantine.get(tool.name) ?? [];
+    return ToolResult.error('DISABLED', quarantineMessage(context.tool, config.name, tool.name, changed), {
+      details: { mcpServer: config.name, mcpTool: tool.name, quarantined: true, changed },
+    });
   };
 
   const toSpec = (tool: Tool, down: boolean): ToolSpec => {
+    const changed = quarantine.get(tool.name);
     const schema = { ...(tool.inputSchema as JsonSchema) };
     const annotations = tool.annotations ?? {};
     return defineTool({
@@ -166,9 +250,11 @@ export async function importMcpServer(
         mcpServer: config.name,
         mcpTool: tool.name,
         ...(down ? { mcpUnavailable: true } : {}),
+        ...(changed === undefined ? {} : { mcpQuarantine: { changed } }),
         ...upstreamExtras(tool),
       },
-      handler: (args, context) => callRemote(tool.name, args, context),
+      handler: (args, context) =>
+        changed === undefined ? callRemote(tool.name, args, context) : callQuarantined(tool, args, context),
     });
   };
 
@@ -198,16 +284,35 @@ export async function importMcpServer(
       listed.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined && listed.length < 10_000);
-    tools = listed;
+    // With pins, a tool that cannot be pinned (see `isPinnable`) is never served: it could change unseen.
+    const servable = options.pins === undefined ? listed : listed.filter(isPinnable);
+    quarantine = await review(servable);
+    tools = servable;
     publish(state !== 'up');
+  };
+
+  /** The tools of `listed` whose definition differs from its pin, with what changed. */
+  const review = async (listed: Tool[]) => {
+    const changes = new Map<string, string[]>();
+    if (options.pins === undefined) return changes;
+    const unique = [...new Map(listed.map((tool) => [tool.name, tool])).values()];
+    const definitions = unique.map(pinnedDefinition);
+    const reviews = await options.pins.review(config.name, definitions);
+    const current = new Map(definitions.map((definition) => [definition.tool, definition.definition]));
+    for (const each of reviews) {
+      if (each.status !== 'changed') continue;
+      changes.set(each.tool, changedFields(each.pinned.definition, current.get(each.tool) ?? '{}'));
+    }
+    return changes;
   };
 
   const lost = (message: string) => {
     if (state !== 'up') return;
     state = 'down';
-    lastError = message;
+    since = new Date().toISOString();
+    lastError = redact(message);
     publish(true);
-    options.onStateChange?.('down', message);
+    options.onStateChange?.('down', lastError);
     if (reconnect !== false) schedule(initialDelay);
   };
 
@@ -216,7 +321,9 @@ export async function importMcpServer(
       retry = undefined;
       void start(options.transport).then(
         () => {
-          if (state === 'up') options.onStateChange?.('up', `MCP server '${config.name}' is back`);
+          if (state !== 'up') return;
+          reconnects++;
+          options.onStateChange?.('up', `MCP server '${config.name}' is back`);
         },
         (error: Error) => {
           if (state === 'closed') return;
@@ -232,14 +339,30 @@ export async function importMcpServer(
   const start = async (given: Transport | undefined) => {
     const upstream = given === undefined ? startUpstream(config, options) : { transport: given, tail: () => '' };
     const next = new Client({ name: 'toolshed', version: '0.1.0' }, { capabilities: {} });
+    // Before connecting: a server may log as soon as it is initialized.
+    const onLog = options.onLog;
+    if (onLog !== undefined) {
+      next.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+        const { level, logger, data } = notification.params;
+        const text = redact(typeof data === 'string' ? data : (JSON.stringify(data) ?? String(data)));
+        onLog({
+          level,
+          ...(typeof logger === 'string' ? { logger: redact(logger) } : {}),
+          message: text.length > 2000 ? `${text.slice(0, 1997)}...` : text,
+        });
+      });
+    }
     const failure = async (what: string, error: unknown) => {
       // A server that did not come up gets no grace period: it is killed, then the transport closed.
       upstream.kill?.();
       await upstream.transport.close().catch(() => undefined);
       const tail = upstream.tail();
       return new McpServerUnavailableError(
-        `${what} MCP server '${config.name}': ${explain(config, error)}${tail === '' ? '' : `\n--- stderr of '${config.name}' (last lines) ---\n${tail}`}`,
-        { cause: error },
+        redact(
+          `${what} MCP server '${config.name}': ${explain(config, error)}${tail === '' ? '' : `\n--- stderr of '${config.name}' (last lines) ---\n${tail}`}`,
+        ),
+        // The cause is the SDK's own error, whose message may hold what was redacted above.
+        { cause: redactedCause(error, redact) },
       );
     };
     try {
@@ -278,8 +401,13 @@ export async function importMcpServer(
       current = previous.upstream;
       throw await failure('Could not list the tools of', error);
     }
+    if (onLog !== undefined && next.getServerCapabilities()?.logging !== undefined) {
+      // Best effort: a server that refuses the level still sends what it sends.
+      await next.setLoggingLevel(UPSTREAM_LOG_LEVEL).catch(() => undefined);
+    }
     upstream.clearTail?.();
     lastError = undefined;
+    since = new Date().toISOString();
   };
 
   await start(options.transport);
@@ -298,11 +426,18 @@ export async function importMcpServer(
     get lastError() {
       return lastError;
     },
+    get since() {
+      return since;
+    },
+    get reconnects() {
+      return reconnects;
+    },
     refresh,
     async close() {
       if (retry !== undefined) clearTimeout(retry);
       const wasUp = state === 'up';
       state = 'closed';
+      since = new Date().toISOString();
       lastError = `MCP server '${config.name}' was closed`;
       for (const name of names) registry.unregister(name);
       names = [];
@@ -351,7 +486,7 @@ function explain(config: McpServerConfig, error: unknown): string {
 function unavailable(server: string, tool: string, why: string | undefined, reconnecting: boolean): ToolResult {
   const message = `${why ?? `MCP server '${server}' is not connected`}; '${tool}' cannot run`;
   return ToolResult.error(
-    'EXECUTION_FAILED',
+    'UPSTREAM_UNAVAILABLE',
     reconnecting ? `${message} until it is back (reconnecting).` : `${message}.`,
     {
       retryable: reconnecting,
@@ -490,8 +625,10 @@ function onSignal(signal: NodeJS.Signals): void {
 
 function holdProcessHooks(): void {
   process.on('exit', killAllChildren);
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // First in line: a handler that runs before it may remove itself (toolshed serve's does), and
+  // `onSignal` would then take the signal for unhandled and end the process at once.
+  process.prependListener('SIGINT', onSignal);
+  process.prependListener('SIGTERM', onSignal);
 }
 
 function releaseProcessHooks(): void {
@@ -510,14 +647,15 @@ function untrackChild(pid: number): void {
   if (children.size === 0) releaseProcessHooks();
 }
 
-function toToolResult(server: string, result: CallToolResult): ToolResult {
+function toToolResult(server: string, result: CallToolResult, redact: (text: string) => string): ToolResult {
   const content = (result.content ?? []) as ContentBlock[];
   const text = content
     .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
     .map((block) => block.text)
     .join('\n');
   if (result.isError === true) {
-    const message = text.length > 2000 ? `${text.slice(0, 1997)}...` : text;
+    const shown = redact(text);
+    const message = shown.length > 2000 ? `${shown.slice(0, 1997)}...` : shown;
     return ToolResult.error(
       'EXECUTION_FAILED',
       message === '' ? `MCP server '${server}' reported an error without a message.` : message,
@@ -534,4 +672,54 @@ function toToolResult(server: string, result: CallToolResult): ToolResult {
       : undefined;
   if (content.length === 0) return ToolResult.success(data ?? null);
   return ToolResult.content(content, data);
+}
+
+/** Whether a tool's definition can be pinned: a name of at most 256 characters, a definition of at most 1 MB. */
+function isPinnable(tool: Tool): boolean {
+  return (
+    tool.name.length > 0 &&
+    tool.name.length <= 256 &&
+    Buffer.byteLength(pinnedDefinition(tool).definition) <= 1024 * 1024
+  );
+}
+
+/** Shortest value that counts as a secret: shorter ones (`1`, `debug`) would blank out ordinary words. */
+const MIN_SECRET_CHARS = 8;
+
+/**
+ * The values of an entry that must never be shown: every `env` value and every header value read from
+ * `headersEnv` (and the credential after an auth scheme such as `Bearer`), of at least 8 characters.
+ */
+function secretValues(config: McpServerConfig, env: Readonly<Record<string, string | undefined>>): string[] {
+  const values = new Set<string>();
+  const add = (value: string | undefined) => {
+    if (value !== undefined && value.length >= MIN_SECRET_CHARS) values.add(value);
+  };
+  for (const value of Object.values(config.env ?? {})) add(value);
+  for (const variable of Object.values(config.headersEnv ?? {})) {
+    const value = env[variable];
+    add(value);
+    add(value?.replace(/^\S+\s+/, ''));
+  }
+  return [...values].sort((a, b) => b.length - a.length);
+}
+
+/** A function that replaces each of `secrets` in a text with `***`. */
+function redactor(secrets: readonly string[]): (text: string) => string {
+  if (secrets.length === 0) return (text) => text;
+  return (text) => {
+    let shown = text;
+    for (const secret of secrets) shown = shown.replaceAll(secret, '***');
+    return shown;
+  };
+}
+
+/** An error as a cause that shows nothing `redact` would hide. */
+function redactedCause(error: unknown, redact: (text: string) => string): unknown {
+  if (!(error instanceof Error)) return error;
+  const message = redact(error.message);
+  if (message === error.message) return error;
+  const copy = new Error(message);
+  copy.name = error.name;
+  return copy;
 }

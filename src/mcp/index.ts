@@ -9,7 +9,13 @@
 export type { McpObjectSchema, McpToolAnnotations, McpToolEntry } from '../exporters/mcp/mcp-tool.js';
 export type { HostPolicy } from './host-validation.js';
 export { checkHostAndOrigin } from './host-validation.js';
-export type { ImportMcpServerOptions, McpServerConfig, McpServerConnection } from './import-mcp-server.js';
+export type {
+  ImportMcpServerOptions,
+  McpServerConfig,
+  McpServerConnection,
+  McpServerLogEntry,
+  McpServerStatus,
+} from './import-mcp-server.js';
 export { importMcpServer, McpServerUnavailableError } from './import-mcp-server.js';
 export type { McpCallToolResult } from './mcp-call-result.js';
 export { toCallToolResult } from './mcp-call-result.js';
@@ -28,3 +34,11 @@ export { listMcpTools, toolsHash } from './mcp-tool-list.js';
 export { mcpToolName } from './mcp-tool-name.js';
 export type { StdioServeOptions, StdioServing } from './serve-stdio.js';
 export { serveStdio } from './serve-stdio.js';
+export type { PinnedField, PinnedToolDefinition, UpstreamPins } from './upstream-pins.js';
+export {
+  changedFields,
+  describeDefinitionChange,
+  PINNED_FIELDS,
+  pinnedDefinition,
+  quarantineMessage,
+} from './upstream-pins.js';

@@ -55,8 +55,9 @@ export function listMcpTools(registry: ToolRegistry): McpToolListing {
     let entry: McpToolEntry | Error;
     try {
       const spec = registry.get(name);
-      // A tool imported from an MCP server that is down until it reconnects.
-      if (spec.metadata.mcpUnavailable === true) continue;
+      // A tool imported from an MCP server that is down until it reconnects, or whose definition
+      // changed since it was approved (quarantined until the change is approved).
+      if (spec.metadata.mcpUnavailable === true || spec.metadata.mcpQuarantine !== undefined) continue;
       entry = entryOf(spec);
     } catch (error) {
       skipped.push({ name, error });

@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../core/tool-result.js';
 import { toModelText } from '../core/tool-result.js';
@@ -6,6 +8,7 @@ import { ToolRegistry } from '../registry/tool-registry.js';
 import { importMcpServer, type McpServerConnection } from './import-mcp-server.js';
 import { listMcpTools } from './mcp-tool-list.js';
 
+const GATEWAY_SERVER = resolve(import.meta.dirname, '__fixtures__/gateway-server.mjs');
 const EVERYTHING = resolve(
   import.meta.dirname,
   '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
@@ -50,7 +53,7 @@ describe('an imported MCP server that crashes', () => {
     const refused = await whileDown!.call;
     expect(refused.status).toBe('error');
     expect(refused.status === 'error' && refused.error).toMatchObject({
-      code: 'EXECUTION_FAILED',
+      code: 'UPSTREAM_UNAVAILABLE',
       retryable: true,
       message:
         "MCP server 'everything' closed the connection; 'everything__echo' cannot run until it is back (reconnecting).",
@@ -89,7 +92,7 @@ describe('an imported MCP server that crashes', () => {
     const result = await pending;
     expect(killed).toBe(true);
     expect(result.status === 'error' && result.error).toMatchObject({
-      code: 'EXECUTION_FAILED',
+      code: 'UPSTREAM_UNAVAILABLE',
       retryable: true,
       message:
         "MCP server 'everything' closed the connection during the call to 'everything__trigger_long_running_operation'.",
@@ -97,5 +100,44 @@ describe('an imported MCP server that crashes', () => {
     await expect.poll(() => connection!.state, { timeout: 15_000 }).toBe('up');
     expect(connection.pid).not.toBe(firstPid);
     expect(toModelText(await registry.call('everything__echo', { message: 'again' }))).toBe('Echo: again');
+  });
+});
+
+describe('an imported MCP server that is stopped (SIGSTOP)', () => {
+  let connection: McpServerConnection | undefined;
+  const folder = mkdtempSync(join(tmpdir(), 'toolshed-sigstop-'));
+  afterEach(async () => {
+    await connection?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("times a call out at the tool's timeout and cancels it upstream; after SIGCONT the same process serves again", async () => {
+    const cancelLog = join(folder, 'cancelled.log');
+    // The call's deadline (the registry's here), not the handshake's: that one stays at its default.
+    const registry = new ToolRegistry({ defaultTimeoutMs: 1000 });
+    connection = await importMcpServer(registry, {
+      name: 'fixture',
+      command: process.execPath,
+      args: [GATEWAY_SERVER],
+      env: { CANCEL_LOG: cancelLog },
+    });
+    const pid = connection.pid!;
+    expect(pid).toBeGreaterThan(1);
+    process.kill(pid, 'SIGSTOP');
+    let result: ToolResult;
+    try {
+      result = await registry.call('fixture__slow', { ms: 60_000 });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(result.status).toBe('timeout');
+    expect(result.status === 'timeout' && result.error).toMatchObject({ code: 'TIMEOUT', retryable: true });
+    // Once running again, the server reads the request and then its cancellation.
+    await expect
+      .poll(() => readFileSync(cancelLog, { encoding: 'utf8', flag: 'a+' }) as string, { timeout: 10_000 })
+      .toBe('cancelled 60000\n');
+    expect(connection.state).toBe('up');
+    expect(connection.pid).toBe(pid);
+    expect(toModelText(await registry.call('fixture__greet', { name: 'Ada' }))).toBe('Hello, Ada!');
   });
 });

@@ -91,7 +91,7 @@ describe('an HTTP MCP server that needs an Authorization header', () => {
       const refused = await registry.call('guarded__whoami', {});
       // A refused connection, or a kept-alive one the server closed: either way it is unreachable.
       const unreachable = "MCP server 'guarded' cannot be reached \\((ECONNREFUSED|other side closed)\\)";
-      expect(refused.status === 'error' && refused.error.code).toBe('EXECUTION_FAILED');
+      expect(refused.status === 'error' && refused.error.code).toBe('UPSTREAM_UNAVAILABLE');
       expect(refused.status === 'error' && refused.error.retryable).toBe(true);
       expect(refused.status === 'error' && refused.error.message).toMatch(
         new RegExp(`^${unreachable} during the call to 'guarded__whoami'\\.$`),

@@ -47,6 +47,8 @@ export interface ToolView {
    */
   available?: boolean;
   unavailable_reason?: string;
+  /** True for an MCP server's tool whose definition changed since it was approved (unavailable until then). */
+  quarantined?: true;
 }
 
 /** An environment variable a tool needs, with whether the server has it set (`GET /api/tools/:id`). */
@@ -142,4 +144,44 @@ export interface ToolCallView {
   error_code: string | null;
   duration_ms: number;
   created_at: string;
+}
+
+/**
+ * A changed upstream tool waiting for approval, as the API shows it: the definition as approved and
+ * as the server lists it now (parsed), the fields that differ, and `diff`, the change as lines
+ * (`-` approved, `+` now).
+ *
+ * @example
+ * ```ts
+ * const change: UpstreamChangeView = { server: 'memory', tool: 'read_graph', changed: ['description'], ... };
+ * ```
+ */
+export interface UpstreamChangeView {
+  server: string;
+  tool: string;
+  changed: string[];
+  approved_at: string;
+  pending_since: string;
+  approved: unknown;
+  current: unknown;
+  diff: string;
+}
+
+/**
+ * An MCP server as `GET /api/mcp-servers` shows it: its state (see {@link McpServerStatus}) and its
+ * tools' changes waiting for approval.
+ *
+ * @example
+ * ```ts
+ * const view: UpstreamServerView = { name: 'memory', state: 'up', since: '...', tools: 9, reconnects: 0, changes: [] };
+ * ```
+ */
+export interface UpstreamServerView {
+  name: string;
+  state: 'up' | 'down' | 'failed' | 'not_connected';
+  since?: string;
+  last_error?: string;
+  tools?: number;
+  reconnects?: number;
+  changes: UpstreamChangeView[];
 }

@@ -33,17 +33,23 @@ export function toolView(tool: ToolRecord): ToolView {
 
 /**
  * {@link toolView} with whether this server can run the tool now: `unavailable` is the reason it
- * cannot (see `unavailableReason`), `undefined` when it can.
+ * cannot (see `unavailableReason`), `undefined` when it can; `quarantined` marks an MCP server's tool
+ * whose changed definition waits for approval.
  *
  * @example
  * ```ts
  * listedToolView(record, unavailableReason(record, registry));
  * ```
  */
-export function listedToolView(tool: ToolRecord, unavailable: string | undefined): ToolView {
+export function listedToolView(tool: ToolRecord, unavailable: string | undefined, quarantined = false): ToolView {
   return unavailable === undefined
     ? { ...toolView(tool), available: true }
-    : { ...toolView(tool), available: false, unavailable_reason: unavailable };
+    : {
+        ...toolView(tool),
+        available: false,
+        unavailable_reason: unavailable,
+        ...(quarantined ? { quarantined: true } : {}),
+      };
 }
 
 /**

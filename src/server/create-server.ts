@@ -24,6 +24,7 @@ import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
 import { createServiceBuiltins, type ServiceBuiltins, type ServiceBuiltinsOptions } from './service-builtins.js';
 import { registerToolRoutes } from './tool-routes.js';
+import { registerUpstreamRoutes, type UpstreamServers } from './upstream-routes.js';
 import { registerWebCatalog } from './web-catalog.js';
 import { WorkspaceRegistries } from './workspace-registries.js';
 import { registerWorkspaceRoutes } from './workspace-routes.js';
@@ -80,6 +81,11 @@ export interface ServerOptions {
   calls?: CallQuotaOptions;
   /** The folder of the built web catalog served at `/` (default `dist/web` of this package), or `false` for none. */
   webCatalog?: string | false;
+  /**
+   * The served configuration's MCP servers: their state in `/health`, `/metrics` and
+   * `GET /api/mcp-servers`, and re-read when a change of their tools is approved over the API.
+   */
+  upstreams?: UpstreamServers;
 }
 
 /**
@@ -139,7 +145,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
     store,
     registries,
     // /metrics is public: only the server's own tools are named, a workspace's are counted together.
-    metrics: new ServerMetrics({ namedTool: (tool) => registries.serverToolNames.has(tool) }),
+    metrics: new ServerMetrics({
+      namedTool: (tool) => registries.serverToolNames.has(tool),
+      ...(options.upstreams === undefined ? {} : { upstreams: () => options.upstreams?.status() ?? [] }),
+    }),
     calls: new CallQuotas(options.calls),
     report,
     env: options.registryOptions?.env ?? process.env,
@@ -181,7 +190,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return reply.code(404).send(body);
   });
 
-  app.get('/health', { config: { auth: 'none' } }, async () => ({ status: 'ok' }));
+  app.get('/health', { config: { auth: 'none' } }, async () => healthOf(options.upstreams));
   // Public, as Prometheus scrapers expect; it names no workspace's tools (see ServerMetrics).
   app.get('/metrics', { config: { auth: 'none' } }, async (_request, reply) => {
     reply.type(context.metrics.contentType);
@@ -196,10 +205,29 @@ export function createServer(options: ServerOptions): FastifyInstance {
     registerSecretRoutes(api, context);
     registerWorkspaceRoutes(api, context);
     registerEmailRoutes(api, context);
+    registerUpstreamRoutes(api, context, options.upstreams);
   });
   if (options.mcp !== false) registerMcpRoutes(app, context, options.mcp ?? {});
   if (options.webCatalog !== false) registerWebCatalog(app, { dir: options.webCatalog });
   return app;
+}
+
+/**
+ * The body of `GET /health`: `ok`, and with MCP servers each one's state, since when and (while down)
+ * why; `degraded` while one is not up. Always 200: the server itself answers.
+ */
+function healthOf(upstreams: UpstreamServers | undefined) {
+  const servers = upstreams?.status() ?? [];
+  if (servers.length === 0) return { status: 'ok' };
+  return {
+    status: servers.every((server) => server.state === 'up') ? 'ok' : 'degraded',
+    mcp_servers: servers.map((server) => ({
+      name: server.name,
+      state: server.state,
+      since: server.since,
+      ...(server.lastError === undefined ? {} : { last_error: server.lastError }),
+    })),
+  };
 }
 
 const reloaders = new WeakMap<FastifyInstance, (config: ServedConfig) => Promise<ServedConfigSync>>();

@@ -1,5 +1,6 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ToolResult } from '../core/tool-result.js';
+import type { McpServerStatus } from '../mcp/import-mcp-server.js';
 
 /**
  * The `tool` label of the calls of every tool that {@link ServerMetricsOptions.namedTool} does not
@@ -23,6 +24,11 @@ export interface ServerMetricsOptions {
    * public, never show a workspace's tool ids (and their label sets stay few). Default: every name.
    */
   namedTool?: (tool: string) => boolean;
+  /**
+   * The served configuration's MCP servers, read at each scrape: `toolshed_mcp_server_up{server}` (1
+   * up, 0 down or failed) and `toolshed_mcp_server_reconnects_total{server}`.
+   */
+  upstreams?: () => readonly McpServerStatus[];
 }
 
 /**
@@ -68,6 +74,35 @@ export class ServerMetrics {
 
   constructor(options: ServerMetricsOptions = {}) {
     this.#namedTool = options.namedTool ?? (() => true);
+    const upstreams = options.upstreams;
+    if (upstreams === undefined) return;
+    new Gauge({
+      name: 'toolshed_mcp_server_up',
+      help: 'Whether each MCP server of the configuration is connected (1) or not (0).',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const server of upstreams()) this.set({ server: server.name }, server.state === 'up' ? 1 : 0);
+      },
+    });
+    // A counter catches up with each server's own count at every scrape.
+    const counted = new Map<string, number>();
+    new Counter({
+      name: 'toolshed_mcp_server_reconnects_total',
+      help: 'Times each MCP server of the configuration was connected again after it was lost.',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const server of upstreams()) {
+          const before = counted.get(server.name) ?? 0;
+          // A reload starts a server's count again: count on from there.
+          const added = server.reconnects >= before ? server.reconnects - before : server.reconnects;
+          this.inc({ server: server.name }, added);
+          counted.set(server.name, server.reconnects);
+        }
+      },
+    });
   }
 
   /** Count one call of `name` (a name the workspace has, never arbitrary client text). */

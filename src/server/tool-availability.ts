@@ -1,11 +1,26 @@
+import { quarantineMessage } from '../mcp/upstream-pins.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolRecord } from '../store/index.js';
 import { rowBuildErrorsOf } from './workspace-registries.js';
 
 /**
+ * Whether the tool of `record` is an MCP server's tool quarantined because its definition changed
+ * since it was approved (see `toolshed mcp-servers approve`).
+ *
+ * @example
+ * ```ts
+ * isQuarantined(await store.tools.get('default', 'memory__read_graph'), registry); // true until approved
+ * ```
+ */
+export function isQuarantined(record: ToolRecord, registry: ToolRegistry): boolean {
+  return registry.has(record.id) && registry.get(record.id).metadata?.mcpQuarantine !== undefined;
+}
+
+/**
  * Why this server cannot run the tool of `record` now, or `undefined` when it can: a row whose
  * handler the server does not have (a configuration tool of a configuration it does not serve, a
- * code tool on a server without the sandbox) or whose MCP server is down. The text is what a caller
+ * code tool on a server without the sandbox), whose MCP server is down, or whose definition its MCP
+ * server changed since it was approved (quarantined). The text is what a caller
  * reads in the listing and in the error of a call.
  *
  * @example
@@ -19,8 +34,13 @@ export function unavailableReason(record: ToolRecord, registry: ToolRegistry): s
   const origin = record.origin ?? 'a configuration';
   if (registry.has(name)) {
     const tool = registry.get(name);
-    if (tool.metadata?.mcpUnavailable !== true) return undefined;
     const server = record.source.startsWith('mcp:') ? record.source.slice(4) : 'its MCP server';
+    const quarantine = tool.metadata?.mcpQuarantine as { changed?: string[] } | undefined;
+    if (quarantine !== undefined) {
+      const upstream = typeof tool.metadata.mcpTool === 'string' ? tool.metadata.mcpTool : name;
+      return quarantineMessage(name, server, upstream, quarantine.changed ?? []);
+    }
+    if (tool.metadata?.mcpUnavailable !== true) return undefined;
     return `Tool '${name}' comes from MCP server '${server}', which is not connected right now; it reconnects by itself, try again shortly.`;
   }
   if (record.source.startsWith('mcp:')) {

@@ -11,7 +11,7 @@ import { codeToolInputOf, MAX_CODE_BYTES, refuseUnknownToolType } from './code-t
 import { exportFormatOf, exportTools } from './export-tools.js';
 import { checkRestToolDefinition, restToolColumns } from './rest-tool-definition.js';
 import type { ServerContext } from './server-context.js';
-import { unavailableReason } from './tool-availability.js';
+import { isQuarantined, unavailableReason } from './tool-availability.js';
 import { toolPatchOf } from './tool-patch.js';
 import { toolScopeOf } from './tool-scope.js';
 import { searchRows } from './tool-search.js';
@@ -48,7 +48,8 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     }
     const tools = await store.tools.list(request.workspaceId, category === undefined ? {} : { category });
     const registry = context.registries.forTools(request.workspaceId, tools);
-    const listed = (tool: ToolRecord) => listedToolView(tool, unavailableReason(tool, registry));
+    const listed = (tool: ToolRecord) =>
+      listedToolView(tool, unavailableReason(tool, registry), isQuarantined(tool, registry));
     if (q === undefined || q.trim() === '') return { tools: tools.map(listed) };
     // Rank every row (a tool without a handler here by its row), then keep the hits this listing may show.
     const byId = new Map(tools.map((tool) => [tool.id, tool]));
@@ -76,6 +77,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     return {
       ...toolDetailView(tool, context.env, secretNames),
       ...(unavailable === undefined ? { available: true } : { available: false, unavailable_reason: unavailable }),
+      ...(isQuarantined(tool, registry) ? { quarantined: true as const } : {}),
     };
   });
 

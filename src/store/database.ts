@@ -166,6 +166,23 @@ export interface Database {
   secrets: SecretsTable;
   workspace_default_tools: WorkspaceToolSetTable;
   workspace_hidden_tools: Omit<WorkspaceToolSetTable, 'created_at'>;
+  upstream_pins: UpstreamPinsTable;
+}
+
+/**
+ * `upstream_pins`: per workspace, MCP server and upstream tool name, the tool's approved definition
+ * (canonical JSON text and its SHA-256) and, while the server lists another one, that pending change.
+ */
+export interface UpstreamPinsTable {
+  workspace_id: string;
+  server: string;
+  tool: string;
+  definition_hash: string;
+  definition: string;
+  approved_at: TimestampColumn;
+  pending_hash: string | null;
+  pending_definition: string | null;
+  pending_since: NullableTimestampColumn;
 }
 
 /**

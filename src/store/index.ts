@@ -55,10 +55,13 @@ export type {
   ToolCallStatus,
   ToolRecord,
   ToolSourceName,
+  UpstreamPinRecord,
+  UpstreamPinReview,
+  UpstreamToolDefinition,
   WorkspaceRecord,
 } from './store-records.js';
 export { isConfigSource, TOOL_CALL_STATUSES } from './store-records.js';
-export { RESOURCE_ID_PATTERN, SECRET_NAME_PATTERN, STORE_LIMITS } from './store-validation.js';
+export { MCP_SERVER_NAME_PATTERN, RESOURCE_ID_PATTERN, SECRET_NAME_PATTERN, STORE_LIMITS } from './store-validation.js';
 export { StoreValidationError } from './store-validation-error.js';
 export type {
   AgentPatch,
@@ -71,6 +74,7 @@ export type {
   StoreTokens,
   StoreToolCalls,
   StoreTools,
+  StoreUpstreamPins,
   StoreWorkspaces,
   SyncAgentsInput,
   SyncedToolInput,

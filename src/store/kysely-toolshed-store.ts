@@ -27,10 +27,12 @@ import type {
   StoreTokens,
   StoreToolCalls,
   StoreTools,
+  StoreUpstreamPins,
   StoreWorkspaces,
   ToolshedStore,
   WorkspaceApprovalStore,
 } from './toolshed-store.js';
+import { UpstreamPinQueries } from './upstream-pin-queries.js';
 import { WorkspaceQueries } from './workspace-queries.js';
 
 /**
@@ -54,6 +56,7 @@ export class KyselyToolshedStore implements ToolshedStore {
   readonly attachments: StoreAttachments;
   readonly toolCalls: StoreToolCalls;
   readonly secrets: StoreSecrets;
+  readonly upstreamPins: StoreUpstreamPins;
   readonly #dialect: StoreDialect;
   readonly #feed: ChangeFeed;
   readonly #toolCalls: ToolCallQueries;
@@ -79,6 +82,7 @@ export class KyselyToolshedStore implements ToolshedStore {
     this.#toolCalls = new ToolCallQueries(this.#context);
     this.toolCalls = this.#toolCalls;
     this.secrets = new SecretQueries(this.#context, keys);
+    this.upstreamPins = new UpstreamPinQueries(this.#context);
   }
 
   get dialect(): StoreDialectName {

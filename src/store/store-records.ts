@@ -201,6 +201,57 @@ export interface SetSecretResult extends SecretRecord {
   created: boolean;
 }
 
+/**
+ * One tool of an MCP server as toolshed pins it: the upstream name, the SHA-256 (lowercase hex) of its
+ * definition and that definition as canonical JSON text (name, description, schemas, annotations).
+ *
+ * @example
+ * ```ts
+ * const given: UpstreamToolDefinition = { tool: 'read_graph', hash: 'a3f1...', definition: '{"description":"..."}' };
+ * ```
+ */
+export interface UpstreamToolDefinition {
+  tool: string;
+  hash: string;
+  definition: string;
+}
+
+/**
+ * What `upstreamPins.review` found for one tool: `new` (pinned now, as first seen), `pinned` (as
+ * approved) or `changed` (differs from the approved definition, which `pinned` holds: quarantined).
+ *
+ * @example
+ * ```ts
+ * const review: UpstreamPinReview = { tool: 'read_graph', status: 'changed', pinned: { hash, definition } };
+ * ```
+ */
+export interface UpstreamPinReview {
+  tool: string;
+  status: 'new' | 'pinned' | 'changed';
+  /** The approved definition (for `new`, the one just pinned). */
+  pinned: { hash: string; definition: string };
+}
+
+/**
+ * A pinned upstream tool: its approved definition and, while its server lists a different one, that
+ * change waiting for approval.
+ *
+ * @example
+ * ```ts
+ * const [pin]: UpstreamPinRecord[] = await store.upstreamPins.list('default', 'memory');
+ * pin.pending?.definition; // the definition waiting for approval
+ * ```
+ */
+export interface UpstreamPinRecord {
+  server: string;
+  tool: string;
+  hash: string;
+  definition: string;
+  /** ISO-8601: when the definition was first seen or last approved. */
+  approvedAt: string;
+  pending?: { hash: string; definition: string; since: string };
+}
+
 /** What changed, as delivered to `onChange` listeners (and, on PostgreSQL, to other processes). */
 export type StoreChangeKind = 'workspace' | 'tool' | 'agent' | 'attachment' | 'approval' | 'token' | 'resync';
 

@@ -1,6 +1,17 @@
 import { describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
 import { StoreValidationError } from './store-validation-error.js';
 
+/**
+ * An `mcp_servers:` entry's name, as the configuration allows it: a letter, then up to 31 letters,
+ * digits, `_` or `-`.
+ *
+ * @example
+ * ```ts
+ * MCP_SERVER_NAME_PATTERN.test('memory'); // true
+ * ```
+ */
+export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
+
 /** Size limits the store enforces before writing. */
 export const STORE_LIMITS = Object.freeze({
   /** Bytes of UTF-8 JSON of an attachment's or a tool's `config`. */

@@ -21,6 +21,9 @@ import type {
   ToolCallInput,
   ToolCallRecord,
   ToolRecord,
+  UpstreamPinRecord,
+  UpstreamPinReview,
+  UpstreamToolDefinition,
   WorkspaceRecord,
 } from './store-records.js';
 
@@ -381,6 +384,35 @@ export interface StoreSecrets {
 }
 
 /**
+ * The definitions of the tools each workspace's MCP servers (`mcp_servers:`) list, pinned when first
+ * seen: a tool whose definition changes afterwards is quarantined until the change is approved.
+ *
+ * @example
+ * ```ts
+ * const reviews = await store.upstreamPins.review('default', 'memory', definitions);
+ * const quarantined = reviews.filter((review) => review.status === 'changed');
+ * await store.upstreamPins.approve('default', 'memory'); // ['read_graph']
+ * ```
+ */
+export interface StoreUpstreamPins {
+  /**
+   * Compare what `server` lists now with the pins: a tool seen for the first time is pinned as it is;
+   * one that differs from its pin is recorded as a pending change (the latest one seen) and reported
+   * `changed`; one back to its pinned definition has its pending change dropped. Throws
+   * {@link StoreValidationError} for a malformed server name, tool name, hash or definition and
+   * {@link StoreNotFoundError} for an unknown workspace.
+   */
+  review(workspaceId: string, server: string, tools: readonly UpstreamToolDefinition[]): Promise<UpstreamPinReview[]>;
+  /** The workspace's pins (of one server when given), sorted by server and tool. */
+  list(workspaceId: string, server?: string): Promise<UpstreamPinRecord[]>;
+  /**
+   * Approve the pending changes of `server` (only `tool`'s when given): each becomes the pinned
+   * definition. Returns the tools approved, sorted; empty when nothing was pending.
+   */
+  approve(workspaceId: string, server: string, tool?: string): Promise<string[]>;
+}
+
+/**
  * The registry's {@link ApprovalStore} for one workspace, plus the decision step of the REST API.
  * `take` is atomic: of any number of concurrent takers exactly one gets the approval.
  */
@@ -433,6 +465,7 @@ export interface ToolshedStore {
   readonly attachments: StoreAttachments;
   readonly toolCalls: StoreToolCalls;
   readonly secrets: StoreSecrets;
+  readonly upstreamPins: StoreUpstreamPins;
   /**
    * The better-sqlite3 driver under {@link ToolshedStore.db} on SQLite, `undefined` on PostgreSQL:
    * for modules that need what Kysely does not speak (statements prepared once and run many times,

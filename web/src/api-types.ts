@@ -11,6 +11,8 @@ export type {
   ToolCallView as ToolCall,
   ToolDetailView as ToolDetail,
   ToolView as Tool,
+  UpstreamChangeView as UpstreamChange,
+  UpstreamServerView as UpstreamServer,
 } from '../../src/server/api-shapes.js';
 
 /** What `POST /api/tools/:id/call` answers: a ToolResult. */

@@ -12,6 +12,7 @@ import {
 import { CallsPage } from './calls-page.js';
 import { CatalogPage } from './catalog-page.js';
 import { DefaultToolsPage } from './default-tools-page.js';
+import { McpServersPage } from './mcp-servers-page.js';
 import { Link, usePath } from './router.js';
 import { type Session, SessionContext, useSession } from './session.js';
 import { EmptyState } from './states.js';
@@ -20,7 +21,7 @@ import { ToolPage } from './tool-page.js';
 
 /**
  * The catalog app: the token screen until a token is accepted, then the pages (catalog, tool, default
- * tools, agents, agent, calls) under one header.
+ * tools, agents, agent, calls, MCP servers) under one header.
  *
  * @example
  * ```tsx
@@ -91,7 +92,9 @@ function Shell() {
       ? 'calls'
       : pathname.startsWith('/default-tools')
         ? 'default-tools'
-        : 'catalog';
+        : pathname.startsWith('/mcp-servers')
+          ? 'mcp-servers'
+          : 'catalog';
   return (
     <>
       <a className="skip-link" href="#main">
@@ -113,6 +116,9 @@ function Shell() {
           </Link>
           <Link to="/calls" current={section === 'calls'}>
             Calls
+          </Link>
+          <Link to="/mcp-servers" current={section === 'mcp-servers'}>
+            MCP servers
           </Link>
         </nav>
         <SignedIn />
@@ -148,6 +154,7 @@ function Route(props: { pathname: string }) {
   if (agent?.[1] !== undefined) return <AgentPage key={agent[1]} agentId={decodeURIComponent(agent[1])} />;
   if (pathname === '/calls' || pathname === '/calls/') return <CallsPage />;
   if (pathname === '/default-tools' || pathname === '/default-tools/') return <DefaultToolsPage />;
+  if (pathname === '/mcp-servers' || pathname === '/mcp-servers/') return <McpServersPage />;
   return (
     <>
       <h1 tabIndex={-1}>Page not found</h1>

@@ -135,7 +135,9 @@ function ToolList(props: { tools: Tool[]; query: string; filtered: boolean }) {
               <SourceBadge tool={tool} />
             </p>
             <p className="tool-description">{tool.description}</p>
-            {tool.available === false ? <UnavailableMark reason={tool.unavailable_reason} /> : null}
+            {tool.available === false ? (
+              <UnavailableMark reason={tool.unavailable_reason} quarantined={tool.quarantined === true} />
+            ) : null}
           </li>
         ))}
       </ul>

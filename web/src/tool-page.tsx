@@ -78,7 +78,9 @@ export function ToolPage(props: { toolId: string }) {
       <p className="muted" data-testid="tool-source">
         {sourceDescription(data)}
       </p>
-      {data.available === false ? <UnavailableMark reason={data.unavailable_reason} /> : null}
+      {data.available === false ? (
+        <UnavailableMark reason={data.unavailable_reason} quarantined={data.quarantined === true} />
+      ) : null}
       <div className="tool-layout">
         <div className="tool-main">
           <section aria-labelledby="about-heading">

@@ -1,4 +1,5 @@
 import type { Agent, Tool } from './api-types.js';
+import { Link } from './router.js';
 import { fileNameOf, isConfigAgent, sourceDescription, sourceLabel } from './tool-source-labels.js';
 
 /**
@@ -32,18 +33,26 @@ export function SourceBadge(props: { tool: Pick<Tool, 'source' | 'origin'> }) {
  * {tool.available === false ? <UnavailableMark reason={tool.unavailable_reason} /> : null}
  * ```
  */
-export function UnavailableMark(props: { reason: string | undefined; compact?: boolean }) {
+export function UnavailableMark(props: { reason: string | undefined; compact?: boolean; quarantined?: boolean }) {
   const reason = props.reason ?? 'This server cannot run this tool now.';
+  const label = props.quarantined === true ? 'quarantined' : 'unavailable';
   if (props.compact === true) {
     return (
       <span className="unavailable-badge" title={reason} data-testid="unavailable">
-        unavailable<span className="visually-hidden">: {reason}</span>
+        {label}
+        <span className="visually-hidden">: {reason}</span>
       </span>
     );
   }
   return (
     <p className="unavailable-notice" data-testid="unavailable">
-      <span className="unavailable-badge">unavailable</span> {reason}
+      <span className="unavailable-badge">{label}</span> {reason}
+      {props.quarantined === true ? (
+        <>
+          {' '}
+          <Link to="/mcp-servers">Review the change</Link>
+        </>
+      ) : null}
     </p>
   );
 }

@@ -1,4 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import type { McpServerLogEntry } from '../../mcp/import-mcp-server.js';
+import type { UpstreamPins } from '../../mcp/upstream-pins.js';
 import {
   DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
   DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
@@ -148,23 +150,53 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       2,
     );
   }
-  // The service's built-ins come from the store (their files in the database), never the CLI's.
-  let tools = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false });
-  const stores: ToolshedStore[] = [];
+  const setup = await resolveToolSetup(options, io.cwd);
+  // The service: the store (TOOLSHED_DATABASE_URL) behind the REST API and MCP; the configuration's
+  // tools and agents become rows of one workspace (--workspace), synced when the server gets ready.
+  const store = await openServiceStore(io).catch(async (error: unknown) => {
+    throw await storeCliError(error);
+  });
+  const workspaceId = options.workspace ?? DEFAULT_WORKSPACE;
+  // The workspace exists (made with its first token on an empty database) before the configuration's
+  // MCP servers pin their tools in it; a configuration that does not load makes no workspace or token.
+  let bootstrapped: Promise<string | undefined> | undefined;
+  const bootstrap = () => {
+    bootstrapped ??= bootstrapWorkspace(store, workspaceId, io).then(async (hint) => {
+      if ((await store.workspaces.get(workspaceId)) === undefined) {
+        await store.workspaces.create({ id: workspaceId, name: workspaceId });
+      }
+      return hint;
+    });
+    return bootstrapped;
+  };
+  const mcpPins: UpstreamPins = {
+    review: async (server, definitions) => {
+      await bootstrap();
+      return store.upstreamPins.review(workspaceId, server, definitions);
+    },
+  };
+  // An MCP server's log messages join toolshed serve's own lines, with the server's name.
+  const mcpLog = (server: string, entry: McpServerLogEntry) => {
+    io.stderr.write(
+      `toolshed serve: MCP server '${visible(server)}' [${visible(entry.level)}]${entry.logger === undefined ? '' : ` ${visible(entry.logger)}`}: ${visible(entry.message)}\n`,
+    );
+  };
+  let tools: LoadedTools;
+  try {
+    // The service's built-ins come from the store (their files in the database), never the CLI's.
+    tools = await loadTools(setup, io, 'all', { builtins: false, mcpPins, mcpLog });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const stores: ToolshedStore[] = [store];
   try {
     const [{ createServer }, { createServer: createApiServer, reloadServedConfig }, { listenHttp, serverUrl }] =
       await Promise.all([import('node:http'), import('../../server/index.js'), import('../serve/listen-http.js')]);
     const report = (error: unknown) => {
       io.stderr.write(`toolshed serve: ${visible(error instanceof Error ? error.message : String(error))}\n`);
     };
-    // The service: the store (TOOLSHED_DATABASE_URL) behind the REST API and MCP; the configuration's
-    // tools and agents become rows of one workspace (--workspace), synced when the server gets ready.
-    const store = await openServiceStore(io).catch(async (error: unknown) => {
-      throw await storeCliError(error);
-    });
-    stores.push(store);
-    const workspaceId = options.workspace ?? DEFAULT_WORKSPACE;
-    const tokenHint = await bootstrapWorkspace(store, workspaceId, io);
+    const tokenHint = await bootstrap();
     let served = servedConfigOf(tools, workspaceId, options.tools ?? []);
     const reportSync = (sync: ServedConfigSync) => {
       for (const name of sync.tools.conflicts) {
@@ -195,6 +227,14 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       registryOptions: { env: tools.config?.env ?? io.env },
       onConfigSync: (sync) => reportSync(sync),
       ...(runs === undefined ? {} : { builtins: { sandbox: { maxRunsPerSandbox: runs } } }),
+      // The configuration's MCP servers as loaded now (a SIGHUP reload replaces `tools`).
+      upstreams: {
+        workspaceId,
+        status: () => tools.config?.mcpStatus() ?? [],
+        refresh: async (name) => {
+          await tools.config?.mcpServers.find((server) => server.name === name)?.refresh();
+        },
+      },
       calls: {
         maxConcurrentCallsPerToken: options.maxConcurrentCallsPerToken ?? DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
         maxConcurrentCallsPerWorkspace:
@@ -268,7 +308,11 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
           }
           let next: LoadedTools;
           try {
-            next = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false });
+            next = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', {
+              builtins: false,
+              mcpPins,
+              mcpLog,
+            });
           } catch (error) {
             report(`SIGHUP: keeping what is served now: ${error instanceof Error ? error.message : String(error)}`);
             return;

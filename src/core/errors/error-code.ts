@@ -13,6 +13,7 @@
  * - `OUTPUT_INVALID` — the handler's output does not match the tool's output schema.
  * - `OUTPUT_TOO_LARGE` — the output exceeds what may be returned, even truncated.
  * - `RATE_LIMITED` — too many calls; retry later.
+ * - `UPSTREAM_UNAVAILABLE` — the tool's MCP server is down (being reconnected); retry later.
  */
 export type ErrorCode =
   | 'TOOL_NOT_FOUND'
@@ -25,7 +26,8 @@ export type ErrorCode =
   | 'CANCELLED'
   | 'OUTPUT_INVALID'
   | 'OUTPUT_TOO_LARGE'
-  | 'RATE_LIMITED';
+  | 'RATE_LIMITED'
+  | 'UPSTREAM_UNAVAILABLE';
 
 /** Every {@link ErrorCode}, in documentation order. */
 export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
@@ -40,10 +42,12 @@ export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
   'OUTPUT_INVALID',
   'OUTPUT_TOO_LARGE',
   'RATE_LIMITED',
+  'UPSTREAM_UNAVAILABLE',
 ]);
 
 /**
- * Whether the same call may succeed when simply tried again (`TIMEOUT`, `RATE_LIMITED`), as opposed to
+ * Whether the same call may succeed when simply tried again (`TIMEOUT`, `RATE_LIMITED`,
+ * `UPSTREAM_UNAVAILABLE`), as opposed to
  * needing different arguments, configuration or a different tool.
  *
  * @example
@@ -55,6 +59,7 @@ export function isRetryable(code: ErrorCode): boolean {
   switch (code) {
     case 'TIMEOUT':
     case 'RATE_LIMITED':
+    case 'UPSTREAM_UNAVAILABLE':
       return true;
     case 'TOOL_NOT_FOUND':
     case 'NOT_ATTACHED':

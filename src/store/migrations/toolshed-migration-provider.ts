@@ -8,6 +8,7 @@ import { secretsSchema } from './secrets-schema.js';
 import { toolInputExamplesSchema } from './tool-input-examples-schema.js';
 import { toolSourcesSchema } from './tool-sources-schema.js';
 import { toolTagsSchema } from './tool-tags-schema.js';
+import { upstreamPinsSchema } from './upstream-pins-schema.js';
 
 /** Where Kysely's `Migrator` keeps its bookkeeping, named so it cannot collide with an app's own. */
 export const MIGRATION_TABLES = Object.freeze({
@@ -42,6 +43,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
       '0005_secrets': secretsSchema(this.#schema),
       '0006_tool_sources': toolSourcesSchema(this.#schema),
       '0007_tool_tags': toolTagsSchema(this.#schema),
+      '0009_upstream_pins': upstreamPinsSchema(this.#schema),
       '0011_tool_input_examples': toolInputExamplesSchema(this.#schema),
     };
   }

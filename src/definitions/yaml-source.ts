@@ -1,4 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { checkJsonValue, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
 
 /** A 1-based line and column in a source file. */
 export interface SourcePosition {
@@ -16,9 +17,13 @@ export interface YamlSource {
   locate(pointer: string): SourcePosition | undefined;
 }
 
+const TOO_DEEP = `the document is nested too deeply to read (limit: depth ${INPUT_LIMITS.depth})`;
+
 /**
  * Parse YAML keeping positions, so later checks can report `file:line:col` for any field. Duplicate
- * keys are syntax errors; aliases are capped (a "billion laughs" file cannot blow up memory).
+ * keys are syntax errors; aliases are capped (a "billion laughs" file cannot blow up memory); the
+ * parsed value is held to `INPUT_LIMITS` (nesting depth, string, list and object sizes, no
+ * `__proto__` key), a breach reported as a syntax error at the node it names.
  *
  * @example
  * ```ts
@@ -28,7 +33,17 @@ export interface YamlSource {
  */
 export function parseYamlSource(text: string): YamlSource {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+  let document: ReturnType<typeof parseDocument>;
+  try {
+    document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return {
+      value: undefined,
+      syntaxError: { message: TOO_DEEP, position: { line: 1, column: 1 } },
+      locate: () => undefined,
+    };
+  }
   const locate = (pointer: string): SourcePosition | undefined => {
     const offset = offsetOf(document.contents, pointer);
     // An empty document has no nodes: point at its start.
@@ -48,15 +63,19 @@ export function parseYamlSource(text: string): YamlSource {
       locate,
     };
   }
+  let value: unknown;
   try {
-    return { value: document.toJS({ maxAliasCount: 100 }), locate };
+    value = document.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    return {
-      value: undefined,
-      syntaxError: { message: firstLine((error as Error).message), position: { line: 1, column: 1 } },
-      locate,
-    };
+    const message = error instanceof RangeError ? TOO_DEEP : firstLine((error as Error).message);
+    return { value: undefined, syntaxError: { message, position: { line: 1, column: 1 } }, locate };
   }
+  const breach = checkJsonValue(value);
+  if (breach !== undefined) {
+    const message = describeJsonLimitBreach('the document', breach).replace(/\.$/, '');
+    return { value: undefined, syntaxError: { message, position: { line: 1, column: 1 } }, locate };
+  }
+  return { value, locate };
 }
 
 function offsetOf(root: unknown, pointer: string): number | undefined {

@@ -20,8 +20,8 @@ export {
   DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
   DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
 } from './call-quotas.js';
-export type { ServerOptions } from './create-server.js';
-export { createServer, DEFAULT_BODY_LIMIT, reloadServedConfig } from './create-server.js';
+export type { ServerLogOptions, ServerOptions, ServerRoute } from './create-server.js';
+export { createServer, DEFAULT_BODY_LIMIT, reloadServedConfig, serverRoutes } from './create-server.js';
 export type { ServerMcpOptions } from './mcp-routes.js';
 export {
   DEFAULT_MAX_SESSIONS,

@@ -126,7 +126,6 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // The request id is the server's own (a client's X-Request-Id is not trusted, nor echoed).
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    requestIdLogLabel: 'request_id',
     // Errors the router raises before any route matched: the API's error shape, never the URL echoed.
     frameworkErrors: (error, request, reply) => {
       const apiError = routerError(error);
@@ -326,7 +325,7 @@ function routeOf(request: FastifyRequest): string {
 }
 
 /**
- * One log line for a 5xx answer: the route, the request id (in pino's bindings), the status and the
+ * One log line for a 5xx answer: the route, the request id, the status and the
  * error's type, code and message (cut at 300 characters) — never the body, headers or arguments.
  */
 function logServerError(request: FastifyRequest, apiError: ApiError, error: unknown): void {
@@ -334,6 +333,7 @@ function logServerError(request: FastifyRequest, apiError: ApiError, error: unkn
   const message = cause?.message ?? String(error);
   request.log.error(
     {
+      request_id: request.id,
       route: routeOf(request),
       status: apiError.statusCode,
       error: {

@@ -67,7 +67,9 @@ describe('checkJsonText', () => {
   });
 
   it('is not fooled by brackets, quotes and commas inside strings', () => {
-    expect(checkJsonText('{"a": "[[[[[[", "b": "\\"{{{{", "c": ",,,"}', { ...SMALL, stringChars: 100, objectKeys: 3 })).toBeUndefined();
+    expect(
+      checkJsonText('{"a": "[[[[[[", "b": "\\"{{{{", "c": ",,,"}', { ...SMALL, stringChars: 100, objectKeys: 3 }),
+    ).toBeUndefined();
   });
 
   it('agrees with JSON.parse on every value fast-check makes (no breach within default limits)', () => {

@@ -57,7 +57,8 @@ export function parseYamlSource(text: string): YamlSource {
     return {
       value: undefined,
       syntaxError: {
-        message: firstLine(syntax.message),
+        // The parser catches its own stack overflow on a document nested thousands of levels deep.
+        message: syntax.message.includes('Maximum call stack size exceeded') ? TOO_DEEP : firstLine(syntax.message),
         ...(position === undefined ? {} : { position: { line: position.line, column: position.col } }),
       },
       locate,

@@ -14,7 +14,10 @@ import { checkJsonText, describeJsonLimitBreach, INPUT_LIMITS } from '../core/in
  * const transport = new StdioServerTransport(process.stdin.pipe(guard), process.stdout);
  * ```
  */
-export function createJsonLineGuard(answer: (line: string) => void, maxLineBytes = INPUT_LIMITS.bodyBytes): Transform {
+export function createJsonLineGuard(
+  answer: (line: string) => void,
+  maxLineBytes: number = INPUT_LIMITS.bodyBytes,
+): Transform {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let overLimit = false;

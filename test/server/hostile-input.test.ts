@@ -163,6 +163,53 @@ describe('limits on a REST body', () => {
   });
 });
 
+describe('limits on the MCP endpoint', () => {
+  const mcp = (payload: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...headers, accept: 'application/json, text/event-stream' },
+      payload,
+    });
+
+  it('answers a JSON-RPC body nested 6 000 levels deep 400 with an Invalid Request naming the limit', async () => {
+    const response = await mcp(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"calculator","arguments":{"expression":${nested('array', 6_000)}}}}`,
+    );
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32600,
+        message:
+          "Invalid Request: the request body is nested more than 256 levels deep at 'params.arguments.expression[0][0][0][0][0]…' (limit: depth 256).",
+      },
+      id: null,
+    });
+  });
+
+  it('answers a prototype key and a duplicate key with what is refused', async () => {
+    const proto = await mcp('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"__proto__":{}}}');
+    expect(proto.statusCode).toBe(400);
+    expect(proto.json().error).toEqual({
+      code: -32600,
+      message:
+        "Invalid Request: the request body has the key '__proto__' at 'params', which is refused: it could change the prototype of an object it is copied into.",
+    });
+    const twice = await mcp('{"jsonrpc":"2.0","id":1,"id":2,"method":"initialize"}');
+    expect(twice.json().error).toEqual({
+      code: -32600,
+      message: "Invalid Request: the request body has the key 'id' twice; send each key once.",
+    });
+  });
+
+  it('answers a body over 1 MiB 413', async () => {
+    const response = await mcp(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'x'.repeat(1_048_576)}"}}`);
+    expect(response.statusCode).toBe(413);
+    expect(response.json().error.message).toBe('Payload Too Large: the request body exceeds 1048576 bytes.');
+  });
+});
+
 describe('a request that fails on the server side', () => {
   it('is logged in one line with its route and request id, counted in /metrics, and its id is in the answer', async () => {
     const list = store.agents.list.bind(store.agents);

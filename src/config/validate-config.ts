@@ -151,7 +151,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       file: shown,
       ...position,
       severity: 'error',
-      message: `YAML syntax error: ${source.syntaxError.message}`,
+      message: `${source.syntaxError.overLimit === true ? 'over an input limit' : 'YAML syntax error'}: ${source.syntaxError.message}`,
     });
     return done(undefined);
   }

@@ -75,10 +75,14 @@ export async function parseDefinitionText(
   const source = parseYamlSource(text);
   if (source.syntaxError !== undefined) {
     const position = source.syntaxError.position;
-    throw new ToolRegistrationError('INVALID_DEFINITION', `YAML syntax error: ${source.syntaxError.message}`, {
-      file,
-      ...(position === undefined ? {} : { line: position.line, column: position.column }),
-    });
+    throw new ToolRegistrationError(
+      'INVALID_DEFINITION',
+      `${source.syntaxError.overLimit === true ? 'over an input limit' : 'YAML syntax error'}: ${source.syntaxError.message}`,
+      {
+        file,
+        ...(position === undefined ? {} : { line: position.line, column: position.column }),
+      },
+    );
   }
   const spec = await definitionToSpec(source.value, {
     baseDir: options.baseDir,

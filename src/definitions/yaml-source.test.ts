@@ -15,6 +15,7 @@ describe('parseYamlSource and the input limits', () => {
     expect(source.syntaxError).toEqual({
       message: "the document is nested more than 256 levels deep at 'tools[0][0][0][0][0][0][0]…' (limit: depth 256)",
       position: { line: 1, column: 1 },
+      overLimit: true,
     });
   });
 

@@ -11,8 +11,11 @@ export interface SourcePosition {
 export interface YamlSource {
   /** The parsed value (`undefined` when there was a syntax error). */
   value: unknown;
-  /** The first syntax error, if any, with its position. */
-  syntaxError?: { message: string; position?: SourcePosition };
+  /**
+   * The first syntax error, if any, with its position; `overLimit` when the document is well-formed
+   * but over a limit of `INPUT_LIMITS` (or has a refused key).
+   */
+  syntaxError?: { message: string; position?: SourcePosition; overLimit?: true };
   /** Where the node at `pointer` (`/agents/0/tools/2`) starts; the nearest existing parent otherwise. */
   locate(pointer: string): SourcePosition | undefined;
 }
@@ -40,7 +43,7 @@ export function parseYamlSource(text: string): YamlSource {
     if (!(error instanceof RangeError)) throw error;
     return {
       value: undefined,
-      syntaxError: { message: TOO_DEEP, position: { line: 1, column: 1 } },
+      syntaxError: { message: TOO_DEEP, position: { line: 1, column: 1 }, overLimit: true },
       locate: () => undefined,
     };
   }
@@ -58,7 +61,9 @@ export function parseYamlSource(text: string): YamlSource {
       value: undefined,
       syntaxError: {
         // The parser catches its own stack overflow on a document nested thousands of levels deep.
-        message: syntax.message.includes('Maximum call stack size exceeded') ? TOO_DEEP : firstLine(syntax.message),
+        ...(syntax.message.includes('Maximum call stack size exceeded')
+          ? { message: TOO_DEEP, overLimit: true as const }
+          : { message: firstLine(syntax.message) }),
         ...(position === undefined ? {} : { position: { line: position.line, column: position.col } }),
       },
       locate,
@@ -68,13 +73,17 @@ export function parseYamlSource(text: string): YamlSource {
   try {
     value = document.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    const message = error instanceof RangeError ? TOO_DEEP : firstLine((error as Error).message);
-    return { value: undefined, syntaxError: { message, position: { line: 1, column: 1 } }, locate };
+    const position = { line: 1, column: 1 };
+    const syntaxError =
+      error instanceof RangeError
+        ? { message: TOO_DEEP, position, overLimit: true as const }
+        : { message: firstLine((error as Error).message), position };
+    return { value: undefined, syntaxError, locate };
   }
   const breach = checkJsonValue(value);
   if (breach !== undefined) {
     const message = describeJsonLimitBreach('the document', breach).replace(/\.$/, '');
-    return { value: undefined, syntaxError: { message, position: { line: 1, column: 1 } }, locate };
+    return { value: undefined, syntaxError: { message, position: { line: 1, column: 1 }, overLimit: true }, locate };
   }
   return { value, locate };
 }

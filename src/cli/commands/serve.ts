@@ -188,7 +188,8 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     const runs = options.sandboxRunsPerProcess;
     const api = createApiServer({
       store,
-      onError: report,
+      // A request that fails on the server's side is one JSON line on stderr: route, request id, error.
+      logger: { stream: io.stderr },
       ...(served === undefined ? {} : { config: served }),
       // Every tool sees the configuration's environment (.env beside the file), as under `toolshed
       // mcp` and `call`.

@@ -197,10 +197,20 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return sync;
   });
 
+  // A 5xx the error handler did not answer (the MCP handler writes its own replies): logged and
+  // counted once it is sent, without an error to describe.
+  const answeredErrors = new WeakSet<FastifyRequest>();
+  app.addHook('onResponse', async (request, reply) => {
+    const status = reply.raw.statusCode;
+    if (status < 500 || answeredErrors.has(request)) return;
+    logServerError(request, status, undefined);
+    context.metrics.countServerError(routeOf(request), status);
+  });
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.statusCode < 500) return reply.code(apiError.statusCode).send(apiError.toBody());
-    logServerError(request, apiError, error);
+    answeredErrors.add(request);
+    logServerError(request, apiError.statusCode, { error, code: apiError.code });
     context.metrics.countServerError(routeOf(request), apiError.statusCode);
     // An ApiError is an answer chosen on purpose (and reported where it was chosen); the rest are news
     // for `onError` too (the log line above is the default's).
@@ -325,25 +335,26 @@ function routeOf(request: FastifyRequest): string {
 }
 
 /**
- * One log line for a 5xx answer: the route, the request id, the status and the
+ * One log line for a 5xx answer: the route, the request id, the status and, when there is one, the
  * error's type, code and message (cut at 300 characters) — never the body, headers or arguments.
  */
-function logServerError(request: FastifyRequest, apiError: ApiError, error: unknown): void {
-  const cause = error instanceof Error ? error : undefined;
-  const message = cause?.message ?? String(error);
-  request.log.error(
-    {
-      request_id: request.id,
-      route: routeOf(request),
-      status: apiError.statusCode,
-      error: {
-        type: cause?.name ?? typeof error,
-        code: (error as { code?: unknown } | null)?.code ?? apiError.code,
-        message: message.length > 300 ? `${message.slice(0, 299)}…` : message,
-      },
-    },
-    'request failed on the server side',
-  );
+function logServerError(
+  request: FastifyRequest,
+  status: number,
+  failure: { error: unknown; code: string } | undefined,
+): void {
+  const fields: Record<string, unknown> = { request_id: request.id, route: routeOf(request), status };
+  if (failure !== undefined) {
+    const { error } = failure;
+    const cause = error instanceof Error ? error : undefined;
+    const message = cause?.message ?? String(error);
+    fields.error = {
+      type: cause?.name ?? typeof error,
+      code: (error as { code?: unknown } | null)?.code ?? failure.code,
+      message: message.length > 300 ? `${message.slice(0, 299)}…` : message,
+    };
+  }
+  request.log.error(fields, 'request failed on the server side');
 }
 
 /**

@@ -5,7 +5,7 @@ import { createBuiltins } from '../../src/builtins/index.js';
 import { createServer, type ServerRoute, serverRoutes } from '../../src/server/index.js';
 import type { ToolshedStore } from '../../src/store/index.js';
 import { databaseSnapshot } from './database-snapshot.js';
-import { sqliteHarness } from './server-harness.js';
+import { postgresHarness, sqliteHarness } from './server-harness.js';
 
 // Hostile requests at every route of the server, enumerated from Fastify (a route added later is
 // fuzzed without changing this file), and at the MCP endpoint: never a 5xx, always the documented
@@ -17,35 +17,11 @@ const MULTIPLIER = Number(process.env.TOOLSHED_HTTP_FUZZ_MULTIPLIER ?? 1);
 const RUNS = 600 * MULTIPLIER;
 const TIME_LIMIT_MS = 20_000 * MULTIPLIER;
 
-const harness = sqliteHarness();
 let store: ToolshedStore;
 let app: FastifyInstance;
 let token: string;
 let routes: readonly ServerRoute[];
 const logLines: string[] = [];
-
-beforeAll(async () => {
-  store = await harness.open();
-  await store.migrate();
-  await store.tools.upsertBuiltins(createBuiltins());
-  app = createServer({
-    store,
-    builtins: false,
-    webCatalog: false,
-    logger: { stream: { write: (line: string) => logLines.push(line) } },
-  });
-  await app.ready();
-  await store.workspaces.create({ id: 'ws_fuzz', name: 'Fuzz' });
-  token = (await store.tokens.create('ws_fuzz', { name: 'fuzz' })).token;
-  await store.agents.create('ws_fuzz', { id: 'research', name: 'Research' });
-  routes = serverRoutes(app);
-}, 60_000);
-
-afterAll(async () => {
-  await app?.close();
-  await store?.close();
-  await harness.teardown();
-});
 
 function nested(kind: 'array' | 'object', depth: number): string {
   return kind === 'array'
@@ -301,100 +277,134 @@ function hasJsonRpcErrorShape(body: unknown): boolean {
   );
 }
 
-describe('hostile HTTP requests at every route', () => {
-  it(
-    'never answer 5xx, always answer errors in the documented shape, and never write half a request',
-    async () => {
-      expect(routes.length).toBeGreaterThan(20);
-      const tried = new Map<string, number>();
-      let requests = 0;
-      let serverErrors = 0;
-      let partialWrites = 0;
-      let badShapes = 0;
-      const failures: string[] = [];
-      let before = await databaseSnapshot(store);
-
-      const perRoute = Math.ceil(RUNS / routes.length);
-      const started = Date.now();
-      for (const route of routes) {
-        const left = TIME_LIMIT_MS - (Date.now() - started);
-        if (left <= 0) break;
-        await fc.assert(
-          fc.asyncProperty(
-            urlOf(route),
-            hostileBody(route),
-            contentType,
-            authorization(),
-            workspace,
-            junkHeaders,
-            async (url, body, type, auth, workspaceId, extra) => {
-              const headers: Record<string, string | string[]> = { ...extra };
-              if (type !== undefined) headers['content-type'] = type;
-              if (auth !== undefined) headers.authorization = auth;
-              if (workspaceId !== undefined) headers['x-workspace-id'] = workspaceId;
-              const response = await app.inject({
-                method: route.method as 'GET',
-                url,
-                headers,
-                ...(body === undefined || route.method === 'GET' ? {} : { payload: body }),
-              });
-              requests += 1;
-              const key = `${route.method} ${route.url}`;
-              tried.set(key, (tried.get(key) ?? 0) + 1);
-              const status = response.statusCode;
-              const shown = `${route.method} ${url.slice(0, 80)} → ${status} ${response.body.slice(0, 200)}`;
-              if (status >= 500) {
-                serverErrors += 1;
-                failures.push(shown);
-              }
-              if (status >= 400) {
-                let parsed: unknown;
-                try {
-                  parsed = response.json();
-                } catch {
-                  parsed = undefined;
-                }
-                const isMcp = route.url.startsWith('/mcp');
-                if (!(hasApiErrorShape(parsed) || (isMcp && hasJsonRpcErrorShape(parsed)))) {
-                  badShapes += 1;
-                  failures.push(`shape: ${shown}`);
-                }
-                const after = await databaseSnapshot(store);
-                if (JSON.stringify(after) !== JSON.stringify(before)) {
-                  partialWrites += 1;
-                  failures.push(`write: ${shown}`);
-                  before = after;
-                }
-              } else {
-                before = await databaseSnapshot(store);
-              }
-              expect(failures).toEqual([]);
-            },
-          ),
-          { numRuns: perRoute, interruptAfterTimeLimit: left, markInterruptAsFailure: false },
-        );
-      }
-
-      const health = await app.inject({ method: 'GET', url: '/health' });
-      expect(health.statusCode).toBe(200);
-      const call = await app.inject({
-        method: 'POST',
-        url: '/api/tools/calculator/call',
-        headers: { authorization: `Bearer ${token}`, 'x-workspace-id': 'ws_fuzz', 'content-type': 'application/json' },
-        payload: '{"arguments":{"expression":"6*7"}}',
+// SQLite gets the larger share of the runs; PostgreSQL the rest (its round trips are slower).
+for (const [harness, share] of [
+  [sqliteHarness(), 1],
+  [postgresHarness(), 0.4],
+] as const) {
+  describe(`hostile HTTP requests at every route on ${harness.dialect}`, () => {
+    beforeAll(async () => {
+      logLines.length = 0;
+      store = await harness.open();
+      await store.migrate();
+      await store.tools.upsertBuiltins(createBuiltins());
+      app = createServer({
+        store,
+        builtins: false,
+        webCatalog: false,
+        logger: { stream: { write: (line: string) => logLines.push(line) } },
       });
-      expect(call.statusCode).toBe(200);
-      expect(call.json()).toMatchObject({ status: 'success' });
+      await app.ready();
+      await store.workspaces.create({ id: 'ws_fuzz', name: 'Fuzz' });
+      token = (await store.tokens.create('ws_fuzz', { name: 'fuzz' })).token;
+      await store.agents.create('ws_fuzz', { id: 'research', name: 'Research' });
+      routes = serverRoutes(app);
+    }, 60_000);
 
-      const untried = routes.map((route) => `${route.method} ${route.url}`).filter((key) => !tried.has(key));
-      console.log(
-        `HTTP fuzz: ${requests} requests over ${tried.size} of ${routes.length} routes, ${serverErrors} × 5xx, ${badShapes} × wrong error shape, ${partialWrites} partial writes`,
-      );
-      expect({ serverErrors, badShapes, partialWrites }).toEqual({ serverErrors: 0, badShapes: 0, partialWrites: 0 });
-      expect(logLines).toEqual([]);
-      // Enough runs reach every route at least once (the routes are drawn uniformly).
-      expect(untried).toEqual([]);
-    },
-    120_000 * MULTIPLIER,
-  );
-});
+    afterAll(async () => {
+      await app?.close();
+      await store?.close();
+      await harness.teardown();
+    });
+
+    it(
+      'never answer 5xx, always answer errors in the documented shape, and never write half a request',
+      async () => {
+        expect(routes.length).toBeGreaterThan(20);
+        const tried = new Map<string, number>();
+        let requests = 0;
+        let serverErrors = 0;
+        let partialWrites = 0;
+        let badShapes = 0;
+        const failures: string[] = [];
+        let before = await databaseSnapshot(store);
+
+        const perRoute = Math.ceil((RUNS * share) / routes.length);
+        const started = Date.now();
+        for (const [index, route] of routes.entries()) {
+          // Each route gets its share of the time left, so a slow machine tries every route, fewer times.
+          const left = Math.max(200, (TIME_LIMIT_MS * share - (Date.now() - started)) / (routes.length - index));
+          await fc.assert(
+            fc.asyncProperty(
+              urlOf(route),
+              hostileBody(route),
+              contentType,
+              authorization(),
+              workspace,
+              junkHeaders,
+              async (url, body, type, auth, workspaceId, extra) => {
+                const headers: Record<string, string | string[]> = { ...extra };
+                if (type !== undefined) headers['content-type'] = type;
+                if (auth !== undefined) headers.authorization = auth;
+                if (workspaceId !== undefined) headers['x-workspace-id'] = workspaceId;
+                const response = await app.inject({
+                  method: route.method as 'GET',
+                  url,
+                  headers,
+                  ...(body === undefined || route.method === 'GET' ? {} : { payload: body }),
+                });
+                requests += 1;
+                const key = `${route.method} ${route.url}`;
+                tried.set(key, (tried.get(key) ?? 0) + 1);
+                const status = response.statusCode;
+                const shown = `${route.method} ${url.slice(0, 80)} → ${status} ${response.body.slice(0, 200)}`;
+                if (status >= 500) {
+                  serverErrors += 1;
+                  failures.push(shown);
+                }
+                if (status >= 400) {
+                  let parsed: unknown;
+                  try {
+                    parsed = response.json();
+                  } catch {
+                    parsed = undefined;
+                  }
+                  const isMcp = route.url.startsWith('/mcp');
+                  if (!(hasApiErrorShape(parsed) || (isMcp && hasJsonRpcErrorShape(parsed)))) {
+                    badShapes += 1;
+                    failures.push(`shape: ${shown}`);
+                  }
+                  const after = await databaseSnapshot(store);
+                  if (JSON.stringify(after) !== JSON.stringify(before)) {
+                    partialWrites += 1;
+                    failures.push(`write: ${shown}`);
+                    before = after;
+                  }
+                } else {
+                  before = await databaseSnapshot(store);
+                }
+                expect(failures).toEqual([]);
+              },
+            ),
+            { numRuns: perRoute, interruptAfterTimeLimit: left, markInterruptAsFailure: false },
+          );
+        }
+
+        const health = await app.inject({ method: 'GET', url: '/health' });
+        expect(health.statusCode).toBe(200);
+        const call = await app.inject({
+          method: 'POST',
+          url: '/api/tools/calculator/call',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'x-workspace-id': 'ws_fuzz',
+            'content-type': 'application/json',
+          },
+          payload: '{"arguments":{"expression":"6*7"}}',
+        });
+        expect(call.statusCode).toBe(200);
+        expect(call.json()).toMatchObject({ status: 'success' });
+
+        const untried = routes.map((route) => `${route.method} ${route.url}`).filter((key) => !tried.has(key));
+        console.log(
+          `HTTP fuzz (${harness.dialect}): ${requests} requests over ${tried.size} of ${routes.length} routes, ${serverErrors} × 5xx, ${badShapes} × wrong error shape, ${partialWrites} partial writes`,
+        );
+        expect({ serverErrors, badShapes, partialWrites }).toEqual({ serverErrors: 0, badShapes: 0, partialWrites: 0 });
+        expect(logLines).toEqual([]);
+        // Enough runs reach every route at least once (the routes are drawn uniformly).
+        expect(untried).toEqual([]);
+      },
+      120_000 * MULTIPLIER,
+    );
+  });
+}

@@ -14,6 +14,7 @@ import {
 } from '../store/index.js';
 import { registerActivityRoutes } from './activity-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
+import { answerClientError } from './answer-client-error.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
 import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
 import { codeToolFactories } from './code-tool.js';
@@ -125,6 +126,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     logger: loggerOption(options.logger),
     // The request id is the server's own (a client's X-Request-Id is not trusted, nor echoed).
     genReqId: () => randomUUID(),
+    // Requests Node's parser refuses (huge headers, broken framing) in the API's error shape too.
+    clientErrorHandler: answerClientError,
     requestIdHeader: false,
     // Errors the router raises before any route matched: the API's error shape, never the URL echoed.
     frameworkErrors: (error, request, reply) => {

@@ -3,6 +3,7 @@
  * the per-workspace registry cache are internal.
  */
 
+export { answerClientError } from './answer-client-error.js';
 export type { ApiErrorBody, ApiErrorCode } from './api-error.js';
 export { ApiError } from './api-error.js';
 export type {

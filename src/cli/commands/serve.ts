@@ -152,8 +152,11 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
   let tools = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false });
   const stores: ToolshedStore[] = [];
   try {
-    const [{ createServer }, { createServer: createApiServer, reloadServedConfig }, { listenHttp, serverUrl }] =
-      await Promise.all([import('node:http'), import('../../server/index.js'), import('../serve/listen-http.js')]);
+    const [
+      { createServer },
+      { answerClientError, createServer: createApiServer, reloadServedConfig },
+      { listenHttp, serverUrl },
+    ] = await Promise.all([import('node:http'), import('../../server/index.js'), import('../serve/listen-http.js')]);
     const report = (error: unknown) => {
       io.stderr.write(`toolshed serve: ${visible(error instanceof Error ? error.message : String(error))}\n`);
     };
@@ -210,9 +213,7 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     });
     await api.ready();
     const server = createServer((incoming, outgoing) => api.routing(incoming, outgoing));
-    server.on('clientError', (_error, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    });
+    server.on('clientError', answerClientError);
     const stopped = waitForStopSignal();
     try {
       const address = await listenHttp(server, options.host, options.port);

@@ -58,8 +58,8 @@ const REFUSED_KEY = '__proto__';
 interface Frame {
   readonly array: boolean;
   count: number;
-  /** The keys seen so far in an object. */
-  readonly keys: Set<string> | undefined;
+  /** The keys seen so far in an object: a list while it is short, then a set. */
+  keys: string[] | Set<string> | undefined;
   /** The key under which this container sits, or the index in its list. */
   readonly step: string | number | undefined;
   /** An object that is the value of a `constructor` key. */
@@ -92,26 +92,27 @@ export function checkJsonText(text: string, limits: JsonLimits = INPUT_LIMITS): 
     const top = stack[stack.length - 1];
     if (char === 0x22 /* " */) {
       const end = endOfString(text, index);
-      const rawChars = end - index - 2;
+      // Decoded only when needed: a key, or a string that may be over the limit.
       let decoded: string | undefined;
-      const decode = (): string => {
-        if (decoded === undefined) decoded = decodeString(text.slice(index, end));
-        return decoded;
-      };
-      if (rawChars > limits.stringChars && decode().length > limits.stringChars) {
-        const leaf = top === undefined || top.expectKey ? undefined : top.array ? top.count : top.lastKey;
-        return { limit: 'stringChars', max: limits.stringChars, path: pathOf(stack, leaf) };
+      if (end - index - 2 > limits.stringChars) {
+        decoded = decodeString(text, index, end);
+        if (decoded.length > limits.stringChars) {
+          const leaf = top === undefined || top.expectKey ? undefined : top.array ? top.count : top.lastKey;
+          return { limit: 'stringChars', max: limits.stringChars, path: pathOf(stack, leaf) };
+        }
       }
       if (top !== undefined && !top.array && top.expectKey) {
-        const key = decode();
-        const here = pathOf(stack);
+        const key = decoded ?? decodeString(text, index, end);
         if (key === REFUSED_KEY || (key === 'prototype' && top.constructorValue)) {
-          return { limit: 'refusedKey', key: top.constructorValue ? 'constructor.prototype' : key, path: here };
+          return {
+            limit: 'refusedKey',
+            key: top.constructorValue ? 'constructor.prototype' : key,
+            path: pathOf(stack),
+          };
         }
-        if (top.keys?.has(key)) return { limit: 'duplicateKey', key: shownKey(key), path: here };
-        top.keys?.add(key);
+        if (!addKey(top, key)) return { limit: 'duplicateKey', key: shownKey(key), path: pathOf(stack) };
         top.count += 1;
-        if (top.count > limits.objectKeys) return { limit: 'objectKeys', max: limits.objectKeys, path: here };
+        if (top.count > limits.objectKeys) return { limit: 'objectKeys', max: limits.objectKeys, path: pathOf(stack) };
         top.lastKey = key;
         top.expectKey = false;
       } else if (top?.array === true) {
@@ -131,7 +132,7 @@ export function checkJsonText(text: string, limits: JsonLimits = INPUT_LIMITS): 
       stack.push({
         array,
         count: 0,
-        keys: array ? undefined : new Set(),
+        keys: array ? undefined : [],
         step,
         constructorValue: !array && top !== undefined && !top.array && top.lastKey === 'constructor',
         expectKey: !array,
@@ -259,15 +260,34 @@ function endOfString(text: string, start: number): number {
   return text.length;
 }
 
-function decodeString(literal: string): string {
-  if (!literal.includes('\\')) return literal.slice(1, -1);
+/** The string literal from `start` (its opening quote) to `end` (after its closing quote), decoded. */
+function decodeString(text: string, start: number, end: number): string {
+  const inner = text.slice(start + 1, end - 1);
+  if (!inner.includes('\\')) return inner;
   try {
-    const value: unknown = JSON.parse(literal);
-    return typeof value === 'string' ? value : literal.slice(1, -1);
+    const value: unknown = JSON.parse(text.slice(start, end));
+    return typeof value === 'string' ? value : inner;
   } catch {
     // Malformed escapes: JSON.parse of the whole text will say so.
-    return literal.slice(1, -1);
+    return inner;
   }
+}
+
+const SHORT_KEY_LIST = 16;
+
+/** Record `key` in an object's frame; false when the object has it already. */
+function addKey(frame: Frame, key: string): boolean {
+  const keys = frame.keys;
+  if (keys === undefined) return true;
+  if (Array.isArray(keys)) {
+    if (keys.includes(key)) return false;
+    keys.push(key);
+    if (keys.length > SHORT_KEY_LIST) frame.keys = new Set(keys);
+    return true;
+  }
+  if (keys.has(key)) return false;
+  keys.add(key);
+  return true;
 }
 
 function isWhitespaceOrColon(char: number): boolean {

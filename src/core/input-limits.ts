@@ -26,7 +26,15 @@ export const INPUT_LIMITS = Object.freeze({
   configFileBytes: 1_000_000,
 });
 
-/** The limits of {@link INPUT_LIMITS} that {@link checkJsonText} and {@link checkJsonValue} apply. */
+/**
+ * The limits of {@link INPUT_LIMITS} that {@link checkJsonText} and {@link checkJsonValue} apply.
+ *
+ * @example
+ * ```ts
+ * const strict: JsonLimits = { ...INPUT_LIMITS, depth: 16 };
+ * checkJsonText(text, strict);
+ * ```
+ */
 export interface JsonLimits {
   depth: number;
   stringChars: number;
@@ -39,6 +47,12 @@ export interface JsonLimits {
  * `objectKeys`, with `max`), a key that is never accepted (`refusedKey`: `__proto__`, or `prototype`
  * inside `constructor`), or a key an object has twice (`duplicateKey`). `path` locates it
  * (`arguments.items[3]`, `''` for the document itself), shortened past eight steps.
+ *
+ * @example
+ * ```ts
+ * const breach: JsonLimitBreach = { limit: 'duplicateKey', key: 'tool_id', path: '' };
+ * describeJsonLimitBreach('The request body', breach); // "The request body has the key 'tool_id' twice; ..."
+ * ```
  */
 export type JsonLimitBreach =
   | { limit: 'depth' | 'stringChars' | 'arrayItems' | 'objectKeys'; max: number; path: string }

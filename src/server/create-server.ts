@@ -37,6 +37,11 @@ export const DEFAULT_BODY_LIMIT = INPUT_LIMITS.bodyBytes;
 /**
  * Where the server's log lines go: Fastify's logger (pino) writing one JSON line per entry to
  * `stream`, at `level` and above (default `error`).
+ *
+ * @example
+ * ```ts
+ * createServer({ store, logger: { stream: process.stderr } }); // each 5xx: one JSON line on stderr
+ * ```
  */
 export interface ServerLogOptions {
   stream: { write(line: string): unknown };
@@ -249,7 +254,14 @@ export function createServer(options: ServerOptions): FastifyInstance {
   return app;
 }
 
-/** A route of the server: its method and URL pattern (`/api/tools/:toolId`). */
+/**
+ * A route of the server: its method and URL pattern.
+ *
+ * @example
+ * ```ts
+ * const route: ServerRoute = { method: 'POST', url: '/api/tools/:id/call' };
+ * ```
+ */
 export interface ServerRoute {
   method: string;
   url: string;

@@ -185,6 +185,7 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
         });
 
       it('answers a JSON-RPC body nested 6 000 levels deep 400 with an Invalid Request naming the limit', async () => {
+        const before = await databaseSnapshot(store);
         const response = await mcp(
           `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"calculator","arguments":{"expression":${nested('array', 6_000)}}}}`,
         );
@@ -198,6 +199,7 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
           },
           id: null,
         });
+        expect(await databaseSnapshot(store)).toEqual(before);
       });
 
       it('answers a prototype key and a duplicate key with what is refused', async () => {

@@ -323,7 +323,9 @@ for (const [harness, share] of [
         const started = Date.now();
         for (const [index, route] of routes.entries()) {
           // Each route gets its share of the time left, so a slow machine tries every route, fewer times.
-          const left = Math.max(200, (TIME_LIMIT_MS * share - (Date.now() - started)) / (routes.length - index));
+          const left = (TIME_LIMIT_MS * share - (Date.now() - started)) / (routes.length - index);
+          const routeDeadline = Date.now() + left;
+          let routeRequests = 0;
           await fc.assert(
             fc.asyncProperty(
               urlOf(route),
@@ -333,6 +335,10 @@ for (const [harness, share] of [
               workspace,
               junkHeaders,
               async (url, body, type, auth, workspaceId, extra) => {
+                // Past this route's share of the time, the remaining runs pass without a request
+                // (every route still gets at least one).
+                if (routeRequests > 0 && Date.now() > routeDeadline) return;
+                routeRequests += 1;
                 const headers: Record<string, string | string[]> = { ...extra };
                 if (type !== undefined) headers['content-type'] = type;
                 if (auth !== undefined) headers.authorization = auth;
@@ -376,7 +382,7 @@ for (const [harness, share] of [
                 expect(failures).toEqual([]);
               },
             ),
-            { numRuns: perRoute, interruptAfterTimeLimit: left, markInterruptAsFailure: false },
+            { numRuns: perRoute },
           );
         }
 

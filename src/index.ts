@@ -31,6 +31,8 @@ export type { SourceLocation } from './core/errors/tool-registration-error.js';
 export { ToolRegistrationError } from './core/errors/tool-registration-error.js';
 export type { ToolshedErrorCode } from './core/errors/toolshed-error.js';
 export { ToolshedError } from './core/errors/toolshed-error.js';
+export type { JsonLimitBreach, JsonLimits } from './core/input-limits.js';
+export { checkJsonText, checkJsonValue, describeJsonLimitBreach, INPUT_LIMITS } from './core/input-limits.js';
 export type { JsonObjectSchema, JsonSchema, JsonSchemaType } from './core/json-schema.js';
 export type { OutputPage } from './core/output-store.js';
 export type { ToolProtocol } from './core/tool-protocol.js';

@@ -10,6 +10,7 @@ import {
 import { isToolSpec } from '../core/define-tool.js';
 import { closestNames } from '../core/did-you-mean.js';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
+import { INPUT_LIMITS } from '../core/input-limits.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import { fromToolProtocol, isToolProtocol } from '../core/tool-protocol.js';
 import type { ToolSpec } from '../core/tool-spec.js';
@@ -88,7 +89,7 @@ export interface ConfigCheck {
 }
 
 /** Configuration files larger than this are refused. */
-export const MAX_CONFIG_BYTES = 1_000_000;
+export const MAX_CONFIG_BYTES = INPUT_LIMITS.configFileBytes;
 
 /**
  * Check `toolshed.yaml` without running any tool (SPEC §5.1): YAML syntax, the schema of every section,
@@ -150,7 +151,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       file: shown,
       ...position,
       severity: 'error',
-      message: `YAML syntax error: ${source.syntaxError.message}`,
+      message: `${source.syntaxError.overLimit === true ? 'over an input limit' : 'YAML syntax error'}: ${source.syntaxError.message}`,
     });
     return done(undefined);
   }

@@ -3,6 +3,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
+import { INPUT_LIMITS } from '../core/input-limits.js';
 import type { ToolHandler, ToolSpec } from '../core/tool-spec.js';
 import { definitionToSpec } from './definition-to-spec.js';
 import { parseYamlSource } from './yaml-source.js';
@@ -21,7 +22,7 @@ export interface LoadYamlOptions {
 }
 
 /** Definition files larger than this are refused before parsing. */
-export const MAX_DEFINITION_BYTES = 1_000_000;
+export const MAX_DEFINITION_BYTES = INPUT_LIMITS.configFileBytes;
 
 /**
  * Read, check and resolve one YAML definition file. Errors are {@link ToolRegistrationError}s whose
@@ -74,10 +75,14 @@ export async function parseDefinitionText(
   const source = parseYamlSource(text);
   if (source.syntaxError !== undefined) {
     const position = source.syntaxError.position;
-    throw new ToolRegistrationError('INVALID_DEFINITION', `YAML syntax error: ${source.syntaxError.message}`, {
-      file,
-      ...(position === undefined ? {} : { line: position.line, column: position.column }),
-    });
+    throw new ToolRegistrationError(
+      'INVALID_DEFINITION',
+      `${source.syntaxError.overLimit === true ? 'over an input limit' : 'YAML syntax error'}: ${source.syntaxError.message}`,
+      {
+        file,
+        ...(position === undefined ? {} : { line: position.line, column: position.column }),
+      },
+    );
   }
   const spec = await definitionToSpec(source.value, {
     baseDir: options.baseDir,

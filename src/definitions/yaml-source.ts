@@ -1,4 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { checkJsonValue, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
 
 /** A 1-based line and column in a source file. */
 export interface SourcePosition {
@@ -10,15 +11,22 @@ export interface SourcePosition {
 export interface YamlSource {
   /** The parsed value (`undefined` when there was a syntax error). */
   value: unknown;
-  /** The first syntax error, if any, with its position. */
-  syntaxError?: { message: string; position?: SourcePosition };
+  /**
+   * The first syntax error, if any, with its position; `overLimit` when the document is well-formed
+   * but over a limit of `INPUT_LIMITS` (or has a refused key).
+   */
+  syntaxError?: { message: string; position?: SourcePosition; overLimit?: true };
   /** Where the node at `pointer` (`/agents/0/tools/2`) starts; the nearest existing parent otherwise. */
   locate(pointer: string): SourcePosition | undefined;
 }
 
+const TOO_DEEP = `the document is nested too deeply to read (limit: depth ${INPUT_LIMITS.depth})`;
+
 /**
  * Parse YAML keeping positions, so later checks can report `file:line:col` for any field. Duplicate
- * keys are syntax errors; aliases are capped (a "billion laughs" file cannot blow up memory).
+ * keys are syntax errors; aliases are capped (a "billion laughs" file cannot blow up memory); the
+ * parsed value is held to `INPUT_LIMITS` (nesting depth, string, list and object sizes, no
+ * `__proto__` key), a breach reported as a syntax error at the node it names.
  *
  * @example
  * ```ts
@@ -28,7 +36,17 @@ export interface YamlSource {
  */
 export function parseYamlSource(text: string): YamlSource {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+  let document: ReturnType<typeof parseDocument>;
+  try {
+    document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return {
+      value: undefined,
+      syntaxError: { message: TOO_DEEP, position: { line: 1, column: 1 }, overLimit: true },
+      locate: () => undefined,
+    };
+  }
   const locate = (pointer: string): SourcePosition | undefined => {
     const offset = offsetOf(document.contents, pointer);
     // An empty document has no nodes: point at its start.
@@ -42,21 +60,32 @@ export function parseYamlSource(text: string): YamlSource {
     return {
       value: undefined,
       syntaxError: {
-        message: firstLine(syntax.message),
+        // The parser catches its own stack overflow on a document nested thousands of levels deep.
+        ...(syntax.message.includes('Maximum call stack size exceeded')
+          ? { message: TOO_DEEP, overLimit: true as const }
+          : { message: firstLine(syntax.message) }),
         ...(position === undefined ? {} : { position: { line: position.line, column: position.col } }),
       },
       locate,
     };
   }
+  let value: unknown;
   try {
-    return { value: document.toJS({ maxAliasCount: 100 }), locate };
+    value = document.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    return {
-      value: undefined,
-      syntaxError: { message: firstLine((error as Error).message), position: { line: 1, column: 1 } },
-      locate,
-    };
+    const position = { line: 1, column: 1 };
+    const syntaxError =
+      error instanceof RangeError
+        ? { message: TOO_DEEP, position, overLimit: true as const }
+        : { message: firstLine((error as Error).message), position };
+    return { value: undefined, syntaxError, locate };
   }
+  const breach = checkJsonValue(value);
+  if (breach !== undefined) {
+    const message = describeJsonLimitBreach('the document', breach).replace(/\.$/, '');
+    return { value: undefined, syntaxError: { message, position: { line: 1, column: 1 }, overLimit: true }, locate };
+  }
+  return { value, locate };
 }
 
 function offsetOf(root: unknown, pointer: string): number | undefined {

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
+import { checkJsonText, describeJsonLimitBreach } from '../core/input-limits.js';
 import type { EmailRecord } from './email-record.js';
 import type { EmailStore } from './email-store.js';
 import {
@@ -337,6 +338,12 @@ async function* readJsonl(path: string): AsyncGenerator<SourceItem> {
     bytes += Buffer.byteLength(line) + 1;
     if (line.trim() === '') continue;
     const source = `${basename(path)}:${lineNumber}`;
+    // The limits of every JSON input (INPUT_LIMITS): a line over one is skipped with the reason.
+    const breach = checkJsonText(line);
+    if (breach !== undefined) {
+      yield { source, reason: describeJsonLimitBreach('the line', breach).replace(/\.$/, ''), bytesRead: bytes };
+      continue;
+    }
     let row: unknown;
     try {
       row = JSON.parse(line);

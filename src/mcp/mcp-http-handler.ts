@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { checkJsonText, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { checkHostAndOrigin, type HostPolicy } from './host-validation.js';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
@@ -83,7 +84,7 @@ export interface McpSessionQuota {
  * ```
  */
 export interface McpHttpHandlerOptions extends McpServerOptions, HostPolicy {
-  /** Largest accepted POST body in bytes (default 4 MiB); larger ones get 413. */
+  /** Largest accepted POST body in bytes (default 1 MiB, `INPUT_LIMITS.bodyBytes`); larger ones get 413. */
   maxBodyBytes?: number;
   /** Most sessions open at once, all callers together (default 1 000); an `initialize` beyond it gets 503. */
   maxSessions?: number;
@@ -148,7 +149,7 @@ interface Session {
   quotaKeys: readonly string[];
 }
 
-const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+const DEFAULT_MAX_BODY_BYTES = INPUT_LIMITS.bodyBytes;
 
 /**
  * A Streamable HTTP handler serving a registry over MCP, with stateful sessions.
@@ -289,6 +290,11 @@ export function createMcpHttpHandler(
       return jsonRpcError(413, -32000, `Payload Too Large: the request body exceeds ${maxBodyBytes} bytes.`, {
         connection: 'close',
       });
+    }
+    // Limits and refused keys before parsing (INPUT_LIMITS): never a stack overflow further on.
+    const breach = checkJsonText(body);
+    if (breach !== undefined) {
+      return jsonRpcError(400, -32600, `Invalid Request: ${describeJsonLimitBreach('the request body', breach)}`);
     }
     let message: unknown;
     try {

@@ -3,6 +3,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
+import { createJsonLineGuard } from './json-line-guard.js';
 import { createMcpServer, type McpServerOptions } from './mcp-server.js';
 
 /**
@@ -44,6 +45,10 @@ export interface StdioServing {
 and every request read before that has been answered (a client may write its requests and close at
 once: it still gets every answer).
  *
+ * Every line is checked against `INPUT_LIMITS` (size, nesting, refused and duplicate keys) before
+ * it is parsed; one that breaks a limit or is not JSON is answered with a JSON-RPC error (`id: null`)
+ * and the session goes on.
+ *
  * stdout carries the protocol, so nothing else may write to it while serving: tools should log with
  * `ctx.log` (sent to the client) or to stderr, never with `console.log`.
  *
@@ -56,7 +61,9 @@ once: it still gets every answer).
  * ```
  */
 export async function serveStdio(registry: ToolRegistry, options: StdioServeOptions = {}): Promise<StdioServing> {
-  const { stdin = process.stdin, stdout = process.stdout, ...serverOptions } = options;
+  const { stdin: input = process.stdin, stdout = process.stdout, ...serverOptions } = options;
+  // Lines over the limits of INPUT_LIMITS, or not JSON, are answered here and never reach the SDK.
+  const stdin = input.pipe(createJsonLineGuard((line) => stdout.write(line)));
   const server = createMcpServer(registry, serverOptions);
   let markClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {

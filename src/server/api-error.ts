@@ -34,9 +34,12 @@ export type ApiErrorCode =
   /** 500: a bug; the message says nothing about internals. */
   | 'INTERNAL';
 
-/** The body of every error response. */
+/**
+ * The body of every error response. A 5xx answer also carries `request_id` (the `X-Request-Id`
+ * header every answer has), the id of the server's log line about it.
+ */
 export interface ApiErrorBody {
-  error: { code: ApiErrorCode; message: string; details?: Record<string, unknown> };
+  error: { code: ApiErrorCode; message: string; details?: Record<string, unknown>; request_id?: string };
 }
 
 const MARKER = Symbol.for('toolshed.ApiError');

@@ -1,5 +1,7 @@
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { RestToolOptions } from '../builtins/web/rest-tool.js';
+import { checkJsonText, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { ToolRegistryOptions } from '../registry/tool-registry.js';
 import {
@@ -12,6 +14,7 @@ import {
 } from '../store/index.js';
 import { registerActivityRoutes } from './activity-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
+import { answerClientError } from './answer-client-error.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
 import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
 import { codeToolFactories } from './code-tool.js';
@@ -29,8 +32,22 @@ import { registerWebCatalog } from './web-catalog.js';
 import { WorkspaceRegistries } from './workspace-registries.js';
 import { registerWorkspaceRoutes } from './workspace-routes.js';
 
-/** The default body limit: 1 MiB. */
-export const DEFAULT_BODY_LIMIT = 1_048_576;
+/** The default body limit: 1 MiB ({@link INPUT_LIMITS}.bodyBytes). */
+export const DEFAULT_BODY_LIMIT = INPUT_LIMITS.bodyBytes;
+
+/**
+ * Where the server's log lines go: Fastify's logger (pino) writing one JSON line per entry to
+ * `stream`, at `level` and above (default `error`).
+ *
+ * @example
+ * ```ts
+ * createServer({ store, logger: { stream: process.stderr } }); // each 5xx: one JSON line on stderr
+ * ```
+ */
+export interface ServerLogOptions {
+  stream: { write(line: string): unknown };
+  level?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+}
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
@@ -55,8 +72,12 @@ export interface ServerOptions {
   registryOptions?: Omit<ToolRegistryOptions, 'approvals'>;
   /** Passed to `createRestTool` for workspace REST tools (tests exempt a loopback fake server). */
   restTool?: RestToolOptions;
-  /** Fastify's logger option (default off). */
-  logger?: boolean;
+  /**
+   * The server's log (default off): `true` for Fastify's logger on stdout, or where to write it.
+   * Every 5xx answer is logged as one line with the route, the request id and the error (its type,
+   * code and message; never the request's body or headers).
+   */
+  logger?: boolean | ServerLogOptions;
   /**
    * Told about every request that failed on the server's side (a 500 `INTERNAL`, whose body says
    * nothing about the cause) and every unusable secret key (503), with the error itself — for the
@@ -113,12 +134,28 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const { store } = options;
   const app = Fastify({
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    logger: options.logger ?? false,
+    logger: loggerOption(options.logger),
+    // The request id is the server's own (a client's X-Request-Id is not trusted, nor echoed).
+    genReqId: () => randomUUID(),
+    // Requests Node's parser refuses (huge headers, broken framing) in the API's error shape too.
+    clientErrorHandler: answerClientError,
+    requestIdHeader: false,
     // Errors the router raises before any route matched: the API's error shape, never the URL echoed.
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       const apiError = routerError(error);
-      void (reply as FastifyReply).code(apiError.statusCode).send(apiError.toBody());
+      void (reply as FastifyReply).header('x-request-id', request.id).code(apiError.statusCode).send(apiError.toBody());
     },
+  });
+  const routes: ServerRoute[] = [];
+  routeLists.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') routes.push({ method, url: route.url });
+    }
+  });
+  // Every answer carries its request id, also one the MCP handler writes itself (a hijacked reply).
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.setHeader('x-request-id', request.id);
   });
   acceptEmptyJsonBodies(app);
   const report = options.onError ?? ((error: unknown) => app.log.error(error));
@@ -177,11 +214,26 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return sync;
   });
 
-  app.setErrorHandler((error, _request, reply) => {
+  // A 5xx the error handler did not answer (the MCP handler writes its own replies): logged and
+  // counted once it is sent, without an error to describe.
+  const answeredErrors = new WeakSet<FastifyRequest>();
+  app.addHook('onResponse', async (request, reply) => {
+    const status = reply.raw.statusCode;
+    if (status < 500 || answeredErrors.has(request)) return;
+    logServerError(request, status, undefined);
+    context.metrics.countServerError(routeOf(request), status);
+  });
+  app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
-    // An ApiError is an answer chosen on purpose (and reported where it was chosen); the rest are news.
-    if (apiError.statusCode >= 500 && !ApiError.isInstance(error)) report(error);
-    return reply.code(apiError.statusCode).send(apiError.toBody());
+    if (apiError.statusCode < 500) return reply.code(apiError.statusCode).send(apiError.toBody());
+    answeredErrors.add(request);
+    logServerError(request, apiError.statusCode, { error, code: apiError.code });
+    context.metrics.countServerError(routeOf(request), apiError.statusCode);
+    // An ApiError is an answer chosen on purpose (and reported where it was chosen); the rest are news
+    // for `onError` too (the log line above is the default's).
+    if (!ApiError.isInstance(error)) options.onError?.(error);
+    const body = apiError.toBody();
+    return reply.code(apiError.statusCode).send({ error: { ...body.error, request_id: request.id } });
   });
   app.setNotFoundHandler((request, reply) => {
     const body: ApiErrorBody = {
@@ -230,6 +282,38 @@ function healthOf(upstreams: UpstreamServers | undefined) {
   };
 }
 
+/**
+ * A route of the server: its method and URL pattern.
+ *
+ * @example
+ * ```ts
+ * const route: ServerRoute = { method: 'POST', url: '/api/tools/:id/call' };
+ * ```
+ */
+export interface ServerRoute {
+  method: string;
+  url: string;
+}
+
+const routeLists = new WeakMap<FastifyInstance, readonly ServerRoute[]>();
+
+/**
+ * Every route of a server made by {@link createServer} (HEAD routes Fastify adds left out), in the
+ * order they were registered — for tests that must cover each route, including ones added later.
+ *
+ * @example
+ * ```ts
+ * const app = createServer({ store });
+ * await app.ready();
+ * serverRoutes(app).some((route) => route.url === '/health'); // true
+ * ```
+ */
+export function serverRoutes(app: FastifyInstance): readonly ServerRoute[] {
+  const routes = routeLists.get(app);
+  if (routes === undefined) throw new TypeError('serverRoutes needs a server made by createServer.');
+  return routes;
+}
+
 const reloaders = new WeakMap<FastifyInstance, (config: ServedConfig) => Promise<ServedConfigSync>>();
 
 /**
@@ -250,18 +334,70 @@ export async function reloadServedConfig(app: FastifyInstance, config: ServedCon
 }
 
 /**
- * Clients that always send `Content-Type: application/json` send it on a `DELETE` or a bodiless `POST`
- * too: an empty body is no body (`request.body` undefined, which each route answers as it answers a
- * request without the header), never a JSON syntax error. Anything else goes to Fastify's own JSON
- * parser, with its protection against `__proto__` and `constructor.prototype` keys.
+ * JSON bodies are checked against {@link INPUT_LIMITS} before they are parsed: nesting depth, string,
+ * list and object sizes, refused keys (`__proto__`, `constructor.prototype`) and duplicate keys, each
+ * a 400 naming the limit and where in the body it was broken. Clients that always send
+ * `Content-Type: application/json` send it on a `DELETE` or a bodiless `POST` too: an empty body is no
+ * body (`request.body` undefined, which each route answers as it answers a request without the
+ * header), never a JSON syntax error. The rest goes to Fastify's own JSON parser, which also refuses
+ * prototype keys.
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
+    const text = body as string;
+    if (text === '') {
+      done(null, undefined);
+      return;
+    }
+    const breach = checkJsonText(text);
+    if (breach !== undefined) {
+      const details: Record<string, unknown> = {
+        field: breach.path === '' ? 'body' : breach.path,
+        limit: breach.limit,
+      };
+      if ('max' in breach) details.max = breach.max;
+      else details.key = breach.key;
+      done(new ApiError(400, 'VALIDATION_ERROR', describeJsonLimitBreach('The request body', breach), details));
+      return;
+    }
+    parseJson(request, text, done);
   });
+}
+
+function loggerOption(logger: ServerOptions['logger']): boolean | Record<string, unknown> {
+  if (logger === undefined || typeof logger === 'boolean') return logger ?? false;
+  return { level: logger.level ?? 'error', stream: logger.stream };
+}
+
+/** The route a request matched (its pattern, never the URL with its ids), or `(none)`. */
+function routeOf(request: FastifyRequest): string {
+  const url = request.routeOptions.url;
+  return url === undefined ? '(none)' : `${request.method} ${url}`;
+}
+
+/**
+ * One log line for a 5xx answer: the route, the request id, the status and, when there is one, the
+ * error's type, code and message (cut at 300 characters) — never the body, headers or arguments.
+ */
+function logServerError(
+  request: FastifyRequest,
+  status: number,
+  failure: { error: unknown; code: string } | undefined,
+): void {
+  const fields: Record<string, unknown> = { request_id: request.id, route: routeOf(request), status };
+  if (failure !== undefined) {
+    const { error } = failure;
+    const cause = error instanceof Error ? error : undefined;
+    const message = cause?.message ?? String(error);
+    fields.error = {
+      type: cause?.name ?? typeof error,
+      code: (error as { code?: unknown } | null)?.code ?? failure.code,
+      message: message.length > 300 ? `${message.slice(0, 299)}…` : message,
+    };
+  }
+  request.log.error(fields, 'request failed on the server side');
 }
 
 /**

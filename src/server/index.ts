@@ -3,6 +3,7 @@
  * the per-workspace registry cache are internal.
  */
 
+export { answerClientError } from './answer-client-error.js';
 export type { ApiErrorBody, ApiErrorCode } from './api-error.js';
 export { ApiError } from './api-error.js';
 export type {
@@ -20,8 +21,8 @@ export {
   DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
   DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
 } from './call-quotas.js';
-export type { ServerOptions } from './create-server.js';
-export { createServer, DEFAULT_BODY_LIMIT, reloadServedConfig } from './create-server.js';
+export type { ServerLogOptions, ServerOptions, ServerRoute } from './create-server.js';
+export { createServer, DEFAULT_BODY_LIMIT, reloadServedConfig, serverRoutes } from './create-server.js';
 export type { ServerMcpOptions } from './mcp-routes.js';
 export {
   DEFAULT_MAX_SESSIONS,

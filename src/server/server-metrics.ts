@@ -67,6 +67,13 @@ export class ServerMetrics {
     registers: [this.registry],
   });
 
+  readonly #serverErrors = new Counter({
+    name: 'toolshed_http_server_errors_total',
+    help: 'Requests answered with a 5xx status, by route pattern and status.',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
+
   // Each label set's child metric, kept: prom-client hashes a label object on every `inc(labels)`,
   // a child increments directly. Bounded by the named tools times the statuses.
   readonly #callsBy = new Map<string, { inc(): void }>();
@@ -124,6 +131,20 @@ export class ServerMetrics {
       this.#latencyBy.set(tool, latency);
     }
     latency.observe(result.metadata.durationMs / 1000);
+  }
+
+  /**
+   * Count one request answered with a 5xx status. `route` is the route's pattern
+   * (`POST /api/tools/:toolId/call`, or `(none)`), never a URL with its ids, so the label set stays small.
+   *
+   * @example
+   * ```ts
+   * metrics.countServerError('GET /api/agents', 500);
+   * // toolshed_http_server_errors_total{route="GET /api/agents",status="500"} 1
+   * ```
+   */
+  countServerError(route: string, status: number): void {
+    this.#serverErrors.inc({ route, status: String(status) });
   }
 
   /** The metrics in the Prometheus text format. */

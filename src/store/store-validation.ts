@@ -1,4 +1,5 @@
 import { describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
+import { checkJsonValue, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
 import { StoreValidationError } from './store-validation-error.js';
 
 /**
@@ -15,7 +16,7 @@ export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 /** Size limits the store enforces before writing. */
 export const STORE_LIMITS = Object.freeze({
   /** Bytes of UTF-8 JSON of an attachment's or a tool's `config`. */
-  configBytes: 64 * 1024,
+  configBytes: INPUT_LIMITS.configBytes,
   /** Bytes of UTF-8 JSON of a tool's parameters schema. */
   schemaBytes: 256 * 1024,
   /** Bytes of UTF-8 JSON of an approval's arguments. */
@@ -128,14 +129,24 @@ export function serializeJsonObject(value: unknown, field: string, maxBytes: num
   if (!isPlainObject(value)) {
     throw new StoreValidationError(field, `${field} must be a JSON object, got ${describeValue(value)}.`);
   }
-  let text: string;
+  let text: string | undefined;
+  let failure: unknown;
   try {
     text = JSON.stringify(value);
   } catch (error) {
+    failure = error;
+  }
+  // Held to INPUT_LIMITS too (a config thousands of levels deep overflows the stack when it is read
+  // back, after the write); a cycle is a TypeError of JSON.stringify, said as such.
+  if (!(failure instanceof TypeError)) {
+    const breach = checkJsonValue(value);
+    if (breach !== undefined) throw new StoreValidationError(field, describeJsonLimitBreach(field, breach));
+  }
+  if (text === undefined) {
     throw new StoreValidationError(
       field,
-      `${field} cannot be stored as JSON (${error instanceof Error ? error.message : String(error)}).`,
-      { cause: error },
+      `${field} cannot be stored as JSON (${failure instanceof Error ? failure.message : String(failure)}).`,
+      { cause: failure },
     );
   }
   const bytes = Buffer.byteLength(text, 'utf8');

@@ -196,3 +196,28 @@ describe('toolshed call: tool-level failures (exit 1)', () => {
     expect(lines(run.stderr)).toEqual(["error: --args file 'missing.json' does not exist."]);
   });
 });
+
+describe('toolshed call: --args over the input limits', () => {
+  it('refuses --args nested deeper than the limit before parsing, naming the limit and the field', async () => {
+    const deep = `{"text": ${'['.repeat(6_000)}"x"${']'.repeat(6_000)}}`;
+    const run = await runCli(['call', 'echo', '--args', '-', '--json'], { input: deep });
+    expect(run.exitCode).toBe(1);
+    const result = JSON.parse(run.stdout) as ResultJson;
+    expect(result.error?.code).toBe('INVALID_ARGUMENTS');
+    expect(result.error?.message).toBe(
+      "--args for 'echo' is nested more than 256 levels deep at 'text[0][0][0][0][0][0][0]…' (limit: depth 256).",
+    );
+    expect(result.error?.details).toEqual({ limit: 'depth', max: 256, path: 'text[0][0][0][0][0][0][0]…' });
+  });
+
+  it('refuses a duplicate key and a __proto__ key with messages that say so', async () => {
+    const twice = await runCli(['call', 'echo', '--args', '{"text": "a", "text": "b"}', '--json']);
+    expect((JSON.parse(twice.stdout) as { error: { message: string } }).error.message).toBe(
+      "--args for 'echo' has the key 'text' twice; send each key once.",
+    );
+    const proto = await runCli(['call', 'echo', '--args', '{"text": "a", "__proto__": {"x": 1}}', '--json']);
+    expect((JSON.parse(proto.stdout) as { error: { message: string } }).error.message).toBe(
+      "--args for 'echo' has the key '__proto__', which is refused: it could change the prototype of an object it is copied into.",
+    );
+  });
+});

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, EXAMPLES_CONFIG, lines, ROOT, runCli } from './run-cli.js';
@@ -182,5 +183,29 @@ describe('toolshed validate', () => {
     const run = await runCli(['validate', 'a.yaml', '--config', 'b.yaml'], { cwd: ROOT });
     expect(run.exitCode).toBe(2);
     expect(lines(run.stderr)).toEqual(["error: validate got two files, 'a.yaml' and --config 'b.yaml'; pass one."]);
+  });
+});
+
+describe('toolshed validate and the input limits', () => {
+  it('reports a configuration nested too deeply or with a __proto__ key as over an input limit', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-validate-limits-'));
+    try {
+      writeFileSync(join(folder, 'deep.yaml'), `builtins: ${'['.repeat(300)}${']'.repeat(300)}\n`);
+      writeFileSync(
+        join(folder, 'proto.yaml'),
+        'builtins: [calculator]\ndefaults:\n  __proto__:\n    polluted: true\n',
+      );
+      const deep = await runCli(['validate', 'deep.yaml'], { cwd: folder });
+      expect(deep.exitCode).toBe(1);
+      expect(lines(deep.stdout)).toEqual([
+        "deep.yaml:1:1: error: over an input limit: the document is nested more than 256 levels deep at 'builtins[0][0][0][0][0][0][0]…' (limit: depth 256)",
+      ]);
+      const proto = await runCli(['validate', 'proto.yaml'], { cwd: folder });
+      expect(lines(proto.stdout)).toEqual([
+        "proto.yaml:1:1: error: over an input limit: the document has the key '__proto__' at 'defaults', which is refused: it could change the prototype of an object it is copied into",
+      ]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -113,6 +113,42 @@ for (const harness of emailHarnesses()) {
       expect((await importEmails(join(FIXTURES, 'emails.jsonl'), { format: 'jsonl', emails })).added).toBe(0);
     });
 
+    it('skips JSONL lines over the input limits with the limit named, and imports the lines around them', async () => {
+      const path = join(scratch, 'hostile.jsonl');
+      const row = (id: number) =>
+        JSON.stringify({
+          message_id: `<${id}.hostile@x>`,
+          date: '2001-05-14T16:39:00Z',
+          from: 'a@b.com',
+          to: 'c@d.com',
+          subject: 's',
+          body: 'b',
+        });
+      writeFileSync(
+        path,
+        [
+          row(1),
+          `{"message_id": "<2.hostile@x>", "body": ${'['.repeat(5_000)}${']'.repeat(5_000)}}`,
+          '{"message_id": "<3.hostile@x>", "__proto__": {"polluted": true}}',
+          '{"message_id": "<4.hostile@x>", "message_id": "<5.hostile@x>"}',
+          row(6),
+        ].join('\n'),
+      );
+      const report = await importEmails(path, { format: 'jsonl', emails });
+      expect(report).toMatchObject({ processed: 5, added: 2, skippedCount: 3 });
+      expect(report.skipped.map((item) => [item.source, item.reason])).toEqual([
+        [
+          'hostile.jsonl:2',
+          "the line is nested more than 256 levels deep at 'body[0][0][0][0][0][0][0]…' (limit: depth 256)",
+        ],
+        [
+          'hostile.jsonl:3',
+          "the line has the key '__proto__', which is refused: it could change the prototype of an object it is copied into",
+        ],
+        ['hostile.jsonl:4', "the line has the key 'message_id' twice; send each key once"],
+      ]);
+    });
+
     it('skips a huge body without losing the messages around it', async () => {
       const path = join(scratch, 'huge.mbox');
       const message = (id: number, body: string) =>

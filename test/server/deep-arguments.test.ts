@@ -5,8 +5,9 @@ import { createServer } from '../../src/server/index.js';
 import type { ToolshedStore } from '../../src/store/index.js';
 import { sqliteHarness } from './server-harness.js';
 
-// Arguments nested thousands of levels deep, or far too large, must come back as INVALID_ARGUMENTS:
-// nothing that answers them (validation, an approval's copy, the JSON of the reply) may overflow.
+// Arguments nested deeper than the registry takes (200 levels) but within the body's limit (256) come
+// back as INVALID_ARGUMENTS; bodies nested thousands of levels deep are refused before they are parsed.
+// Nothing that answers them (validation, an approval's copy, the JSON of the reply) may overflow.
 
 const harness = sqliteHarness();
 let store: ToolshedStore;
@@ -70,6 +71,24 @@ afterAll(async () => {
 describe('POST /api/tools/:id/call with deeply nested arguments', () => {
   for (const depth of [3_000, 6_000, 20_000]) {
     for (const kind of ['array', 'object'] as const) {
+      it(`refuses a body with ${kind}s nested ${depth} levels deep with 400 naming the depth limit, not 500`, async () => {
+        const response = await call('calculator', `{"expression": ${nestedJson(kind, depth)}}`);
+        expect(response.statusCode).toBe(400);
+        const field =
+          kind === 'array' ? 'arguments.expression[0][0][0][0][0][0]…' : 'arguments.expression.a.a.a.a.a.a…';
+        expect(response.json()).toEqual({
+          error: {
+            code: 'VALIDATION_ERROR',
+            message: `The request body is nested more than 256 levels deep at '${field}' (limit: depth 256).`,
+            details: { field, limit: 'depth', max: 256 },
+          },
+        });
+      });
+    }
+  }
+
+  for (const depth of [210, 253]) {
+    for (const kind of ['array', 'object'] as const) {
       it(`answers ${kind}s nested ${depth} levels deep with INVALID_ARGUMENTS, not 500`, async () => {
         const response = await call('calculator', `{"expression": ${nestedJson(kind, depth)}}`);
         expect(response.statusCode).toBe(200);
@@ -85,7 +104,7 @@ describe('POST /api/tools/:id/call with deeply nested arguments', () => {
   }
 
   it('answers a tool that needs approval with INVALID_ARGUMENTS rather than storing a copy it cannot send', async () => {
-    const response = await call('guarded_lookup', `{"query": ${nestedJson('array', 3_000)}}`);
+    const response = await call('guarded_lookup', `{"query": ${nestedJson('array', 240)}}`);
     expect(response.statusCode).toBe(200);
     expect((response.json() as { error: unknown }).error).toEqual({
       ...TOO_DEEP,

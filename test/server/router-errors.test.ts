@@ -93,7 +93,13 @@ describe('a failure on the server side', () => {
         headers: { authorization: `Bearer ${token}`, 'x-workspace-id': 'acme' },
       });
       expect(response.statusCode).toBe(500);
-      expect(response.json()).toEqual({ error: { code: 'INTERNAL', message: 'Something went wrong on the server.' } });
+      expect(response.json()).toEqual({
+        error: {
+          code: 'INTERNAL',
+          message: 'Something went wrong on the server.',
+          request_id: response.headers['x-request-id'],
+        },
+      });
       expect(reported.map((error) => (error as Error).message)).toEqual([
         'Cannot read properties of undefined (reading /srv/toolshed/secret)',
       ]);

@@ -429,6 +429,7 @@ for (const database of [sqliteDatabase(), postgresDatabase()]) {
               code: 'UNAVAILABLE',
               message:
                 "Workspace secrets on PostgreSQL need the TOOLSHED_SECRET_KEY environment variable (32 bytes as base64 or hex), the same on every server process; make one with 'openssl rand -base64 32' and restart.",
+              request_id: response.headers['x-request-id'],
             },
           });
           expect(await keyless.store.secrets.list(owner.id)).toEqual([]);
@@ -591,6 +592,7 @@ describe('an unusable secret key file', () => {
           code: 'UNAVAILABLE',
           message:
             "The secret key file 'service.db-secret.key' cannot be used: EISDIR: illegal operation on a directory, read. Fix its folder's permissions, or set TOOLSHED_SECRET_KEY.",
+          request_id: response.headers['x-request-id'],
         },
       });
       expect(response.body).not.toContain(folder);

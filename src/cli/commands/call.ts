@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { checkJsonText, describeJsonLimitBreach, type JsonLimitBreach } from '../../core/input-limits.js';
 import { ToolResult, toModelText } from '../../core/tool-result.js';
 import type { ToolRegistry } from '../../registry/tool-registry.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
@@ -100,6 +101,8 @@ async function callTool(
   if (!registry.has(name)) return registry.call(name, undefined);
   const input = await readArguments(options.args, io.stdin, io.cwd);
   if (input.kind === 'too-large') return tooLarge(name, input);
+  const breach = input.text === undefined ? undefined : checkJsonText(input.text);
+  if (breach !== undefined) return overLimit(name, breach);
   const controller = new AbortController();
   const interrupt = () => controller.abort();
   // The first Ctrl-C cancels the call (a CANCELLED result); a second one ends the process as usual.
@@ -120,6 +123,15 @@ function tooLarge(name: string, input: Extract<ArgumentsInput, { kind: 'too-larg
   const message = `Arguments for '${name}'${where} are ${size}more than the ${MAX_ARGUMENT_BYTES} bytes the CLI accepts.`;
   return ToolResult.error('INVALID_ARGUMENTS', message, {
     hint: 'Pass a smaller JSON object; put large content in a file the tool reads by path.',
+    metadata: { tool: name },
+  });
+}
+
+/** `--args` over a limit of INPUT_LIMITS, or with a refused or duplicate key: refused before it is parsed. */
+function overLimit(name: string, breach: JsonLimitBreach): ToolResult {
+  return ToolResult.error('INVALID_ARGUMENTS', describeJsonLimitBreach(`--args for '${name}'`, breach), {
+    hint: 'Send a smaller, flatter JSON object with each key once; the limits are in docs/server.md.',
+    details: { ...breach },
     metadata: { tool: name },
   });
 }

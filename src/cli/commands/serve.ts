@@ -191,8 +191,11 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
   }
   const stores: ToolshedStore[] = [store];
   try {
-    const [{ createServer }, { createServer: createApiServer, reloadServedConfig }, { listenHttp, serverUrl }] =
-      await Promise.all([import('node:http'), import('../../server/index.js'), import('../serve/listen-http.js')]);
+    const [
+      { createServer },
+      { answerClientError, createServer: createApiServer, reloadServedConfig },
+      { listenHttp, serverUrl },
+    ] = await Promise.all([import('node:http'), import('../../server/index.js'), import('../serve/listen-http.js')]);
     const report = (error: unknown) => {
       io.stderr.write(`toolshed serve: ${visible(error instanceof Error ? error.message : String(error))}\n`);
     };
@@ -220,7 +223,8 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     const runs = options.sandboxRunsPerProcess;
     const api = createApiServer({
       store,
-      onError: report,
+      // A request that fails on the server's side is one JSON line on stderr: route, request id, error.
+      logger: { stream: io.stderr },
       ...(served === undefined ? {} : { config: served }),
       // Every tool sees the configuration's environment (.env beside the file), as under `toolshed
       // mcp` and `call`.
@@ -249,9 +253,7 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     });
     await api.ready();
     const server = createServer((incoming, outgoing) => api.routing(incoming, outgoing));
-    server.on('clientError', (_error, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    });
+    server.on('clientError', answerClientError);
     const stopped = waitForStopSignal();
     try {
       const address = await listenHttp(server, options.host, options.port);

@@ -2,6 +2,7 @@ import { type Kysely, Migrator } from 'kysely';
 import type { FileBackend } from '../builtins/filesystem/file-backend.js';
 import { AgentQueries } from './agent-queries.js';
 import { AttachmentQueries } from './attachment-queries.js';
+import { CallLimitQueries } from './call-limit-queries.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { Database } from './database.js';
 import { DatabaseApprovalStore } from './database-approval-store.js';
@@ -23,6 +24,7 @@ import { ToolQueries } from './tool-queries.js';
 import type {
   StoreAgents,
   StoreAttachments,
+  StoreCallLimits,
   StoreSecrets,
   StoreTokens,
   StoreToolCalls,
@@ -54,6 +56,7 @@ export class KyselyToolshedStore implements ToolshedStore {
   readonly attachments: StoreAttachments;
   readonly toolCalls: StoreToolCalls;
   readonly secrets: StoreSecrets;
+  readonly callLimits: StoreCallLimits;
   readonly #dialect: StoreDialect;
   readonly #feed: ChangeFeed;
   readonly #toolCalls: ToolCallQueries;
@@ -79,6 +82,7 @@ export class KyselyToolshedStore implements ToolshedStore {
     this.#toolCalls = new ToolCallQueries(this.#context);
     this.toolCalls = this.#toolCalls;
     this.secrets = new SecretQueries(this.#context, keys);
+    this.callLimits = new CallLimitQueries(this.#context);
   }
 
   get dialect(): StoreDialectName {

@@ -297,6 +297,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0005_secrets',
         '0006_tool_sources',
         '0007_tool_tags',
+        '0008_call_audit',
       ]);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);

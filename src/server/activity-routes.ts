@@ -160,7 +160,7 @@ function callQueryOf(query: Record<string, unknown>, accept: string | undefined)
     if (value === '' || value.length > maxLength) {
       throw validationError(
         key,
-        `'${key}' must be a non-empty string of at most ${maxLength} characters, got ${describeValue(value.slice(0, 80))}${value.length > 80 ? '…' : ''}.`,
+        `'${key}' must be a non-empty string of at most ${maxLength} characters, got ${describeValue(value)}.`,
       );
     }
     return value;

@@ -160,7 +160,6 @@ export function createServer(options: ServerOptions): FastifyInstance {
       ...options.limits,
       configured: served === undefined ? {} : { [served.workspaceId]: served.limits ?? [] },
     }),
-    ...(retentionMs === undefined ? {} : { callLogRetentionMs: retentionMs }),
     report,
     env: options.registryOptions?.env ?? process.env,
     ...(codeSandboxes === undefined ? {} : { codeSandboxes }),

@@ -105,7 +105,7 @@ function scopeOf(scope: string, target: string | undefined): CallLimitScope {
   if (target !== undefined && (target.trim() === '' || target.length > STORE_LIMITS.nameChars)) {
     throw validationError(
       'target',
-      `The target must be a non-empty name of at most ${STORE_LIMITS.nameChars} characters, got ${describeValue(target.slice(0, 80))}.`,
+      `The target must be a non-empty name of at most ${STORE_LIMITS.nameChars} characters, got ${describeValue(target)}.`,
     );
   }
   return scope as CallLimitScope;

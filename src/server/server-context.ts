@@ -14,8 +14,6 @@ export interface ServerContext {
   calls: CallQuotas;
   /** The workspaces' rate limits and concurrency caps (configuration and `call_limits` rows). */
   limits: CallLimits;
-  /** How long the call log keeps a call, in milliseconds; absent: for ever. */
-  callLogRetentionMs?: number;
   /** The operator's log of server-side failures (`ServerOptions.onError`). */
   report: (error: unknown) => void;
   /** The environment the tools see (the registries' `env`, default `process.env`). */

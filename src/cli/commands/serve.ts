@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { durationMs } from '../../config/validate-config.js';
 import {
   DEFAULT_MAX_CONCURRENT_CALLS_PER_TOKEN,
   DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
@@ -45,6 +46,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
   maxConcurrentCallsPerToken?: number;
   /** Most tool calls one workspace may have running at once (default 64). */
   maxConcurrentCallsPerWorkspace?: number;
+  /** How long the call log keeps a call, in milliseconds (over the configuration's `server.call_log.retention`). */
+  callLogRetention?: number;
 }
 
 /**
@@ -61,6 +64,9 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  * MCP session quotas (whole numbers of at least 1, the workspace's at most the total; else exit 2).
  * `--max-concurrent-calls-per-token` and `--max-concurrent-calls-per-workspace` bound the tool calls
  * running at once (REST, MCP and approved calls together); a call past either is answered `RATE_LIMITED`.
+ * `--call-log-retention` (or the configuration's `server.call_log.retention`) deletes calls older
+ * than it from the call log, at start and hourly; the configuration's `server.limits` are the served
+ * workspace's call limits.
  * `--sandbox-runs-per-process` lets a sandbox process of `execute_python` / `execute_javascript` serve
  * that many calls of one workspace (by default every Python call gets a fresh process).
  *
@@ -116,6 +122,11 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       'most tool calls one workspace may have running at once, all its tokens together',
       parseSessionLimit,
       DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
+    )
+    .option(
+      '--call-log-retention <duration>',
+      "how long the call log keeps a call, such as 30d, 12h or 90m; older calls are deleted at start and hourly (default: the configuration's server.call_log.retention, else kept for ever)",
+      parseRetention,
     );
   return addToolsOptions(command, { json: false })
     .addHelpText(
@@ -186,6 +197,7 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     };
 
     const runs = options.sandboxRunsPerProcess;
+    const retentionMs = options.callLogRetention ?? tools.config?.config.server.callLogRetentionMs;
     const api = createApiServer({
       store,
       onError: report,
@@ -200,6 +212,7 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
         maxConcurrentCallsPerWorkspace:
           options.maxConcurrentCallsPerWorkspace ?? DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
       },
+      ...(retentionMs === undefined ? {} : { callLog: { retentionMs } }),
       mcp: {
         onError: report,
         maxSessions,
@@ -380,6 +393,14 @@ function parseSessionLimit(value: string): number {
   const limit = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
   if (!(limit >= 1)) throw new InvalidArgumentError('Use a whole number of at least 1.');
   return limit;
+}
+
+function parseRetention(value: string): number {
+  const retention = durationMs(value);
+  if (retention === undefined) {
+    throw new InvalidArgumentError('Use a whole number and a unit: ms, s, m, h or d (such as 30d).');
+  }
+  return retention;
 }
 
 function parsePort(value: string): number {

@@ -14,7 +14,8 @@ import { toolScopeOf } from './tool-scope.js';
  * tools `agentId` may use (or with no agent the workspace's), call `name` there, log the call in
  * `tool_calls` and count it in the metrics. A name outside those tools is a 404 naming the closest of
  * them; a tool without a handler on this server is an `EXECUTION_FAILED` result saying why
- * (`unavailableReason`); a call past the token's or workspace's concurrent-call quota is a `RATE_LIMITED` result, counted but neither run nor logged. An agent the
+ * (`unavailableReason`); a call past the token's or workspace's concurrent-call quota, or past a
+ * call limit of the workspace, is a `RATE_LIMITED` result, counted but neither run nor logged. An agent the
  * workspace does not have is the store's not-found error.
  *
  * @example

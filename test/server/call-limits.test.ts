@@ -1,9 +1,12 @@
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/core/define-tool.js';
-import { createServer } from '../../src/server/index.js';
-import type { ToolshedStore } from '../../src/store/index.js';
+import { createServer, DEFAULT_SLOT_LEASE_MS, reloadServedConfig } from '../../src/server/index.js';
+import { callLimitKey, type ToolshedStore } from '../../src/store/index.js';
 import { postgresHarness, type ServerStoreHarness, sqliteHarness } from './server-harness.js';
 
 interface Reply {
@@ -295,6 +298,21 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
       expect((await call(acme.headers, 'busy')).status).toBe(200);
     });
 
+    it('frees the slot of a server that died once its lease expires', async () => {
+      const acme = await workspace();
+      await send('PUT', '/api/limits/tool/quick', acme.headers, { max_concurrent: 1 });
+      // A server that took the only slot and stopped (no release, no renewal).
+      await store.callLimits.acquireSlot(
+        callLimitKey(acme.id, 'tool', 'quick'),
+        1,
+        { id: `lse_dead_${counter}`, holder: 'srv_dead', expiresAt: clock + DEFAULT_SLOT_LEASE_MS },
+        clock,
+      );
+      expect((await call(acme.headers, 'quick')).status).toBe(429);
+      clock += DEFAULT_SLOT_LEASE_MS;
+      expect((await call(acme.headers, 'quick')).status).toBe(200);
+    });
+
     it('counts a cap and a bucket across two servers on one database', async () => {
       const acme = await workspace();
       await send('PUT', '/api/limits/tool/busy', acme.headers, { max_concurrent: 2 });
@@ -327,3 +345,156 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
     });
   });
 }
+
+describe('call limits over MCP, on approvals and from the configuration', () => {
+  const harness = sqliteHarness();
+  let store: ToolshedStore;
+  let app: FastifyInstance;
+  let base: string;
+  let clock = 5_000_000;
+  let headers: Record<string, string>;
+  let bearer: string;
+
+  const quick = defineTool({
+    name: 'quick',
+    description: 'Answer at once.',
+    input: z.object({}),
+    handler: () => 'ok',
+  });
+  const approved = defineTool({
+    name: 'approved_echo',
+    description: 'Echo a note once a person approved it.',
+    input: z.object({ note: z.string() }),
+    requiresApproval: true,
+    handler: ({ note }) => note,
+  });
+  const served = (limits: Array<{ scope: 'tool'; target: string; callsPerMinute: number; burst: number }>) => ({
+    workspaceId: 'served',
+    origin: 'toolshed.yaml',
+    tools: [],
+    agents: [],
+    limits,
+  });
+
+  beforeAll(async () => {
+    store = await harness.open();
+    await store.migrate();
+    await store.workspaces.create({ id: 'served', name: 'Served' });
+    const created = await store.tokens.create('served', { name: 'caller' });
+    bearer = created.token;
+    headers = { authorization: `Bearer ${bearer}`, 'x-workspace-id': 'served', 'content-type': 'application/json' };
+    app = createServer({
+      store,
+      builtins: false,
+      webCatalog: false,
+      tools: [quick, approved],
+      config: served([{ scope: 'tool', target: 'quick', callsPerMinute: 60, burst: 1 }]),
+      limits: { now: () => clock },
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  }, 30_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+    await harness.teardown();
+  });
+
+  const rest = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>,
+    };
+  };
+
+  it("enforces the configuration's limits, shows them, lets a row replace one, and follows a reload", async () => {
+    expect((await rest('GET', '/api/limits')).body).toEqual({
+      limits: [
+        { scope: 'tool', target: 'quick', calls_per_minute: 60, burst: 1, max_concurrent: null, source: 'config' },
+      ],
+    });
+    expect((await rest('POST', '/api/tools/quick/call', { arguments: {} })).status).toBe(200);
+    const refused = await rest('POST', '/api/tools/quick/call', { arguments: {} });
+    expect([refused.status, refused.retryAfter]).toEqual([429, '1']);
+    clock += 1000;
+
+    await rest('PUT', '/api/limits/tool/quick', { calls_per_minute: 120, burst: 3 });
+    expect((await rest('GET', '/api/limits')).body).toEqual({
+      limits: [
+        { scope: 'tool', target: 'quick', calls_per_minute: 120, burst: 3, max_concurrent: null, source: 'api' },
+      ],
+    });
+    await rest('DELETE', '/api/limits/tool/quick');
+    await reloadServedConfig(app, served([{ scope: 'tool', target: 'quick', callsPerMinute: 30, burst: 2 }]));
+    expect((await rest('GET', '/api/limits')).body).toEqual({
+      limits: [
+        { scope: 'tool', target: 'quick', calls_per_minute: 30, burst: 2, max_concurrent: null, source: 'config' },
+      ],
+    });
+    await reloadServedConfig(app, served([]));
+    expect((await rest('GET', '/api/limits')).body).toEqual({ limits: [] });
+  });
+
+  it('answers a call over MCP past a limit with a RATE_LIMITED tool error', async () => {
+    await rest('PUT', '/api/limits/tool/quick', { calls_per_minute: 60, burst: 1 });
+    const client = new Client({ name: 'limits-test', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+      }),
+    );
+    try {
+      clock += 60_000;
+      expect((await client.callTool({ name: 'quick', arguments: {} })).isError).toBeFalsy();
+      const refused = await client.callTool({ name: 'quick', arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain(
+        "Rate limit of tool 'quick' reached (60 calls a minute, bursts of 1); 'quick' was not run.",
+      );
+    } finally {
+      await client.close();
+      await rest('DELETE', '/api/limits/tool/quick');
+    }
+  });
+
+  it('answers an approval past a limit with 429 and Retry-After, and leaves it pending', async () => {
+    // Asking counts as a call too: two asks and one approval take the three tokens.
+    await rest('PUT', '/api/limits/tool/approved_echo', { calls_per_minute: 6, burst: 3 });
+    clock += 60_000;
+    const first = (await rest('POST', '/api/tools/approved_echo/call', { arguments: { note: 'one' } })).body as {
+      approval: { id: string };
+    };
+    const second = (await rest('POST', '/api/tools/approved_echo/call', { arguments: { note: 'two' } })).body as {
+      approval: { id: string };
+    };
+    expect((await rest('POST', `/api/approvals/${first.approval.id}`, { decision: 'approve' })).status).toBe(200);
+    const refused = await rest('POST', `/api/approvals/${second.approval.id}`, { decision: 'approve' });
+    expect(refused).toEqual({
+      status: 429,
+      retryAfter: '10',
+      body: {
+        error: {
+          code: 'RATE_LIMITED',
+          message:
+            "Rate limit of tool 'approved_echo' reached (6 calls a minute, bursts of 3); 'approved_echo' was not run. The approval is still pending.",
+          details: {
+            hint: 'Try again in 10000 ms.',
+            retryAfterMs: 10_000,
+            limit: { scope: 'tool', target: 'approved_echo', callsPerMinute: 6, burst: 3 },
+          },
+        },
+      },
+    });
+    clock += 10_000;
+    const used = await rest('POST', `/api/approvals/${second.approval.id}`, { decision: 'approve' });
+    expect(used.body).toMatchObject({ approval: { status: 'used' }, result: { status: 'success', data: 'two' } });
+  });
+});

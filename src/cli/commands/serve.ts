@@ -136,7 +136,7 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
         'Routes: /api (REST), /mcp and /mcp/agents/:id (MCP, Streamable HTTP), GET /health, GET /metrics; every',
         '/api and /mcp request needs "Authorization: Bearer <token>". The database is TOOLSHED_DATABASE_URL.',
         'Stops on SIGINT or SIGTERM (exit 0). Exit codes: 1 the address cannot be bound or the tools fail to',
-        'load; 2 usage error (a bad --port, session or call limit, or --sandbox-runs-per-process).',
+        'load; 2 usage error (a bad --port, session or call limit, --call-log-retention or --sandbox-runs-per-process).',
         '',
         'Examples:',
         '  toolshed serve --config examples/toolshed.yaml',

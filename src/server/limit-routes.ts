@@ -99,7 +99,7 @@ function scopeOf(scope: string, target: string | undefined): CallLimitScope {
   if (scope !== 'workspace' && target === undefined) {
     throw validationError(
       'target',
-      `A ${scope} limit names its ${scope}: use /api/limits/${scope}/<${scope === 'token' ? 'token id' : `${scope} id`}>.`,
+      `${scope === 'agent' ? 'An' : 'A'} ${scope} limit names its ${scope}: use /api/limits/${scope}/<${scope} id>.`,
     );
   }
   if (target !== undefined && (target.trim() === '' || target.length > STORE_LIMITS.nameChars)) {

@@ -227,6 +227,34 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
       expect((await send('GET', '/api/limits', acme.headers)).body).toEqual({ limits: [] });
     });
 
+    it("refuses another workspace's token and a malformed DELETE, and changes nothing", async () => {
+      const acme = await workspace();
+      const foreign = await workspace();
+      await send('PUT', '/api/limits/workspace', acme.headers, { max_concurrent: 3 });
+      const crossed = { ...foreign.headers, 'x-workspace-id': acme.id };
+      expect((await send('PUT', '/api/limits/workspace', crossed, { max_concurrent: 1 })).status).toBe(403);
+      expect((await send('DELETE', '/api/limits/workspace', crossed)).status).toBe(403);
+      expect((await send('GET', '/api/limits', crossed)).status).toBe(403);
+      expect(await send('DELETE', '/api/limits/planet', acme.headers)).toMatchObject({
+        status: 400,
+        body: {
+          error: {
+            code: 'VALIDATION_ERROR',
+            message: 'The scope must be one of workspace, token, agent, tool, got "planet".',
+          },
+        },
+      });
+      expect(await send('DELETE', '/api/limits/agent', acme.headers)).toMatchObject({
+        status: 400,
+        body: { error: { message: 'An agent limit names its agent: use /api/limits/agent/<agent id>.' } },
+      });
+      expect((await send('GET', '/api/limits', acme.headers)).body).toEqual({
+        limits: [
+          { scope: 'workspace', target: null, calls_per_minute: null, burst: null, max_concurrent: 3, source: 'api' },
+        ],
+      });
+    });
+
     it('refuses a target longer than any id before the route runs, and writes nothing', async () => {
       const acme = await workspace();
       const refused = await send('PUT', `/api/limits/agent/${'a'.repeat(200)}`, acme.headers, { max_concurrent: 1 });

@@ -1555,6 +1555,10 @@ export function defineStoreCases(harness: StoreHarness): void {
         errorCode: null,
         durationMs: 13,
         createdAt: expect.any(String),
+        tokenId: null,
+        approvalId: null,
+        argumentsDigest: null,
+        resultBytes: null,
       });
       await store.toolCalls.record(workspace, {
         toolId: 'no_such_tool',

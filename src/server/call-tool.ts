@@ -148,29 +148,43 @@ export async function recordCall(
         : audit.args === undefined
           ? null
           : argumentsDigest(audit.args),
-    resultBytes: Buffer.byteLength(JSON.stringify(result)),
+    resultBytes: resultBytesOf(result),
   });
 }
 
 /**
  * The SHA-256 (hex) of a call's arguments as canonical JSON (keys sorted, as approvals store them), so
  * the same arguments give the same digest however they were sent. JSON text is parsed first; text
- * that is not JSON is digested as it is.
+ * that is not JSON, or nested too deep to put in canonical form, is digested as it is. Arguments
+ * given as an object too deep to serialize (refused by validation anyway) have no digest: `null`.
  *
  * @example
  * ```ts
  * argumentsDigest({ b: 1, a: 2 }) === argumentsDigest('{"a":2,"b":1}'); // true
  * ```
  */
-export function argumentsDigest(args: unknown): string {
-  if (typeof args === 'string') {
-    try {
-      return sha256(canonicalJson(JSON.parse(args)));
-    } catch {
-      return sha256(args);
+export function argumentsDigest(args: unknown): string | null {
+  try {
+    if (typeof args === 'string') {
+      try {
+        return sha256(canonicalJson(JSON.parse(args)));
+      } catch {
+        return sha256(args);
+      }
     }
+    return sha256(canonicalJson(args ?? {}));
+  } catch {
+    return null;
   }
-  return sha256(canonicalJson(args ?? {}));
+}
+
+/** Bytes of the result's JSON; `null` for a result JSON cannot write (a BigInt, a cycle). */
+function resultBytesOf(result: ToolResult): number | null {
+  try {
+    return Buffer.byteLength(JSON.stringify(result) ?? '');
+  } catch {
+    return null;
+  }
 }
 
 function sha256(text: string): string {

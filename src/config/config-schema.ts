@@ -131,6 +131,37 @@ const AGENT_SCHEMA: JsonSchema = {
   required: ['id'],
 };
 
+/** A duration: a whole number and a unit, `ms`, `s`, `m`, `h` or `d` (`30d`, `12h`). */
+export const DURATION: JsonSchema = { type: 'string', pattern: '^[1-9][0-9]{0,8}(ms|s|m|h|d)$' };
+
+/** A `server.limits:` entry: a rate limit and/or concurrency cap for the served workspace. */
+export const CALL_LIMIT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    scope: { enum: ['workspace', 'token', 'agent', 'tool'] },
+    target: { type: 'string', minLength: 1, maxLength: 200 },
+    calls_per_minute: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+    burst: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    max_concurrent: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+  },
+  required: ['scope'],
+  additionalProperties: false,
+};
+
+/** The `server:` section: settings of `toolshed serve` (the call log's retention, call limits). */
+export const SERVER_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    call_log: {
+      type: 'object',
+      properties: { retention: DURATION },
+      additionalProperties: false,
+    },
+    limits: { type: 'array', items: CALL_LIMIT_SCHEMA, maxItems: 1000 },
+  },
+  additionalProperties: false,
+};
+
 /** JSON Schema of `toolshed.yaml` (SPEC §5.1). */
 export const CONFIG_SCHEMA: JsonSchema = {
   type: 'object',
@@ -151,6 +182,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
       },
       additionalProperties: false,
     },
+    server: SERVER_SCHEMA,
   },
   additionalProperties: false,
 };

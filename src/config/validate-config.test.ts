@@ -46,3 +46,24 @@ describe('toolshed validate diagnostics', () => {
     });
   }
 });
+
+describe('the server section', () => {
+  it('reads the call log retention and the call limits of server:', async () => {
+    const check = await validateConfig(join(FIXTURES, 'server-settings-valid', 'toolshed.yaml'), {
+      env: {},
+      builtins: BUILTINS,
+    });
+    expect(check.config?.server).toEqual({
+      callLogRetentionMs: 30 * 86_400_000,
+      limits: [
+        { scope: 'tool', target: 'calculator', callsPerMinute: 120, burst: 10, maxConcurrent: null },
+        { scope: 'workspace', target: null, callsPerMinute: null, burst: null, maxConcurrent: 16 },
+      ],
+    });
+  });
+
+  it('has no server settings when the file names none', async () => {
+    const check = await validateConfig(join(FIXTURES, 'valid-basic', 'toolshed.yaml'), { env: {}, builtins: BUILTINS });
+    expect(check.config?.server).toEqual({ limits: [] });
+  });
+});

@@ -21,9 +21,17 @@ import type { McpServerConfig } from '../mcp/import-mcp-server.js';
 import type { RegistrableTool } from '../registry/tool-registry.js';
 import { validate as validateToolshedConfig } from '../schema/generated/toolshed-config.js';
 import { runStandalone } from '../schema/run-standalone.js';
+import type { CallLimitInput, CallLimitScope } from '../store/index.js';
 import { checkMcpServer } from './check-mcp-servers.js';
 import type { ConfigDiagnostic } from './config-diagnostic.js';
-import { AGENT_KEYS, CONFIG_SCHEMA, MCP_SERVER_SCHEMA, REST_TOOL_SCHEMA } from './config-schema.js';
+import {
+  AGENT_KEYS,
+  CALL_LIMIT_SCHEMA,
+  CONFIG_SCHEMA,
+  MCP_SERVER_SCHEMA,
+  REST_TOOL_SCHEMA,
+  SERVER_SCHEMA,
+} from './config-schema.js';
 import { expandEnv } from './expand-env.js';
 import { findLiteralSecrets } from './secrets.js';
 
@@ -54,6 +62,11 @@ export interface ToolshedConfig {
   mcpServers: McpServerConfig[];
   agents: AgentConfig[];
   defaults: { timeoutMs?: number; maxOutputChars?: number; extraArgs?: 'drop' | 'reject' };
+  /**
+   * `server:` — settings of `toolshed serve`: how long the call log keeps a call
+   * (`call_log.retention`, absent: for ever) and the served workspace's call limits (`limits`).
+   */
+  server: { callLogRetentionMs?: number; limits: CallLimitInput[] };
 }
 
 /** A tool the configuration makes available, and where it comes from. */
@@ -215,9 +228,12 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
             ? expandedValueMessage(field, issue.expected, asWritten)
             : issue.keyword === 'pattern' && issue.expected.includes('^https?:')
               ? `'${field}' must be an http:// or https:// URL, got ${JSON.stringify(issue.received)}`
-              : issue.message;
+              : issue.keyword === 'pattern' && issue.pointer === '/server/call_log/retention'
+                ? `'${field}' must be a duration such as 30d, 12h, 90m, 45s or 500ms, got ${JSON.stringify(issue.received)}`
+                : issue.message;
     error(source, issue.pointer, message);
   }
+  checkCallLimits(value.server, (pointer, message) => error(source, pointer, message));
   const servers = (value.mcp_servers as Array<Record<string, unknown>> | undefined) ?? [];
   servers.forEach((server, index) => {
     if (!isPlainObject(server)) return;
@@ -281,6 +297,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       ...(typeof agent.prompt === 'string' ? { prompt: agent.prompt } : {}),
     })),
     defaults: toDefaults(value.defaults),
+    server: toServer(value.server),
   };
 
   // Custom tool ids are the only catalog names a configuration can take from the environment.
@@ -539,6 +556,79 @@ function toDefaults(value: unknown): ToolshedConfig['defaults'] {
   return defaults;
 }
 
+/**
+ * `server.limits` entries past their schema: a target for every scope but `workspace` (and none for
+ * it), a rate or a cap, `burst` only with a rate, and each scope and target once.
+ */
+function checkCallLimits(server: unknown, report: (pointer: string, message: string) => void): void {
+  if (!isPlainObject(server) || !Array.isArray(server.limits)) return;
+  const seen = new Set<string>();
+  server.limits.forEach((limit: unknown, index: number) => {
+    if (!isPlainObject(limit) || !['workspace', 'token', 'agent', 'tool'].includes(limit.scope as string)) return;
+    const at = `/server/limits/${index}`;
+    const name = `server.limits[${index}]`;
+    if (limit.scope === 'workspace' && limit.target !== undefined) {
+      report(`${at}/target`, `${name}: a workspace limit has no target; remove 'target'`);
+    } else if (limit.scope !== 'workspace' && limit.target === undefined) {
+      report(
+        at,
+        `${name}: ${limit.scope === 'agent' ? 'an' : 'a'} ${limit.scope} limit needs a 'target' naming the ${limit.scope === 'token' ? 'API token (its id)' : limit.scope}`,
+      );
+    }
+    if (limit.burst !== undefined && limit.calls_per_minute === undefined) {
+      report(`${at}/burst`, `${name}: 'burst' is the size of a rate limit; give 'calls_per_minute' with it`);
+    } else if (limit.calls_per_minute === undefined && limit.max_concurrent === undefined) {
+      report(at, `${name}: a limit needs 'calls_per_minute', 'max_concurrent' or both`);
+    }
+    const key = `${limit.scope}\n${typeof limit.target === 'string' ? limit.target : ''}`;
+    if (seen.has(key)) {
+      report(
+        at,
+        `${name}: the ${limit.scope} limit${typeof limit.target === 'string' ? ` of '${limit.target}'` : ''} is given twice; keep one`,
+      );
+    }
+    seen.add(key);
+  });
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * A duration of the configuration (`30d`, `12h`, `90m`, `45s`, `500ms`) in milliseconds, or
+ * `undefined` when it is not one.
+ *
+ * @example
+ * ```ts
+ * durationMs('30d'); // 2592000000
+ * ```
+ */
+export function durationMs(value: unknown): number | undefined {
+  const match = typeof value === 'string' ? /^([1-9][0-9]{0,8})(ms|s|m|h|d)$/.exec(value) : null;
+  if (match === null) return undefined;
+  return Number(match[1]) * (DURATION_UNITS_MS[match[2] as string] as number);
+}
+
+function toServer(value: unknown): ToolshedConfig['server'] {
+  const server: ToolshedConfig['server'] = { limits: [] };
+  if (!isPlainObject(value)) return server;
+  const retention = isPlainObject(value.call_log) ? durationMs(value.call_log.retention) : undefined;
+  if (retention !== undefined) server.callLogRetentionMs = retention;
+  if (Array.isArray(value.limits)) {
+    for (const limit of value.limits) {
+      if (!isPlainObject(limit) || typeof limit.scope !== 'string') continue;
+      const number = (field: string) => (typeof limit[field] === 'number' ? (limit[field] as number) : null);
+      server.limits.push({
+        scope: limit.scope as CallLimitScope,
+        target: typeof limit.target === 'string' ? limit.target : null,
+        callsPerMinute: number('calls_per_minute'),
+        burst: number('burst'),
+        maxConcurrent: number('max_concurrent'),
+      });
+    }
+  }
+  return server;
+}
+
 function unknownKeyMessage(field: string): string {
   const key = field.split('.').pop() ?? field;
   const parent = field.includes('.') ? field.slice(0, field.lastIndexOf('.')) : '';
@@ -552,6 +642,9 @@ function unknownKeyMessage(field: string): string {
     custom_tools: REST_TOOL_SCHEMA,
     mcp_servers: MCP_SERVER_SCHEMA,
     defaults: CONFIG_SCHEMA.properties?.defaults,
+    server: SERVER_SCHEMA,
+    'server.call_log': SERVER_SCHEMA.properties?.call_log,
+    'server.limits': CALL_LIMIT_SCHEMA,
   };
   const known = Object.keys(schemas[section]?.properties ?? {});
   if (known.length === 0) return `unknown key '${key}' in '${parent}'`;

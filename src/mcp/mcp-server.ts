@@ -61,16 +61,17 @@ export interface McpServerOptions {
   /** Told about problems that do not fail a request: a tool left out of the listing, a lost notification. */
   onError?: (error: unknown) => void;
   /**
-   * Told about every finished `tools/call` before its result is sent (a call log, metrics). A callback
-   * that throws or rejects goes to `onError`; the client still gets the result.
+   * Told about every finished `tools/call` before its result is sent (a call log, metrics), with the
+   * arguments the client sent. A callback that throws or rejects goes to `onError`; the client still
+   * gets the result.
    */
-  onCallResult?: (tool: string, result: ToolResult) => void | Promise<void>;
+  onCallResult?: (tool: string, result: ToolResult, args: unknown) => void | Promise<void>;
   /**
    * Asked before each `tools/call` runs (a quota): return a result to answer with instead of running the
-   * tool, or a function that is called once the call has finished, or nothing. A call answered this way
-   * does not reach `onCallResult`.
+   * tool, or a function that is called once the call has finished, or nothing (or a promise of one of
+   * these). A call answered this way does not reach `onCallResult`.
    */
-  admitCall?: (tool: string) => ToolResult | (() => void) | undefined;
+  admitCall?: (tool: string) => ToolResult | (() => void) | undefined | Promise<ToolResult | (() => void) | undefined>;
 }
 
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -135,7 +136,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
 
   const callTool = async (params: CallToolRequest['params'], extra: CallExtra) => {
     const name = params.name;
-    const admission = options.admitCall?.(name);
+    const admission = await options.admitCall?.(name);
     if (admission === undefined) return runTool(params, extra);
     if (typeof admission !== 'function') return toCallToolResult(admission, false);
     try {
@@ -202,7 +203,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
     await Promise.all(sending);
     if (options.onCallResult !== undefined) {
       try {
-        await options.onCallResult(name, result);
+        await options.onCallResult(name, result, params.arguments ?? {});
       } catch (error) {
         report(error);
       }

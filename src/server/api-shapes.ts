@@ -144,6 +144,33 @@ export interface ToolCallView {
   error_code: string | null;
   duration_ms: number;
   created_at: string;
+  /** The id of the API token the call came with (never the token); null for calls logged before it was kept. */
+  token_id: string | null;
+  /** The approval an approved call ran under, or a pending call waits for. */
+  approval_id: string | null;
+  /** SHA-256 (hex) of the canonical JSON of the arguments. */
+  arguments_digest: string | null;
+  /** Bytes of the result's JSON. */
+  result_bytes: number | null;
+}
+
+/**
+ * A call limit as the API shows it (`GET /api/limits`): `source` says whether it is a row set through
+ * the API or comes from the server's configuration (`server.limits` in toolshed.yaml).
+ *
+ * @example
+ * ```ts
+ * const { limits } = (await (await fetch('/api/limits')).json()) as { limits: CallLimitView[] };
+ * ```
+ */
+export interface CallLimitView {
+  scope: 'workspace' | 'token' | 'agent' | 'tool';
+  target: string | null;
+  calls_per_minute: number | null;
+  /** The bucket size: the `burst` set, or one second's worth of calls (at least 1) when a rate has none. */
+  burst: number | null;
+  max_concurrent: number | null;
+  source: 'config' | 'api';
 }
 
 /**

@@ -143,5 +143,9 @@ export function toolCallView(call: ToolCallRecord): ToolCallView {
     error_code: call.errorCode,
     duration_ms: call.durationMs,
     created_at: call.createdAt,
+    token_id: call.tokenId,
+    approval_id: call.approvalId,
+    arguments_digest: call.argumentsDigest,
+    result_bytes: call.resultBytes,
   };
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../core/approvals.js';
 import { ToolResult } from '../core/tool-result.js';
 import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
 import type { ApprovalRecord, TokenIdentity } from '../store/index.js';
@@ -12,7 +14,8 @@ import { toolScopeOf } from './tool-scope.js';
  * tools `agentId` may use (or with no agent the workspace's), call `name` there, log the call in
  * `tool_calls` and count it in the metrics. A name outside those tools is a 404 naming the closest of
  * them; a tool without a handler on this server is an `EXECUTION_FAILED` result saying why
- * (`unavailableReason`); a call past the token's or workspace's concurrent-call quota is a `RATE_LIMITED` result, counted but neither run nor logged. An agent the
+ * (`unavailableReason`); a call past the token's or workspace's concurrent-call quota, or past a
+ * call limit of the workspace, is a `RATE_LIMITED` result, counted but neither run nor logged. An agent the
  * workspace does not have is the store's not-found error.
  *
  * @example
@@ -46,10 +49,10 @@ export async function callTool(
     const result = ToolResult.error('EXECUTION_FAILED', reason ?? `Tool '${name}' has no handler on this server.`, {
       metadata: { tool: name },
     });
-    await recordCall(context, identity.workspaceId, name, result, agentId);
+    await recordCall(context, identity.workspaceId, name, result, agentId, { tokenId: identity.tokenId, args });
     return result;
   }
-  const admission = admitCall(context, identity, name);
+  const admission = await admitCall(context, identity, name, agentId);
   if (!admission.admitted) return admission.result;
   let result: ToolResult;
   try {
@@ -63,7 +66,7 @@ export async function callTool(
   } finally {
     admission.release();
   }
-  await recordCall(context, identity.workspaceId, name, result, agentId);
+  await recordCall(context, identity.workspaceId, name, result, agentId, { tokenId: identity.tokenId, args });
   return result;
 }
 
@@ -76,7 +79,7 @@ export async function callTool(
  * @example
  * ```ts
  * const record = await context.store.approvals('acme').getRecord('apr_1');
- * const result = await callApprovedTool(context, 'acme', record, admission.release);
+ * const result = await callApprovedTool(context, 'acme', record, admission.release, request.tokenIdentity.tokenId);
  * ```
  */
 export async function callApprovedTool(
@@ -84,23 +87,42 @@ export async function callApprovedTool(
   workspaceId: string,
   record: ApprovalRecord,
   release?: () => void,
+  tokenId?: string,
 ): Promise<ToolResult> {
   const scope = await toolScopeOf(context, workspaceId, record.agentId ?? undefined);
   const result = await scope.registry.resolveApproval(record.id, 'approve', {
     ...(Object.hasOwn(scope.config, record.toolId) ? { context: { config: scope.config[record.toolId] } } : {}),
   });
   release?.();
-  await recordCall(context, workspaceId, record.toolId, result, record.agentId);
+  await recordCall(context, workspaceId, record.toolId, result, record.agentId, {
+    ...(tokenId === undefined ? {} : { tokenId }),
+    approvalId: record.id,
+    argumentsJson: record.arguments,
+  });
   return result;
+}
+
+/** Who made a logged call and with what: the audit columns of its `tool_calls` row. */
+export interface CallAudit {
+  /** The API token's id (never the token). */
+  tokenId?: string;
+  /** The approval an approved call ran under. */
+  approvalId?: string;
+  /** The arguments as the caller sent them (an object, or JSON text). */
+  args?: unknown;
+  /** The arguments as canonical JSON already (an approval's), digested as they are. */
+  argumentsJson?: string;
 }
 
 /**
  * Log a finished call in `tool_calls` and count it in the metrics (the MCP endpoint calls through its
- * own session and logs here).
+ * own session and logs here). The row names the token, the agent and the approval, and keeps the
+ * SHA-256 of the arguments' canonical JSON ({@link argumentsDigest}) and the byte size of the result's
+ * JSON — never the arguments or the result themselves.
  *
  * @example
  * ```ts
- * await recordCall(context, 'acme', 'calculator', result, 'agt_1');
+ * await recordCall(context, 'acme', 'calculator', result, 'agt_1', { tokenId: 'tok_1', args: { expression: '2 + 3' } });
  * ```
  */
 export async function recordCall(
@@ -109,6 +131,7 @@ export async function recordCall(
   name: string,
   result: ToolResult,
   agentId: string | undefined | null,
+  audit: CallAudit = {},
 ): Promise<void> {
   context.metrics.observe(name, result);
   await context.store.toolCalls.record(workspaceId, {
@@ -117,21 +140,96 @@ export async function recordCall(
     status: result.status,
     errorCode: result.status === 'success' || result.status === 'pending_approval' ? null : result.error.code,
     durationMs: Math.max(0, result.metadata.durationMs),
+    tokenId: audit.tokenId ?? null,
+    approvalId: audit.approvalId ?? (result.status === 'pending_approval' ? result.approval.id : null),
+    argumentsDigest:
+      audit.argumentsJson !== undefined
+        ? sha256(audit.argumentsJson)
+        : audit.args === undefined
+          ? null
+          : argumentsDigest(audit.args),
+    resultBytes: resultBytesOf(result),
   });
 }
 
 /**
- * Let a call of `tool` for `identity` in under the concurrent-call quotas; a refused call is counted in
- * the metrics (it is never run, so never logged).
+ * The SHA-256 (hex) of a call's arguments as canonical JSON (keys sorted, as approvals store them), so
+ * the same arguments give the same digest however they were sent. JSON text is parsed first; text
+ * that is not JSON, or nested too deep to put in canonical form, is digested as it is. Arguments
+ * given as an object too deep to serialize (refused by validation anyway) have no digest: `null`.
  *
  * @example
  * ```ts
- * const admission = admitCall(context, request.tokenIdentity, 'search');
+ * argumentsDigest({ b: 1, a: 2 }) === argumentsDigest('{"a":2,"b":1}'); // true
+ * ```
+ */
+export function argumentsDigest(args: unknown): string | null {
+  try {
+    if (typeof args === 'string') {
+      try {
+        return sha256(canonicalJson(JSON.parse(args)));
+      } catch {
+        return sha256(args);
+      }
+    }
+    return sha256(canonicalJson(args ?? {}));
+  } catch {
+    return null;
+  }
+}
+
+/** Bytes of the result's JSON; `null` for a result JSON cannot write (a BigInt, a cycle). */
+function resultBytesOf(result: ToolResult): number | null {
+  try {
+    return Buffer.byteLength(JSON.stringify(result) ?? '');
+  } catch {
+    return null;
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * Let a call of `tool` for `identity` (and `agentId`) in: first under the server's concurrent-call
+ * quotas (in this process), then under the workspace's call limits (shared through the store). A
+ * refused call is counted in the metrics (it is never run, so never logged).
+ *
+ * @example
+ * ```ts
+ * const admission = await admitCall(context, request.tokenIdentity, 'search', 'research');
  * if (!admission.admitted) return admission.result;
  * ```
  */
-export function admitCall(context: ServerContext, identity: TokenIdentity, tool: string): CallAdmitted | CallRefused {
-  const admission = context.calls.admit(identity, tool);
-  if (!admission.admitted) context.metrics.observe(tool, admission.result);
-  return admission;
+export async function admitCall(
+  context: ServerContext,
+  identity: TokenIdentity,
+  tool: string,
+  agentId?: string | null,
+): Promise<CallAdmitted | CallRefused> {
+  const quota = context.calls.admit(identity, tool);
+  if (!quota.admitted) {
+    context.metrics.observe(tool, quota.result);
+    return quota;
+  }
+  let limits: Awaited<ReturnType<ServerContext['limits']['admit']>>;
+  try {
+    limits = await context.limits.admit({ ...identity, tool, agentId: agentId ?? null });
+  } catch (error) {
+    quota.release();
+    throw error;
+  }
+  if (!limits.admitted) {
+    quota.release();
+    context.metrics.observe(tool, limits.result);
+    return { admitted: false, result: limits.result };
+  }
+  return {
+    admitted: true,
+    release: () => {
+      limits.release();
+      quota.release();
+    },
+  };
 }

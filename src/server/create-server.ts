@@ -16,9 +16,11 @@ import { registerActivityRoutes } from './activity-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { answerClientError } from './answer-client-error.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
+import { CallLimits, type CallLimitsOptions } from './call-limits.js';
 import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
 import { codeToolFactories } from './code-tool.js';
 import { registerEmailRoutes } from './email-routes.js';
+import { registerLimitRoutes } from './limit-routes.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
 import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';
@@ -100,6 +102,16 @@ export interface ServerOptions {
    * calls together; a call past either limit is answered `RATE_LIMITED` without running.
    */
   calls?: CallQuotaOptions;
+  /**
+   * The call limits' settings: the lease of a concurrency slot and the clock (tests). The limits
+   * themselves are rows (`PUT /api/limits`) and the configuration's `server.limits` (`config.limits`).
+   */
+  limits?: Omit<CallLimitsOptions, 'configured'>;
+  /**
+   * The call log's retention: calls older than `retentionMs` are deleted when the server gets ready
+   * and every `pruneIntervalMs` after (default {@link DEFAULT_PRUNE_INTERVAL_MS}). Absent: kept for ever.
+   */
+  callLog?: { retentionMs?: number; pruneIntervalMs?: number };
   /** The folder of the built web catalog served at `/` (default `dist/web` of this package), or `false` for none. */
   webCatalog?: string | false;
   /**
@@ -167,6 +179,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
       : { ...options.config, tools: options.config.tools.filter((tool) => !replacedByService(tool.spec, shared)) };
   // Code tools (rows of `python` / `javascript` code) run on the same pools, each workspace on its own.
   const codeSandboxes = shared?.sandboxTimeoutMs === undefined ? undefined : shared;
+  const retentionMs = positiveWhole('callLog.retentionMs', options.callLog?.retentionMs);
+  const pruneIntervalMs =
+    positiveWhole('callLog.pruneIntervalMs', options.callLog?.pruneIntervalMs) ?? DEFAULT_PRUNE_INTERVAL_MS;
   const registries = new WorkspaceRegistries({
     store,
     ...(shared === undefined
@@ -187,6 +202,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
       ...(options.upstreams === undefined ? {} : { upstreams: () => options.upstreams?.status() ?? [] }),
     }),
     calls: new CallQuotas(options.calls),
+    limits: new CallLimits(store, {
+      ...options.limits,
+      configured: served === undefined ? {} : { [served.workspaceId]: served.limits ?? [] },
+    }),
     report,
     env: options.registryOptions?.env ?? process.env,
     ...(codeSandboxes === undefined ? {} : { codeSandboxes }),
@@ -194,6 +213,23 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // First, so every route registered below declares its auth and no other hook runs before it.
   registerRouteAuth(app, store);
   if (shared !== undefined) app.addHook('onClose', () => shared.close());
+  app.addHook('onClose', async () => context.limits.close());
+  if (retentionMs !== undefined) {
+    const prune = async () => {
+      try {
+        await store.toolCalls.pruneBefore(new Date(Date.now() - retentionMs).toISOString());
+      } catch (error) {
+        report(error);
+      }
+    };
+    let timer: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      await prune();
+      timer = setInterval(() => void prune(), pruneIntervalMs);
+      timer.unref();
+    });
+    app.addHook('onClose', async () => clearInterval(timer));
+  }
   if (moduleTools !== undefined) {
     app.addHook('onReady', async () => {
       await store.tools.upsertBuiltins(moduleTools, { source: 'module', prune: true });
@@ -209,6 +245,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   }
   reloaders.set(app, async (config) => {
     const next = { ...config, tools: config.tools.filter((tool) => !replacedByService(tool.spec, shared)) };
+    context.limits.setConfigured(next.workspaceId, next.limits ?? []);
     const sync = await syncServedConfig(store, next);
     registries.setConfig(next);
     return sync;
@@ -255,6 +292,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     registerAgentRoutes(api, context);
     registerActivityRoutes(api, context);
     registerSecretRoutes(api, context);
+    registerLimitRoutes(api, context);
     registerWorkspaceRoutes(api, context);
     registerEmailRoutes(api, context);
     registerUpstreamRoutes(api, context, options.upstreams);
@@ -312,6 +350,17 @@ export function serverRoutes(app: FastifyInstance): readonly ServerRoute[] {
   const routes = routeLists.get(app);
   if (routes === undefined) throw new TypeError('serverRoutes needs a server made by createServer.');
   return routes;
+}
+
+/** How often a server with a call log retention deletes old calls: hourly. */
+export const DEFAULT_PRUNE_INTERVAL_MS = 3_600_000;
+
+function positiveWhole(name: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`${name} must be a whole number of at least 1, got ${String(value)}.`);
+  }
+  return value;
 }
 
 const reloaders = new WeakMap<FastifyInstance, (config: ServedConfig) => Promise<ServedConfigSync>>();

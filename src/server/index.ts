@@ -15,6 +15,21 @@ export type {
   ToolDetailView,
   ToolView,
 } from './api-shapes.js';
+export type {
+  ActiveCallLimit,
+  CallLimitsOptions,
+  LimitedCall,
+  LimitsPassed,
+  LimitsRefused,
+} from './call-limits.js';
+export {
+  CallLimits,
+  CONCURRENCY_RETRY_MS,
+  DEFAULT_SLOT_LEASE_MS,
+  isLimitRefusal,
+  LIMITS_CACHE_MS,
+  retryAfterMsOf,
+} from './call-limits.js';
 export type { CallAdmitted, CallQuotaOptions, CallRefused } from './call-quotas.js';
 export {
   CallQuotas,
@@ -22,7 +37,13 @@ export {
   DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
 } from './call-quotas.js';
 export type { ServerLogOptions, ServerOptions, ServerRoute } from './create-server.js';
-export { createServer, DEFAULT_BODY_LIMIT, reloadServedConfig, serverRoutes } from './create-server.js';
+export {
+  createServer,
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_PRUNE_INTERVAL_MS,
+  reloadServedConfig,
+  serverRoutes,
+} from './create-server.js';
 export type { ServerMcpOptions } from './mcp-routes.js';
 export {
   DEFAULT_MAX_SESSIONS,

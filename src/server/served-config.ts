@@ -1,5 +1,5 @@
 import type { ToolSpec } from '../core/tool-spec.js';
-import type { AgentSyncResult, ToolSyncResult, ToolshedStore } from '../store/index.js';
+import type { AgentSyncResult, CallLimitInput, ToolSyncResult, ToolshedStore } from '../store/index.js';
 
 /** The source of a tool a configuration defines, as its row records it (`builtin` ones are not rows of their own). */
 export type ServedToolSource = 'builtin' | 'config' | 'module' | `mcp:${string}`;
@@ -42,6 +42,8 @@ export interface ServedConfig {
   }>;
   /** Sources whose rows stay although they list no tools now (MCP servers that did not come up). */
   readonly keepSources?: readonly string[];
+  /** The configuration's call limits (`server.limits`) for this workspace; a stored limit of the same scope and target wins. */
+  readonly limits?: readonly CallLimitInput[];
 }
 
 /** What {@link syncServedConfig} changed. */

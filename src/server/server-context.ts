@@ -1,4 +1,5 @@
 import type { ToolshedStore } from '../store/index.js';
+import type { CallLimits } from './call-limits.js';
 import type { CallQuotas } from './call-quotas.js';
 import type { CodeToolSandboxes } from './code-tool.js';
 import type { ServerMetrics } from './server-metrics.js';
@@ -11,6 +12,8 @@ export interface ServerContext {
   metrics: ServerMetrics;
   /** How many calls each API token and workspace may have running at once. */
   calls: CallQuotas;
+  /** The workspaces' rate limits and concurrency caps (configuration and `call_limits` rows). */
+  limits: CallLimits;
   /** The operator's log of server-side failures (`ServerOptions.onError`). */
   report: (error: unknown) => void;
   /** The environment the tools see (the registries' `env`, default `process.env`). */

@@ -5,6 +5,7 @@ import { StoreReadOnlyError, type ToolRecord } from '../store/index.js';
 import { ApiError, notFound, toolNotFound, validationError } from './api-error.js';
 import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
+import { isLimitRefusal, retryAfterMsOf } from './call-limits.js';
 import { callTool } from './call-tool.js';
 import { checkCodeTool } from './code-tool-check.js';
 import { codeToolInputOf, MAX_CODE_BYTES, refuseUnknownToolType } from './code-tool-input.js';
@@ -147,7 +148,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     return reply.code(204).send();
   });
 
-  app.post<{ Params: { id: string } }>('/api/tools/:id/call', async (request) => {
+  app.post<{ Params: { id: string } }>('/api/tools/:id/call', async (request, reply) => {
     const body = requireObjectBody(request.body ?? {}, ['arguments', 'agent_id']);
     const args = body.arguments;
     if (args !== undefined && args !== null && typeof args !== 'string' && !isPlainObject(args)) {
@@ -161,7 +162,12 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       throw validationError('agent_id', `'agent_id' must be a string, got ${describeValue(agentId)}.`);
     }
     const agent = typeof agentId === 'string' ? agentId : undefined;
-    return callTool(context, request.tokenIdentity, request.params.id, args ?? {}, agent);
+    const result = await callTool(context, request.tokenIdentity, request.params.id, args ?? {}, agent);
+    // Refused by a call limit: the HTTP status says so too, with when to come back.
+    if (isLimitRefusal(result)) {
+      reply.code(429).header('retry-after', String(Math.ceil(retryAfterMsOf(result) / 1000)));
+    }
+    return result;
   });
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBuiltins } from '../builtins/index.js';
 import { createStore, type ToolshedStore } from '../store/index.js';
+import { CallLimits } from './call-limits.js';
 import { CallQuotas } from './call-quotas.js';
 import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
@@ -20,6 +21,7 @@ beforeEach(async () => {
     registries: new WorkspaceRegistries({ store }),
     metrics: new ServerMetrics(),
     calls: new CallQuotas(),
+    limits: new CallLimits(store),
     report: () => {},
     env: {},
   };

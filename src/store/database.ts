@@ -100,6 +100,11 @@ export interface ToolCallsTable {
   error_code: string | null;
   duration_ms: number;
   created_at: TimestampColumn;
+  token_id: string | null;
+  approval_id: string | null;
+  arguments_digest: string | null;
+  /** PostgreSQL returns the `bigint` as text. */
+  result_bytes: number | string | null;
 }
 
 /** A call's `tool_calls` columns as the store writes them, before its id is known. */
@@ -111,6 +116,10 @@ export interface ToolCallValues {
   error_code: string | null;
   duration_ms: number;
   created_at: string;
+  token_id: string | null;
+  approval_id: string | null;
+  arguments_digest: string | null;
+  result_bytes: number | null;
 }
 
 /** `approvals`: calls waiting for, or past, a person's decision. */
@@ -167,6 +176,10 @@ export interface Database {
   workspace_default_tools: WorkspaceToolSetTable;
   workspace_hidden_tools: Omit<WorkspaceToolSetTable, 'created_at'>;
   upstream_pins: UpstreamPinsTable;
+  call_limits: CallLimitsTable;
+  call_limit_buckets: CallLimitBucketsTable;
+  call_limit_leases: CallLimitLeasesTable;
+  call_limit_locks: { key: string };
 }
 
 /**
@@ -183,6 +196,34 @@ export interface UpstreamPinsTable {
   pending_hash: string | null;
   pending_definition: string | null;
   pending_since: NullableTimestampColumn;
+}
+
+/** `call_limits`: a workspace's rate limit and concurrency cap for one scope and target. */
+export interface CallLimitsTable {
+  workspace_id: string;
+  scope: string;
+  /** `''` for the workspace scope. */
+  target: string;
+  calls_per_minute: number | null;
+  burst: number | null;
+  max_concurrent: number | null;
+  created_at: TimestampColumn;
+  updated_at: TimestampColumn;
+}
+
+/** `call_limit_buckets`: a rate limit's token bucket (PostgreSQL returns the `bigint` as text). */
+export interface CallLimitBucketsTable {
+  key: string;
+  tokens: number;
+  refilled_at: number | string;
+}
+
+/** `call_limit_leases`: a call running under a concurrency cap, until it ends or its lease expires. */
+export interface CallLimitLeasesTable {
+  id: string;
+  key: string;
+  holder: string;
+  expires_at: number | string;
 }
 
 /**

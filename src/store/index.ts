@@ -5,12 +5,16 @@
  * The query classes, dialects and change feeds behind `createStore` are internal and not exported.
  */
 
+export { callLimitKey, MAX_CALL_LIMIT, requireCallLimit } from './call-limit-queries.js';
 export { createStore, DEFAULT_STORE_PATH } from './create-store.js';
 export type {
   AgentsTable,
   AgentToolsTable,
   ApiTokensTable,
   ApprovalsTable,
+  CallLimitBucketsTable,
+  CallLimitLeasesTable,
+  CallLimitsTable,
   Database,
   FilesTable,
   NullableTimestampColumn,
@@ -41,15 +45,20 @@ export type {
   ApprovalRecord,
   ApprovalStatus,
   AttachedTool,
+  CallLimitInput,
+  CallLimitRecord,
+  CallLimitScope,
   CreatedApiToken,
   MigrationReport,
   SecretRecord,
   SetSecretResult,
+  SlotLease,
   StoreChange,
   StoreChangeKind,
   StoreChangeListener,
   StoreDialectName,
   TokenIdentity,
+  TokenTaken,
   ToolCallInput,
   ToolCallRecord,
   ToolCallStatus,
@@ -60,7 +69,7 @@ export type {
   UpstreamToolDefinition,
   WorkspaceRecord,
 } from './store-records.js';
-export { isConfigSource, TOOL_CALL_STATUSES } from './store-records.js';
+export { CALL_LIMIT_SCOPES, isConfigSource, TOOL_CALL_STATUSES } from './store-records.js';
 export { MCP_SERVER_NAME_PATTERN, RESOURCE_ID_PATTERN, SECRET_NAME_PATTERN, STORE_LIMITS } from './store-validation.js';
 export { StoreValidationError } from './store-validation-error.js';
 export type {
@@ -70,6 +79,7 @@ export type {
   RecentToolCallsOptions,
   StoreAgents,
   StoreAttachments,
+  StoreCallLimits,
   StoreSecrets,
   StoreTokens,
   StoreToolCalls,

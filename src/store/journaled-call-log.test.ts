@@ -76,9 +76,26 @@ describe('the call journal', () => {
       errorCode: null,
       durationMs: 2,
       createdAt: expect.any(String),
+      tokenId: null,
+      approvalId: null,
+      argumentsDigest: null,
+      resultBytes: null,
     });
     expect(journalLines()).toEqual([
-      JSON.stringify([first.id, 'acme', 'agt_1', 'calculator', 'success', null, 2, first.createdAt]),
+      JSON.stringify([
+        first.id,
+        'acme',
+        'agt_1',
+        'calculator',
+        'success',
+        null,
+        2,
+        first.createdAt,
+        null,
+        null,
+        null,
+        null,
+      ]),
     ]);
     const recent = await store.toolCalls.listRecent('acme');
     expect(recent).toEqual([first]);
@@ -186,6 +203,41 @@ describe('the call journal', () => {
       `Error: The call log journal ${databaseFile}-calls had 6 unreadable lines; 2 calls were logged from it and the rest skipped.`,
     ]);
     expect(journalLines()).toEqual([]);
+  });
+
+  it('keeps the audit columns through the journal, reads lines written before them, and skips malformed ones', async () => {
+    const at = '2026-01-02T03:04:05.000Z';
+    const digest = 'b'.repeat(64);
+    writeFileSync(
+      `${databaseFile}-calls`,
+      [
+        JSON.stringify([21, 'acme', null, 'old_line', 'success', null, 1, at]),
+        JSON.stringify([22, 'acme', null, 'audited', 'success', null, 1, at, 'tok_1', 'apr_1', digest, 99]),
+        JSON.stringify([23, 'acme', null, 'bad_bytes', 'success', null, 1, at, 'tok_1', null, null, -1]),
+        JSON.stringify([24, 'acme', null, 'bad_token', 'success', null, 1, at, 7, null, null, null]),
+        JSON.stringify([25, 'acme', null, 'nine_items', 'success', null, 1, at, 'tok_1']),
+      ].join('\n'),
+    );
+    const errors: unknown[] = [];
+    const store = await open({ callJournal: true, onError: (error) => errors.push(error) });
+    const listed = await store.toolCalls.listRecent('acme');
+    expect(
+      listed.map(({ toolId, tokenId, approvalId, argumentsDigest, resultBytes }) => ({
+        toolId,
+        tokenId,
+        approvalId,
+        argumentsDigest,
+        resultBytes,
+      })),
+    ).toEqual([
+      { toolId: 'audited', tokenId: 'tok_1', approvalId: 'apr_1', argumentsDigest: digest, resultBytes: 99 },
+      { toolId: 'old_line', tokenId: null, approvalId: null, argumentsDigest: null, resultBytes: null },
+    ]);
+    expect(errors).toHaveLength(1);
+    const recorded = await store.toolCalls.record('acme', { ...call('fresh'), tokenId: 'tok_2', resultBytes: 5 });
+    const [newest] = await store.toolCalls.listRecent('acme', { limit: 1 });
+    expect(newest).toEqual(recorded);
+    expect(newest).toMatchObject({ tokenId: 'tok_2', resultBytes: 5 });
   });
 
   it('drops the calls of a workspace deleted before they were copied, and keeps the others', async () => {

@@ -8,7 +8,7 @@ import { TOOL_CALL_STATUSES, type ToolCallRecord, type ToolCallStatus } from './
 
 /** Ids reserved at a time: one small transaction per this many calls. */
 const ID_BLOCK = 10_000;
-/** Rows in one INSERT statement (8 parameters each, far below SQLite's limit). */
+/** Rows in one INSERT statement (12 parameters each, far below SQLite's limit). */
 const ROWS_PER_STATEMENT = 200;
 /** How long an appended call may wait before it is copied into `tool_calls`, in milliseconds. */
 const DRAIN_DELAY_MS = 10;
@@ -22,8 +22,25 @@ const CLEAR_AT_BYTES = 1 << 20;
  */
 export const MAX_UNCOPIED_CALLS = 50_000;
 
-/** A call as a journal line: `[id, workspace, agent, tool, status, errorCode, durationMs, createdAt]`. */
-type JournalRow = [number, string, string | null, string, ToolCallStatus, string | null, number, string];
+/**
+ * A call as a journal line: `[id, workspace, agent, tool, status, errorCode, durationMs, createdAt,
+ * tokenId, approvalId, argumentsDigest, resultBytes]`. A line of eight (written before the audit
+ * columns) is read with the last four null.
+ */
+type JournalRow = [
+  number,
+  string,
+  string | null,
+  string,
+  ToolCallStatus,
+  string | null,
+  number,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  number | null,
+];
 
 interface Appending {
   values: ToolCallValues;
@@ -110,6 +127,10 @@ export class JournaledCallLog {
       values.error_code,
       values.duration_ms,
       values.created_at,
+      values.token_id,
+      values.approval_id,
+      values.arguments_digest,
+      values.result_bytes,
     ];
     return new Promise<ToolCallRecord>((resolve, reject) => {
       this.#appending.push({ values, row, resolve, reject });
@@ -228,9 +249,9 @@ export class JournaledCallLog {
   #statement(rows: number): SqliteStatement {
     let statement = this.#inserts.get(rows);
     if (statement === undefined) {
-      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+      const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
       statement = this.#driver.prepare(
-        `insert into tool_calls (id, workspace_id, agent_id, tool_id, status, error_code, duration_ms, created_at) values ${values} on conflict (id) do nothing`,
+        `insert into tool_calls (id, workspace_id, agent_id, tool_id, status, error_code, duration_ms, created_at, token_id, approval_id, arguments_digest, result_bytes) values ${values} on conflict (id) do nothing`,
       );
       this.#inserts.set(rows, statement);
     }
@@ -301,8 +322,10 @@ function journalRowOf(line: string): JournalRow | undefined {
   } catch {
     return undefined;
   }
-  if (!Array.isArray(value) || value.length !== 8) return undefined;
-  const [id, workspace, agent, tool, status, errorCode, duration, createdAt] = value as unknown[];
+  if (!Array.isArray(value) || (value.length !== 8 && value.length !== 12)) return undefined;
+  const row = value.length === 8 ? [...value, null, null, null, null] : value;
+  const [id, workspace, agent, tool, status, errorCode, duration, createdAt, token, approval, digest, bytes] =
+    row as unknown[];
   const textOrNull = (item: unknown) => item === null || typeof item === 'string';
   const valid =
     Number.isSafeInteger(id) &&
@@ -315,6 +338,10 @@ function journalRowOf(line: string): JournalRow | undefined {
     Number.isSafeInteger(duration) &&
     (duration as number) >= 0 &&
     typeof createdAt === 'string' &&
-    !Number.isNaN(Date.parse(createdAt));
-  return valid ? (value as JournalRow) : undefined;
+    !Number.isNaN(Date.parse(createdAt)) &&
+    textOrNull(token) &&
+    textOrNull(approval) &&
+    textOrNull(digest) &&
+    (bytes === null || (Number.isSafeInteger(bytes) && (bytes as number) >= 0));
+  return valid ? (row as JournalRow) : undefined;
 }

@@ -2,6 +2,7 @@ import { type Kysely, Migrator } from 'kysely';
 import type { FileBackend } from '../builtins/filesystem/file-backend.js';
 import { AgentQueries } from './agent-queries.js';
 import { AttachmentQueries } from './attachment-queries.js';
+import { CallLimitQueries } from './call-limit-queries.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { Database } from './database.js';
 import { DatabaseApprovalStore } from './database-approval-store.js';
@@ -23,6 +24,7 @@ import { ToolQueries } from './tool-queries.js';
 import type {
   StoreAgents,
   StoreAttachments,
+  StoreCallLimits,
   StoreSecrets,
   StoreTokens,
   StoreToolCalls,
@@ -57,6 +59,7 @@ export class KyselyToolshedStore implements ToolshedStore {
   readonly toolCalls: StoreToolCalls;
   readonly secrets: StoreSecrets;
   readonly upstreamPins: StoreUpstreamPins;
+  readonly callLimits: StoreCallLimits;
   readonly #dialect: StoreDialect;
   readonly #feed: ChangeFeed;
   readonly #toolCalls: ToolCallQueries;
@@ -83,6 +86,7 @@ export class KyselyToolshedStore implements ToolshedStore {
     this.toolCalls = this.#toolCalls;
     this.secrets = new SecretQueries(this.#context, keys);
     this.upstreamPins = new UpstreamPinQueries(this.#context);
+    this.callLimits = new CallLimitQueries(this.#context);
   }
 
   get dialect(): StoreDialectName {

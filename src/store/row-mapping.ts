@@ -155,6 +155,10 @@ export function toolCallRecordOf(row: Selectable<ToolCallsTable>): ToolCallRecor
     errorCode: row.error_code,
     durationMs: row.duration_ms,
     createdAt: toIsoTimestamp(row.created_at),
+    tokenId: row.token_id ?? null,
+    approvalId: row.approval_id ?? null,
+    argumentsDigest: row.arguments_digest ?? null,
+    resultBytes: row.result_bytes === null || row.result_bytes === undefined ? null : Number(row.result_bytes),
   };
 }
 

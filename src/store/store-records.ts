@@ -136,6 +136,14 @@ export interface ToolCallInput {
   durationMs: number;
   /** ISO-8601; default now. */
   createdAt?: string;
+  /** The id of the API token the call came with (never the token itself). */
+  tokenId?: string | null;
+  /** The approval the call ran under, for an approved call. */
+  approvalId?: string | null;
+  /** SHA-256 of the canonical JSON of the arguments, 64 lowercase hex digits. */
+  argumentsDigest?: string | null;
+  /** Bytes of the UTF-8 JSON of the result, a whole number of at least 0. */
+  resultBytes?: number | null;
 }
 
 /** A logged tool call. */
@@ -149,6 +157,10 @@ export interface ToolCallRecord {
   errorCode: string | null;
   durationMs: number;
   createdAt: string;
+  tokenId: string | null;
+  approvalId: string | null;
+  argumentsDigest: string | null;
+  resultBytes: number | null;
 }
 
 /**
@@ -276,3 +288,45 @@ export interface MigrationReport {
   /** Migrations applied by this call, in order (empty when the schema was already current). */
   applied: string[];
 }
+
+/** What a call limit applies to: the whole workspace, one API token, one agent or one tool. */
+export type CallLimitScope = 'workspace' | 'token' | 'agent' | 'tool';
+
+/** Every {@link CallLimitScope}, widest first. */
+export const CALL_LIMIT_SCOPES: readonly CallLimitScope[] = Object.freeze(['workspace', 'token', 'agent', 'tool']);
+
+/**
+ * A rate limit and/or concurrency cap to set: `target` names the token (its id), agent or tool, and
+ * is absent for `workspace`. `callsPerMinute` refills a token bucket of `burst` calls (default: one
+ * second's worth, at least 1); `maxConcurrent` caps the calls running at once.
+ */
+export interface CallLimitInput {
+  scope: CallLimitScope;
+  target?: string | null;
+  callsPerMinute?: number | null;
+  burst?: number | null;
+  maxConcurrent?: number | null;
+}
+
+/** A stored call limit. */
+export interface CallLimitRecord {
+  workspaceId: string;
+  scope: CallLimitScope;
+  /** `null` for the workspace scope. */
+  target: string | null;
+  callsPerMinute: number | null;
+  burst: number | null;
+  maxConcurrent: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A slot under a concurrency cap: its id, the server holding it, and when it expires (ms since the epoch). */
+export interface SlotLease {
+  id: string;
+  holder: string;
+  expiresAt: number;
+}
+
+/** A token taken from a rate limit's bucket, or how long until one can be. */
+export type TokenTaken = { taken: true } | { taken: false; retryAfterMs: number };

@@ -17,7 +17,7 @@ import {
 import { StoreValidationError } from './store-validation-error.js';
 import type { RecentToolCallsOptions, StoreToolCalls } from './toolshed-store.js';
 
-/** Most calls written in one transaction (8 parameters each, far below either dialect's limit). */
+/** Most calls written in one transaction (11 parameters each, far below either dialect's limit). */
 const MAX_BATCH = 200;
 
 /** A call waiting in {@link ToolCallQueries.record}'s queue for its batch to commit. */
@@ -74,7 +74,24 @@ export class ToolCallQueries implements StoreToolCalls {
         `durationMs must be a finite number of at least 0, got ${describeValue(call.durationMs)}.`,
       );
     }
-    const createdAt = call.createdAt === undefined ? nowIso() : isoTimestamp(call.createdAt);
+    const createdAt = call.createdAt === undefined ? nowIso() : isoTimestamp(call.createdAt, 'createdAt');
+    const tokenId = call.tokenId === undefined || call.tokenId === null ? null : requireId(call.tokenId, 'tokenId');
+    const approvalId =
+      call.approvalId === undefined || call.approvalId === null ? null : requireId(call.approvalId, 'approvalId');
+    const digest = call.argumentsDigest ?? null;
+    if (digest !== null && (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest))) {
+      throw new StoreValidationError(
+        'argumentsDigest',
+        `argumentsDigest must be 64 lowercase hex digits (a SHA-256), got ${describeValue(digest)}.`,
+      );
+    }
+    const resultBytes = call.resultBytes ?? null;
+    if (resultBytes !== null && !(Number.isSafeInteger(resultBytes) && resultBytes >= 0)) {
+      throw new StoreValidationError(
+        'resultBytes',
+        `resultBytes must be a whole number of at least 0, got ${describeValue(resultBytes)}.`,
+      );
+    }
     const values: ToolCallValues = {
       workspace_id: workspace,
       agent_id: agentId,
@@ -83,6 +100,10 @@ export class ToolCallQueries implements StoreToolCalls {
       error_code: errorCode,
       duration_ms: Math.round(call.durationMs),
       created_at: createdAt,
+      token_id: tokenId,
+      approval_id: approvalId,
+      arguments_digest: digest,
+      result_bytes: resultBytes,
     };
     const journal = this.#journal ?? (await this.#openJournal());
     if (journal !== undefined) return journal.record(values);
@@ -161,9 +182,9 @@ export class ToolCallQueries implements StoreToolCalls {
   async #writeSqliteBatch(driver: SqliteDriver, batch: readonly PendingCall[]): Promise<void> {
     let statement = this.#sqliteInserts.get(batch.length);
     if (statement === undefined) {
-      const rows = Array.from({ length: batch.length }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      const rows = Array.from({ length: batch.length }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
       statement = driver.prepare(
-        `insert into tool_calls (workspace_id, agent_id, tool_id, status, error_code, duration_ms, created_at) values ${rows} returning id`,
+        `insert into tool_calls (workspace_id, agent_id, tool_id, status, error_code, duration_ms, created_at, token_id, approval_id, arguments_digest, result_bytes) values ${rows} returning id`,
       );
       this.#sqliteInserts.set(batch.length, statement);
     }
@@ -177,6 +198,10 @@ export class ToolCallQueries implements StoreToolCalls {
         values.error_code,
         values.duration_ms,
         values.created_at,
+        values.token_id,
+        values.approval_id,
+        values.arguments_digest,
+        values.result_bytes,
       );
     }
     const prepared = statement;
@@ -223,38 +248,67 @@ export class ToolCallQueries implements StoreToolCalls {
   async listRecent(workspaceId: string, options: RecentToolCallsOptions = {}): Promise<ToolCallRecord[]> {
     if (!isPlainObject(options)) throw new StoreValidationError('options', 'listRecent options must be an object.');
     const limit = requireLimit(options.limit, 50, STORE_LIMITS.recentCalls);
-    const { agentId, toolId } = options;
+    const { agentId, toolId, tokenId } = options;
+    const status: unknown = options.status;
+    const beforeId: unknown = options.beforeId;
     for (const [field, value] of [
       ['agentId', agentId],
       ['toolId', toolId],
+      ['tokenId', tokenId],
     ] as const) {
       if (value !== undefined && typeof value !== 'string') {
         throw new StoreValidationError(field, `${field} must be a string, got ${describeValue(value)}.`);
       }
     }
+    if (status !== undefined && !TOOL_CALL_STATUSES.includes(status as ToolCallStatus)) {
+      throw new StoreValidationError(
+        'status',
+        `status ${describeValue(status)} is invalid: use one of ${TOOL_CALL_STATUSES.join(', ')}.`,
+      );
+    }
+    if (beforeId !== undefined && !(Number.isSafeInteger(beforeId) && (beforeId as number) >= 1)) {
+      throw new StoreValidationError(
+        'beforeId',
+        `beforeId must be a whole number of at least 1, got ${describeValue(beforeId)}.`,
+      );
+    }
+    const since = options.since === undefined ? undefined : isoTimestamp(options.since, 'since');
+    const until = options.until === undefined ? undefined : isoTimestamp(options.until, 'until');
     if (!isWellFormedId(workspaceId)) return [];
     // Journaled calls are answered already: they are in the table before it is read.
     await (await this.#openJournal())?.drain();
-    const rows = await this.#context.dialect.db
+    // ISO-8601 text in UTC orders as time on SQLite; PostgreSQL reads it as a timestamptz.
+    const { db } = this.#context.dialect;
+    const rows = await db
       .selectFrom('tool_calls')
       .selectAll()
       .where('workspace_id', '=', workspaceId)
       .$if(agentId !== undefined, (query) => query.where('agent_id', '=', agentId as string))
       .$if(toolId !== undefined, (query) => query.where('tool_id', '=', toolId as string))
+      .$if(tokenId !== undefined, (query) => query.where('token_id', '=', tokenId as string))
+      .$if(status !== undefined, (query) => query.where('status', '=', status as string))
+      .$if(since !== undefined, (query) => query.where('created_at', '>=', since as string))
+      .$if(until !== undefined, (query) => query.where('created_at', '<', until as string))
+      .$if(beforeId !== undefined, (query) => query.where('id', '<', beforeId as number))
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
     return rows.map(toolCallRecordOf);
   }
+
+  async pruneBefore(before: string): Promise<number> {
+    const cutoff = isoTimestamp(before, 'before');
+    await (await this.#openJournal())?.drain();
+    const { db } = this.#context.dialect;
+    const result = await db.deleteFrom('tool_calls').where('created_at', '<', cutoff).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }
 
-function isoTimestamp(value: unknown): string {
+function isoTimestamp(value: unknown, field: string): string {
   const time = typeof value === 'string' ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(time)) {
-    throw new StoreValidationError(
-      'createdAt',
-      `createdAt must be an ISO-8601 timestamp, got ${describeValue(value)}.`,
-    );
+    throw new StoreValidationError(field, `${field} must be an ISO-8601 timestamp, got ${describeValue(value)}.`);
   }
   return new Date(time).toISOString();
 }

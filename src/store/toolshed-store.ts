@@ -11,15 +11,21 @@ import type {
   ApiTokenRecord,
   ApprovalRecord,
   AttachedTool,
+  CallLimitInput,
+  CallLimitRecord,
+  CallLimitScope,
   CreatedApiToken,
   MigrationReport,
   SecretRecord,
   SetSecretResult,
+  SlotLease,
   StoreChangeListener,
   StoreDialectName,
   TokenIdentity,
+  TokenTaken,
   ToolCallInput,
   ToolCallRecord,
+  ToolCallStatus,
   ToolRecord,
   UpstreamPinRecord,
   UpstreamPinReview,
@@ -334,6 +340,16 @@ export interface StoreAttachments {
 export interface RecentToolCallsOptions {
   agentId?: string;
   toolId?: string;
+  /** Only calls that ended with this status. */
+  status?: ToolCallStatus;
+  /** Only calls made with this API token (its id). */
+  tokenId?: string;
+  /** Only calls logged at or after this ISO-8601 time. */
+  since?: string;
+  /** Only calls logged before this ISO-8601 time. */
+  until?: string;
+  /** Only calls older than the call with this id (the next page after it). */
+  beforeId?: number;
   /** 1 to 500 (default 50). */
   limit?: number;
 }
@@ -345,10 +361,54 @@ export interface StoreToolCalls {
   /** The workspace's most recent calls, newest first. */
   listRecent(workspaceId: string, options?: RecentToolCallsOptions): Promise<ToolCallRecord[]>;
   /**
+   * Delete every workspace's calls logged before `before` (ISO-8601); resolves with how many were
+   * deleted. Throws {@link StoreValidationError} for a time that is not ISO-8601.
+   */
+  pruneBefore(before: string): Promise<number>;
+  /**
    * With the `callJournal` option: take the journal if no other store has it, and copy every call
    * journaled so far (a previous owner's too) into `tool_calls`. Without it, nothing to do.
    */
   flush(): Promise<void>;
+}
+
+/**
+ * Each workspace's call limits (rows set through the API) and the shared counters that enforce every
+ * limit: token buckets and leased slots, kept in the database so that servers on one database count
+ * together. Keys are {@link callLimitKey}s.
+ *
+ * @example
+ * ```ts
+ * await store.callLimits.set('acme', { scope: 'agent', target: 'research', callsPerMinute: 120, burst: 10 });
+ * await store.callLimits.list('acme'); // [{ scope: 'agent', target: 'research', callsPerMinute: 120, ... }]
+ * ```
+ */
+export interface StoreCallLimits {
+  /** The workspace's limits, by scope and target. */
+  list(workspaceId: string): Promise<CallLimitRecord[]>;
+  /**
+   * Set the limit of one scope and target, replacing the one it had (its bucket starts full again).
+   * Throws {@link StoreValidationError} for a malformed limit, {@link StoreNotFoundError} for an
+   * unknown workspace.
+   */
+  set(workspaceId: string, limit: CallLimitInput): Promise<CallLimitRecord>;
+  /** Remove the limit of one scope and target; false when there was none. */
+  delete(workspaceId: string, scope: CallLimitScope, target?: string | null): Promise<boolean>;
+  /**
+   * Take one token from the bucket at `key` (full, `capacity` tokens, the first time), refilled at
+   * `refillPerMs` tokens a millisecond since it was last taken from, in one atomic statement; or say
+   * how many milliseconds until a token will be there.
+   */
+  takeToken(key: string, bucket: { capacity: number; refillPerMs: number; now: number }): Promise<TokenTaken>;
+  /**
+   * Take a slot under the cap at `key` when fewer than `max` unexpired leases hold one (expired ones
+   * are deleted first); false when the cap is full. Servers taking slots of one key take turns.
+   */
+  acquireSlot(key: string, max: number, lease: SlotLease, now: number): Promise<boolean>;
+  /** Give a slot back. */
+  releaseSlot(leaseId: string): Promise<void>;
+  /** Move the expiry of every slot `holder` holds to `expiresAt`; resolves with how many it holds. */
+  renewSlots(holder: string, expiresAt: number): Promise<number>;
 }
 
 /**
@@ -466,6 +526,7 @@ export interface ToolshedStore {
   readonly toolCalls: StoreToolCalls;
   readonly secrets: StoreSecrets;
   readonly upstreamPins: StoreUpstreamPins;
+  readonly callLimits: StoreCallLimits;
   /**
    * The better-sqlite3 driver under {@link ToolshedStore.db} on SQLite, `undefined` on PostgreSQL:
    * for modules that need what Kysely does not speak (statements prepared once and run many times,

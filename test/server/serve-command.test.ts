@@ -203,6 +203,91 @@ describe('toolshed serve: concurrent-call limits', () => {
   }, 60_000);
 });
 
+describe('toolshed serve: call limits and the call log retention', () => {
+  it.each(['0d', 'forever', '30', '-1h', '1.5d', '9999999999d'])(
+    'refuses --call-log-retention %j as a usage error (exit 2)',
+    async (value) => {
+      const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+      try {
+        const { io, stderr } = memoryIo(folder);
+        expect(await runCli(['serve', '--port', '0', '--call-log-retention', value], io)).toBe(2);
+        expect(stderr()).toBe(
+          `error: option '--call-log-retention <duration>' argument '${value}' is invalid. Use a whole number and a unit: ms, s, m, h or d (such as 30d).\nRun 'toolshed serve --help' for usage.\n`,
+        );
+        expect(existsSync(join(folder, 'service.db'))).toBe(false);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it("serves the configuration's server.limits and prunes the call log by its server.call_log.retention", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    const { io, stderr } = memoryIo(folder);
+    writeFileSync(
+      join(folder, 'toolshed.yaml'),
+      [
+        'builtins: [calculator]',
+        'server:',
+        '  call_log:',
+        '    retention: 1d',
+        '  limits:',
+        '    - scope: tool',
+        '      target: calculator',
+        '      calls_per_minute: 60',
+        '      burst: 2',
+        '',
+      ].join('\n'),
+    );
+    const { createStore } = await import('../../src/store/index.js');
+    const before = await createStore(join(folder, 'service.db'));
+    await before.migrate();
+    await before.workspaces.create({ id: 'default', name: 'Default' });
+    const { token } = await before.tokens.create('default', { name: 'test' });
+    const old = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    await before.toolCalls.record('default', { toolId: 'ancient', status: 'success', durationMs: 1, createdAt: old });
+    await before.close();
+    try {
+      const { running, base } = await serveIn(io, stderr, ['--config', join(folder, 'toolshed.yaml')]);
+      const headers = {
+        authorization: `Bearer ${token}`,
+        'x-workspace-id': 'default',
+        'content-type': 'application/json',
+      };
+      const call = () =>
+        fetch(`${base}/api/tools/calculator/call`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ arguments: { expression: '2 + 3' } }),
+        });
+      const statuses = [];
+      for (let index = 0; index < 3; index += 1) statuses.push((await call()).status);
+      expect(statuses).toEqual([200, 200, 429]);
+      const limits = await (await fetch(`${base}/api/limits`, { headers })).json();
+      expect(limits).toEqual({
+        limits: [
+          {
+            scope: 'tool',
+            target: 'calculator',
+            calls_per_minute: 60,
+            burst: 2,
+            max_concurrent: null,
+            source: 'config',
+          },
+        ],
+      });
+      const calls = (await (await fetch(`${base}/api/calls`, { headers })).json()) as {
+        calls: Array<{ tool_id: string }>;
+      };
+      expect(calls.calls.map((logged) => logged.tool_id)).toEqual(['calculator', 'calculator']);
+      process.emit('SIGINT');
+      expect(await running).toBe(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('toolshed serve: MCP session limits', () => {
   it.each([
     ['--mcp-max-sessions-per-token', '0'],

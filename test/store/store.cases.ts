@@ -298,6 +298,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0005_secrets',
         '0006_tool_sources',
         '0007_tool_tags',
+        '0008_call_audit',
         '0009_upstream_pins',
         '0011_tool_input_examples',
       ]);
@@ -1582,6 +1583,10 @@ export function defineStoreCases(harness: StoreHarness): void {
         errorCode: null,
         durationMs: 13,
         createdAt: expect.any(String),
+        tokenId: null,
+        approvalId: null,
+        argumentsDigest: null,
+        resultBytes: null,
       });
       await store.toolCalls.record(workspace, {
         toolId: 'no_such_tool',

@@ -77,6 +77,7 @@ describe('createStore', () => {
               '0005_secrets',
               '0006_tool_sources',
               '0007_tool_tags',
+              '0008_call_audit',
               '0009_upstream_pins',
               '0011_tool_input_examples',
             ],

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { durationMs } from '../../config/validate-config.js';
 import type { McpServerLogEntry } from '../../mcp/import-mcp-server.js';
 import type { UpstreamPins } from '../../mcp/upstream-pins.js';
 import {
@@ -47,6 +48,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
   maxConcurrentCallsPerToken?: number;
   /** Most tool calls one workspace may have running at once (default 64). */
   maxConcurrentCallsPerWorkspace?: number;
+  /** How long the call log keeps a call, in milliseconds (over the configuration's `server.call_log.retention`). */
+  callLogRetention?: number;
 }
 
 /**
@@ -63,6 +66,9 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  * MCP session quotas (whole numbers of at least 1, the workspace's at most the total; else exit 2).
  * `--max-concurrent-calls-per-token` and `--max-concurrent-calls-per-workspace` bound the tool calls
  * running at once (REST, MCP and approved calls together); a call past either is answered `RATE_LIMITED`.
+ * `--call-log-retention` (or the configuration's `server.call_log.retention`) deletes calls older
+ * than it from the call log, at start and hourly; the configuration's `server.limits` are the served
+ * workspace's call limits.
  * `--sandbox-runs-per-process` lets a sandbox process of `execute_python` / `execute_javascript` serve
  * that many calls of one workspace (by default every Python call gets a fresh process).
  *
@@ -118,6 +124,11 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       'most tool calls one workspace may have running at once, all its tokens together',
       parseSessionLimit,
       DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
+    )
+    .option(
+      '--call-log-retention <duration>',
+      "how long the call log keeps a call, such as 30d, 12h or 90m; older calls are deleted at start and hourly (default: the configuration's server.call_log.retention, else kept for ever)",
+      parseRetention,
     );
   return addToolsOptions(command, { json: false })
     .addHelpText(
@@ -127,7 +138,7 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
         'Routes: /api (REST), /mcp and /mcp/agents/:id (MCP, Streamable HTTP), GET /health, GET /metrics; every',
         '/api and /mcp request needs "Authorization: Bearer <token>". The database is TOOLSHED_DATABASE_URL.',
         'Stops on SIGINT or SIGTERM (exit 0). Exit codes: 1 the address cannot be bound or the tools fail to',
-        'load; 2 usage error (a bad --port, session or call limit, or --sandbox-runs-per-process).',
+        'load; 2 usage error (a bad --port, session or call limit, --call-log-retention or --sandbox-runs-per-process).',
         '',
         'Examples:',
         '  toolshed serve --config examples/toolshed.yaml',
@@ -221,6 +232,7 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
     };
 
     const runs = options.sandboxRunsPerProcess;
+    const retentionMs = options.callLogRetention ?? tools.config?.config.server.callLogRetentionMs;
     const api = createApiServer({
       store,
       // A request that fails on the server's side is one JSON line on stderr: route, request id, error.
@@ -244,6 +256,7 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
         maxConcurrentCallsPerWorkspace:
           options.maxConcurrentCallsPerWorkspace ?? DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
       },
+      ...(retentionMs === undefined ? {} : { callLog: { retentionMs } }),
       mcp: {
         onError: report,
         maxSessions,
@@ -426,6 +439,14 @@ function parseSessionLimit(value: string): number {
   const limit = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
   if (!(limit >= 1)) throw new InvalidArgumentError('Use a whole number of at least 1.');
   return limit;
+}
+
+function parseRetention(value: string): number {
+  const retention = durationMs(value);
+  if (retention === undefined) {
+    throw new InvalidArgumentError('Use a whole number and a unit: ms, s, m, h or d (such as 30d).');
+  }
+  return retention;
 }
 
 function parsePort(value: string): number {

@@ -60,6 +60,7 @@ export function servedConfigOf(
       config: agent.config,
     })),
     keepSources: config.mcpFailures.map((failure) => `mcp:${failure.name}`),
+    limits: config.config.server.limits,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Migration, MigrationProvider } from 'kysely';
+import { callAuditSchema } from './call-audit-schema.js';
 import { emailsByInboxSchema } from './emails-by-inbox-schema.js';
 import { emailsSchema } from './emails-schema.js';
 import { emailsSearchFile } from './emails-search-file.js';
@@ -43,6 +44,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
       '0005_secrets': secretsSchema(this.#schema),
       '0006_tool_sources': toolSourcesSchema(this.#schema),
       '0007_tool_tags': toolTagsSchema(this.#schema),
+      '0008_call_audit': callAuditSchema(this.#schema),
       '0009_upstream_pins': upstreamPinsSchema(this.#schema),
       '0011_tool_input_examples': toolInputExamplesSchema(this.#schema),
     };

@@ -1,3 +1,5 @@
+import type { PromptSpec } from '../core/define-prompt.js';
+import type { ResourceSpec, ResourceTemplateSpec } from '../core/define-resource.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { AgentSyncResult, ToolSyncResult, ToolshedStore } from '../store/index.js';
 
@@ -36,10 +38,22 @@ export interface ServedConfig {
     readonly id: string;
     readonly name?: string;
     readonly description?: string;
+    /** The agent's system prompt (`prompt:`), put before its tools' docs in its `system_prompt` prompt. */
+    readonly prompt?: string;
     readonly tools: readonly string[];
     /** Per-tool config, handed to handlers as `ctx.config`. */
     readonly config: Readonly<Record<string, Record<string, unknown>>>;
+    /** The prompts of `catalog` the agent's MCP endpoint serves (by name); none when absent. */
+    readonly prompts?: readonly string[];
+    /** The resources and templates of `catalog` the agent's MCP endpoint serves (by URI); none when absent. */
+    readonly resources?: readonly string[];
   }>;
+  /** The configuration's prompts, resources and resource templates, served over MCP in its workspace. */
+  readonly catalog?: {
+    readonly prompts: readonly PromptSpec[];
+    readonly resources: readonly ResourceSpec[];
+    readonly resourceTemplates: readonly ResourceTemplateSpec[];
+  };
   /** Sources whose rows stay although they list no tools now (MCP servers that did not come up). */
   readonly keepSources?: readonly string[];
 }

@@ -103,9 +103,9 @@ export type { ExportResult, ExportTarget, ExportWarning, ExportWarningKind } fro
 export type { ToolSource } from './exporters/shared/tool-source.js';
 export type { WireNameMap } from './exporters/shared/wire-name.js';
 export { createWireNameMap, toWireName, WIRE_NAME_PATTERN } from './exporters/shared/wire-name.js';
+export type { BatchCall } from './registry/call-many.js';
 export type { CatalogChange } from './registry/content-catalog.js';
 export { ContentCatalog } from './registry/content-catalog.js';
-export type { BatchCall } from './registry/call-many.js';
 export type { LoggerHookOptions, StructuredLogger } from './registry/logger-hook.js';
 export { createLoggerHook } from './registry/logger-hook.js';
 export { READ_TOOL_OUTPUT } from './registry/read-tool-output.js';

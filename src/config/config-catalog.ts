@@ -93,7 +93,10 @@ export function buildConfigCatalog(
     try {
       if (typeof entry.uri === 'string') {
         if (entry.complete !== undefined) {
-          report(`${pointer}/complete`, `resource '${entry.uri}' has no variables to complete; complete: is for uri_template`);
+          report(
+            `${pointer}/complete`,
+            `resource '${entry.uri}' has no variables to complete; complete: is for uri_template`,
+          );
           return;
         }
         catalog.resources.push(
@@ -107,7 +110,10 @@ export function buildConfigCatalog(
         return;
       }
       if (typeof entry.text !== 'string') {
-        report(`${pointer}/blob`, `resource template '${key}' needs text (with {{variable}} for its variables), not blob`);
+        report(
+          `${pointer}/blob`,
+          `resource template '${key}' needs text (with {{variable}} for its variables), not blob`,
+        );
         return;
       }
       const text = entry.text;

@@ -105,8 +105,15 @@ export const MCP_SERVER_SCHEMA: JsonSchema = {
 };
 
 const URI: JsonSchema = { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9+.-]*:\\S+$', maxLength: 2048 };
-const MIME_TYPE: JsonSchema = { type: 'string', pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+', maxLength: 200 };
-const BASE64: JsonSchema = { type: 'string', pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$' };
+const MIME_TYPE: JsonSchema = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+',
+  maxLength: 200,
+};
+const BASE64: JsonSchema = {
+  type: 'string',
+  pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
+};
 
 /** One message of a `prompts:` entry: a role and exactly one of text, image and resource. */
 const PROMPT_MESSAGE_SCHEMA: JsonSchema = {
@@ -122,7 +129,11 @@ const PROMPT_MESSAGE_SCHEMA: JsonSchema = {
     },
     resource: {
       type: 'object',
-      properties: { uri: { type: 'string', minLength: 1, maxLength: 2048 }, mime_type: MIME_TYPE, text: { type: 'string' } },
+      properties: {
+        uri: { type: 'string', minLength: 1, maxLength: 2048 },
+        mime_type: MIME_TYPE,
+        text: { type: 'string' },
+      },
       required: ['uri', 'text'],
       additionalProperties: false,
     },

@@ -47,7 +47,9 @@ export interface PromptOptions {
    * The messages: fixed ones, in whose text (and embedded resource uri and text) `{{argument}}` is
    * replaced by the argument's value, or a function of the arguments.
    */
-  messages: readonly PromptMessage[] | ((args: Readonly<Record<string, string>>) => PromptMessage[] | Promise<PromptMessage[]>);
+  messages:
+    | readonly PromptMessage[]
+    | ((args: Readonly<Record<string, string>>) => PromptMessage[] | Promise<PromptMessage[]>);
   /** Completion of an argument beyond its fixed `values`: the candidates for what was typed so far. */
   complete?: (argument: string, value: string) => readonly string[] | Promise<readonly string[]>;
   /** Free-form data for the host (where the prompt was defined); never sent to clients. */
@@ -113,15 +115,23 @@ export function definePrompt(options: PromptOptions): PromptSpec {
     );
   }
   if (typeof description !== 'string' || description.trim() === '') {
-    throw invalid(name, 'description', `Prompt '${name}' needs a non-empty description, got ${describeValue(description)}.`);
+    throw invalid(
+      name,
+      'description',
+      `Prompt '${name}' needs a non-empty description, got ${describeValue(description)}.`,
+    );
   }
   const args = checkArguments(name, options.arguments ?? []);
   const messages = options.messages;
   if (typeof messages !== 'function' && !Array.isArray(messages)) {
-    throw invalid(name, 'messages', `Prompt '${name}' needs messages: a list or a function, got ${describeValue(messages)}.`);
+    throw invalid(
+      name,
+      'messages',
+      `Prompt '${name}' needs messages: a list or a function, got ${describeValue(messages)}.`,
+    );
   }
   if (Array.isArray(messages)) {
-    messages.forEach((message, index) => checkMessage(name, message, `messages[${index}]`));
+    for (const [index, message] of messages.entries()) checkMessage(name, message, `messages[${index}]`);
   }
   const complete = options.complete;
   const known = new Map(args.map((argument) => [argument.name, argument]));
@@ -138,7 +148,7 @@ export function definePrompt(options: PromptOptions): PromptSpec {
         if (!Array.isArray(rendered)) {
           throw new TypeError(`Prompt '${name}' rendered ${describeValue(rendered)} instead of a list of messages.`);
         }
-        rendered.forEach((message, index) => checkMessage(name, message, `messages[${index}]`));
+        for (const [index, message] of rendered.entries()) checkMessage(name, message, `messages[${index}]`);
         return rendered;
       }
       return messages.map((message) => ({ role: message.role, content: substitute(message.content, values) }));
@@ -146,7 +156,10 @@ export function definePrompt(options: PromptOptions): PromptSpec {
     async complete(argument, value) {
       const declared = known.get(argument);
       if (declared === undefined) return [];
-      const candidates = [...(declared.values ?? []), ...(complete === undefined ? [] : await complete(argument, value))];
+      const candidates = [
+        ...(declared.values ?? []),
+        ...(complete === undefined ? [] : await complete(argument, value)),
+      ];
       return matching(candidates, value);
     },
   };
@@ -180,7 +193,11 @@ function checkArguments(name: string, value: unknown): PromptArgument[] {
     seen.add(argument.name);
     const values = argument.values;
     if (values !== undefined && (!Array.isArray(values) || values.some((item) => typeof item !== 'string'))) {
-      throw invalid(name, `${field}.values`, `Prompt '${name}': values of '${argument.name}' must be a list of strings, got ${describeValue(values)}.`);
+      throw invalid(
+        name,
+        `${field}.values`,
+        `Prompt '${name}': values of '${argument.name}' must be a list of strings, got ${describeValue(values)}.`,
+      );
     }
     return { ...(argument as unknown as PromptArgument) };
   });
@@ -188,11 +205,19 @@ function checkArguments(name: string, value: unknown): PromptArgument[] {
 
 function checkMessage(name: string, message: unknown, field: string): void {
   if (!isPlainObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
-    throw invalid(name, `${field}.role`, `Prompt '${name}': ${field} needs the role 'user' or 'assistant', got ${describeValue(isPlainObject(message) ? message.role : message)}.`);
+    throw invalid(
+      name,
+      `${field}.role`,
+      `Prompt '${name}': ${field} needs the role 'user' or 'assistant', got ${describeValue(isPlainObject(message) ? message.role : message)}.`,
+    );
   }
   const content = message.content;
   if (!isPlainObject(content) || typeof content.type !== 'string') {
-    throw invalid(name, `${field}.content`, `Prompt '${name}': ${field} needs a content block with a type, got ${describeValue(content)}.`);
+    throw invalid(
+      name,
+      `${field}.content`,
+      `Prompt '${name}': ${field} needs a content block with a type, got ${describeValue(content)}.`,
+    );
   }
 }
 
@@ -226,7 +251,9 @@ function checkGiven(
 
 function substitute(content: ContentBlock, values: Readonly<Record<string, string>>): ContentBlock {
   const fill = (text: string) =>
-    text.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (whole, key: string) => (Object.hasOwn(values, key) ? (values[key] as string) : whole));
+    text.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (whole, key: string) =>
+      Object.hasOwn(values, key) ? (values[key] as string) : whole,
+    );
   switch (content.type) {
     case 'text':
       return { ...content, text: fill(content.text) };

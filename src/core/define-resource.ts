@@ -175,7 +175,11 @@ export function defineResource(options: ResourceOptions): ResourceSpec {
  */
 export function defineResourceTemplate(options: ResourceTemplateOptions): ResourceTemplateSpec {
   if (!isPlainObject(options)) {
-    throw invalid(undefined, undefined, `A resource template definition must be an object, got ${describeValue(options)}.`);
+    throw invalid(
+      undefined,
+      undefined,
+      `A resource template definition must be an object, got ${describeValue(options)}.`,
+    );
   }
   const uriTemplate = checkUri(options.uriTemplate, 'uriTemplate', 'Resource template');
   const name = checkName(uriTemplate, options.name);
@@ -195,7 +199,11 @@ export function defineResourceTemplate(options: ResourceTemplateOptions): Resour
       );
     }
     if (variables.includes(variable)) {
-      throw invalid(uriTemplate, 'uriTemplate', `Resource template '${uriTemplate}' uses the variable '${variable}' twice.`);
+      throw invalid(
+        uriTemplate,
+        'uriTemplate',
+        `Resource template '${uriTemplate}' uses the variable '${variable}' twice.`,
+      );
     }
     variables.push(variable);
     pattern += `${escapeRegExp(rest.slice(0, open))}([^/?#]+)`;
@@ -205,20 +213,36 @@ export function defineResourceTemplate(options: ResourceTemplateOptions): Resour
     throw invalid(uriTemplate, 'uriTemplate', `Resource template '${uriTemplate}' has a '}' without its '{'.`);
   }
   if (variables.length === 0) {
-    throw invalid(uriTemplate, 'uriTemplate', `Resource template '${uriTemplate}' has no {variable}; define a resource instead.`);
+    throw invalid(
+      uriTemplate,
+      'uriTemplate',
+      `Resource template '${uriTemplate}' has no {variable}; define a resource instead.`,
+    );
   }
   const matcher = new RegExp(`^${pattern}${escapeRegExp(rest)}$`);
   const read = options.read;
   if (typeof read !== 'function') {
-    throw invalid(uriTemplate, 'read', `Resource template '${uriTemplate}': read must be a function, got ${describeValue(read)}.`);
+    throw invalid(
+      uriTemplate,
+      'read',
+      `Resource template '${uriTemplate}': read must be a function, got ${describeValue(read)}.`,
+    );
   }
   const completions = options.complete ?? {};
   if (!isPlainObject(completions)) {
-    throw invalid(uriTemplate, 'complete', `Resource template '${uriTemplate}': complete must be an object of variables, got ${describeValue(completions)}.`);
+    throw invalid(
+      uriTemplate,
+      'complete',
+      `Resource template '${uriTemplate}': complete must be an object of variables, got ${describeValue(completions)}.`,
+    );
   }
   for (const key of Object.keys(completions)) {
     if (!variables.includes(key)) {
-      throw invalid(uriTemplate, `complete.${key}`, `Resource template '${uriTemplate}' has no variable '${key}' to complete; its variables: ${variables.join(', ')}.`);
+      throw invalid(
+        uriTemplate,
+        `complete.${key}`,
+        `Resource template '${uriTemplate}' has no variable '${key}' to complete; its variables: ${variables.join(', ')}.`,
+      );
     }
   }
   const mimeType = options.mimeType;
@@ -279,7 +303,9 @@ function checkName(uri: string, value: unknown): string {
   return value;
 }
 
-function optionalFields(options: ResourceOptionsBase): Partial<Pick<ResourceSpec, 'title' | 'description' | 'mimeType' | 'metadata'>> {
+function optionalFields(
+  options: ResourceOptionsBase,
+): Partial<Pick<ResourceSpec, 'title' | 'description' | 'mimeType' | 'metadata'>> {
   return {
     ...(options.title === undefined ? {} : { title: options.title }),
     ...(options.description === undefined ? {} : { description: options.description }),
@@ -293,8 +319,14 @@ function checkContents(uri: string, contents: unknown): ResourceContents[] {
     throw new TypeError(`Resource '${uri}' read ${describeValue(contents)} instead of text or a list of contents.`);
   }
   for (const item of contents) {
-    if (!isPlainObject(item) || typeof item.uri !== 'string' || (typeof item.text !== 'string' && typeof item.blob !== 'string')) {
-      throw new TypeError(`Resource '${uri}' read a content item without a uri and text or blob: ${describeValue(item)}.`);
+    if (
+      !isPlainObject(item) ||
+      typeof item.uri !== 'string' ||
+      (typeof item.text !== 'string' && typeof item.blob !== 'string')
+    ) {
+      throw new TypeError(
+        `Resource '${uri}' read a content item without a uri and text or blob: ${describeValue(item)}.`,
+      );
     }
   }
   return contents as ResourceContents[];

@@ -11,8 +11,8 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ResourceContents } from '../core/define-resource.js';
 import type { ContentBlock } from '../core/content-block.js';
+import type { ResourceContents } from '../core/define-resource.js';
 import type { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { pageOf } from './mcp-cursor.js';
@@ -94,7 +94,10 @@ export function serveCatalog(
     } catch (error) {
       if (error instanceof TypeError) throw new McpError(ErrorCode.InvalidParams, error.message);
       report(error);
-      throw new McpError(ErrorCode.InternalError, `Prompt '${request.params.name}' failed to render: ${messageOf(error)}`);
+      throw new McpError(
+        ErrorCode.InternalError,
+        `Prompt '${request.params.name}' failed to render: ${messageOf(error)}`,
+      );
     }
     const { description } = prompt as NonNullable<typeof prompt>;
     return { description, messages };
@@ -141,7 +144,10 @@ export function serveCatalog(
       return { contents: [{ uri, mimeType: 'text/plain', text }] };
     }
     if (catalog.findResource(uri) === undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `No resource '${shorten(uri)}'. List them with resources/list and resources/templates/list.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `No resource '${shorten(uri)}'. List them with resources/list and resources/templates/list.`,
+      );
     }
     let contents: ResourceContents[];
     try {
@@ -157,7 +163,10 @@ export function serveCatalog(
     const uri = checkedUri(request.params.uri);
     const found = catalog.findResource(uri);
     if (found === undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `No resource '${shorten(uri)}' to subscribe to. List them with resources/list.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `No resource '${shorten(uri)}' to subscribe to. List them with resources/list.`,
+      );
     }
     if (!('subscribable' in found) || !found.subscribable) {
       throw new McpError(
@@ -179,7 +188,8 @@ export function serveCatalog(
     let values: string[];
     if (ref.type === 'ref/prompt') {
       const prompt = catalog.findPrompt(ref.name);
-      if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `No prompt '${shorten(ref.name)}' to complete.`);
+      if (prompt === undefined)
+        throw new McpError(ErrorCode.InvalidParams, `No prompt '${shorten(ref.name)}' to complete.`);
       if (!prompt.arguments.some((item) => item.name === argument.name)) {
         throw new McpError(
           ErrorCode.InvalidParams,
@@ -223,7 +233,10 @@ async function completeSafely(complete: () => Promise<string[]>, report: (error:
 
 function checkedUri(uri: string): string {
   if (uri.length > MAX_URI_LENGTH) {
-    throw new McpError(ErrorCode.InvalidParams, `The URI is ${uri.length} characters long; at most ${MAX_URI_LENGTH} are accepted.`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `The URI is ${uri.length} characters long; at most ${MAX_URI_LENGTH} are accepted.`,
+    );
   }
   return uri;
 }

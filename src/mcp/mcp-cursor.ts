@@ -27,7 +27,8 @@ export function pageOf<T>(
 
 function offsetOf(list: string, cursor: unknown, length: number): number {
   const refuse = () => {
-    const shown = typeof cursor === 'string' ? `'${cursor.length > 80 ? `${cursor.slice(0, 79)}…` : cursor}'` : String(cursor);
+    const shown =
+      typeof cursor === 'string' ? `'${cursor.length > 80 ? `${cursor.slice(0, 79)}…` : cursor}'` : String(cursor);
     return new McpError(
       ErrorCode.InvalidParams,
       `Invalid cursor ${shown} for ${list}/list: pass the nextCursor of the previous page, or no cursor for the first page.`,

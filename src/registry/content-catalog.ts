@@ -1,6 +1,6 @@
-import { closestNames } from '../core/did-you-mean.js';
 import type { PromptSpec } from '../core/define-prompt.js';
 import type { ResourceContents, ResourceSpec, ResourceTemplateSpec } from '../core/define-resource.js';
+import { closestNames } from '../core/did-you-mean.js';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
 
 /**
@@ -50,9 +50,13 @@ export class ContentCatalog {
   /** Add a resource (built by `defineResource`). */
   registerResource(resource: ResourceSpec, options: { allowOverride?: boolean } = {}): void {
     if (this.#resources.has(resource.uri) && options.allowOverride !== true) {
-      throw new ToolRegistrationError('DUPLICATE_TOOL', `A resource with the URI '${resource.uri}' is already registered.`, {
-        toolName: resource.uri,
-      });
+      throw new ToolRegistrationError(
+        'DUPLICATE_TOOL',
+        `A resource with the URI '${resource.uri}' is already registered.`,
+        {
+          toolName: resource.uri,
+        },
+      );
     }
     this.#resources.set(resource.uri, resource);
     this.#emit({ type: 'resources' });

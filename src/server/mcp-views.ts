@@ -160,7 +160,13 @@ export class McpViews {
       state.registry.register(tool, { allowOverride: true });
       state.sources.set(name, tool);
     }
-    await syncViewCatalog(state.catalog, this.#context.registries.config, state.workspaceId, state.agentId, state.registry);
+    await syncViewCatalog(
+      state.catalog,
+      this.#context.registries.config,
+      state.workspaceId,
+      state.agentId,
+      state.registry,
+    );
   }
 
   #retire(state: ViewState): void {

@@ -45,7 +45,8 @@ export async function syncViewCatalog(
   }
 
   const resources = new Map<string, ResourceSpec | ResourceTemplateSpec>();
-  for (const resource of own?.catalog?.resources ?? []) if (wantsResource(resource.uri)) resources.set(resource.uri, resource);
+  for (const resource of own?.catalog?.resources ?? [])
+    if (wantsResource(resource.uri)) resources.set(resource.uri, resource);
   for (const template of own?.catalog?.resourceTemplates ?? []) {
     if (wantsResource(template.uriTemplate)) resources.set(template.uriTemplate, template);
   }
@@ -67,7 +68,11 @@ export async function syncViewCatalog(
   }
 }
 
-function systemPrompt(registry: ToolRegistry, agentId: string | undefined, agentPrompt: string | undefined): PromptSpec {
+function systemPrompt(
+  registry: ToolRegistry,
+  agentId: string | undefined,
+  agentPrompt: string | undefined,
+): PromptSpec {
   return definePrompt({
     name: SYSTEM_PROMPT_NAME,
     title: 'System prompt',

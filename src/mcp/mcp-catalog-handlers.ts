@@ -1,12 +1,10 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CompleteRequestSchema,
-  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
@@ -16,6 +14,7 @@ import type { ResourceContents } from '../core/define-resource.js';
 import type { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { pageOf } from './mcp-cursor.js';
+import { INTERNAL_ERROR, INVALID_PARAMS, requestError } from './mcp-request-error.js';
 
 /** The URI scheme and path of the resources that hold outputs an output budget cut. */
 export const TOOL_OUTPUT_URI_PREFIX = 'toolshed://tool-outputs/';
@@ -85,19 +84,16 @@ export function serveCatalog(
       try {
         catalog.getPrompt(request.params.name);
       } catch (error) {
-        throw new McpError(ErrorCode.InvalidParams, (error as Error).message);
+        throw requestError(INVALID_PARAMS, (error as Error).message);
       }
     }
     let messages: Awaited<ReturnType<NonNullable<typeof prompt>['render']>>;
     try {
       messages = await (prompt as NonNullable<typeof prompt>).render(request.params.arguments ?? {});
     } catch (error) {
-      if (error instanceof TypeError) throw new McpError(ErrorCode.InvalidParams, error.message);
+      if (error instanceof TypeError) throw requestError(INVALID_PARAMS, error.message);
       report(error);
-      throw new McpError(
-        ErrorCode.InternalError,
-        `Prompt '${request.params.name}' failed to render: ${messageOf(error)}`,
-      );
+      throw requestError(INTERNAL_ERROR, `Prompt '${request.params.name}' failed to render: ${messageOf(error)}`);
     }
     const { description } = prompt as NonNullable<typeof prompt>;
     return { description, messages };
@@ -136,16 +132,16 @@ export function serveCatalog(
       const handle = safeDecode(uri.slice(TOOL_OUTPUT_URI_PREFIX.length));
       const text = handle === undefined ? undefined : registry.readOutput(handle);
       if (text === undefined) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw requestError(
+          INVALID_PARAMS,
           `No stored tool output at '${shorten(uri)}'; it may have expired. Call the tool again for a fresh link.`,
         );
       }
       return { contents: [{ uri, mimeType: 'text/plain', text }] };
     }
     if (catalog.findResource(uri) === undefined) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw requestError(
+        INVALID_PARAMS,
         `No resource '${shorten(uri)}'. List them with resources/list and resources/templates/list.`,
       );
     }
@@ -154,7 +150,7 @@ export function serveCatalog(
       contents = await catalog.read(uri);
     } catch (error) {
       report(error);
-      throw new McpError(ErrorCode.InternalError, `Reading the resource '${shorten(uri)}' failed: ${messageOf(error)}`);
+      throw requestError(INTERNAL_ERROR, `Reading the resource '${shorten(uri)}' failed: ${messageOf(error)}`);
     }
     return { contents };
   });
@@ -163,14 +159,14 @@ export function serveCatalog(
     const uri = checkedUri(request.params.uri);
     const found = catalog.findResource(uri);
     if (found === undefined) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw requestError(
+        INVALID_PARAMS,
         `No resource '${shorten(uri)}' to subscribe to. List them with resources/list.`,
       );
     }
     if (!('subscribable' in found) || !found.subscribable) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw requestError(
+        INVALID_PARAMS,
         `The resource '${shorten(uri)}' never changes; there is nothing to subscribe to. Read it with resources/read.`,
       );
     }
@@ -188,11 +184,10 @@ export function serveCatalog(
     let values: string[];
     if (ref.type === 'ref/prompt') {
       const prompt = catalog.findPrompt(ref.name);
-      if (prompt === undefined)
-        throw new McpError(ErrorCode.InvalidParams, `No prompt '${shorten(ref.name)}' to complete.`);
+      if (prompt === undefined) throw requestError(INVALID_PARAMS, `No prompt '${shorten(ref.name)}' to complete.`);
       if (!prompt.arguments.some((item) => item.name === argument.name)) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw requestError(
+          INVALID_PARAMS,
           `Prompt '${prompt.name}' has no argument '${shorten(argument.name)}'; its arguments: ${prompt.arguments.map((item) => item.name).join(', ') || 'none'}.`,
         );
       }
@@ -200,11 +195,11 @@ export function serveCatalog(
     } else {
       const template = catalog.findResourceTemplate(ref.uri);
       if (template === undefined) {
-        throw new McpError(ErrorCode.InvalidParams, `No resource template '${shorten(ref.uri)}' to complete.`);
+        throw requestError(INVALID_PARAMS, `No resource template '${shorten(ref.uri)}' to complete.`);
       }
       if (!template.variables.includes(argument.name)) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw requestError(
+          INVALID_PARAMS,
           `Resource template '${template.uriTemplate}' has no variable '${shorten(argument.name)}'; its variables: ${template.variables.join(', ')}.`,
         );
       }
@@ -233,8 +228,8 @@ async function completeSafely(complete: () => Promise<string[]>, report: (error:
 
 function checkedUri(uri: string): string {
   if (uri.length > MAX_URI_LENGTH) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw requestError(
+      INVALID_PARAMS,
       `The URI is ${uri.length} characters long; at most ${MAX_URI_LENGTH} are accepted.`,
     );
   }

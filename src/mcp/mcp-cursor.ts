@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { INVALID_PARAMS, requestError } from './mcp-request-error.js';
 
 /**
  * One page of a listing (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`)
@@ -29,8 +29,8 @@ function offsetOf(list: string, cursor: unknown, length: number): number {
   const refuse = () => {
     const shown =
       typeof cursor === 'string' ? `'${cursor.length > 80 ? `${cursor.slice(0, 79)}…` : cursor}'` : String(cursor);
-    return new McpError(
-      ErrorCode.InvalidParams,
+    return requestError(
+      INVALID_PARAMS,
       `Invalid cursor ${shown} for ${list}/list: pass the nextCursor of the previous page, or no cursor for the first page.`,
     );
   };

@@ -17,6 +17,7 @@ import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
 import { codeToolFactories } from './code-tool.js';
 import { registerEmailRoutes } from './email-routes.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
+import { registerProtectedResourceRoutes } from './protected-resource.js';
 import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';
 import { type ServedConfig, type ServedConfigSync, syncServedConfig } from './served-config.js';
@@ -182,6 +183,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   app.get('/health', { config: { auth: 'none' } }, async () => ({ status: 'ok' }));
+  registerProtectedResourceRoutes(app);
   // Public, as Prometheus scrapers expect; it names no workspace's tools (see ServerMetrics).
   app.get('/metrics', { config: { auth: 'none' } }, async (_request, reply) => {
     reply.type(context.metrics.contentType);

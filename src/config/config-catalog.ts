@@ -50,6 +50,16 @@ export function buildConfigCatalog(
       return;
     }
     names.add(name);
+    const messages = entry.messages as Array<Record<string, unknown>>;
+    const unusable = messages.findIndex((message) => given(message, ['text', 'image', 'resource']).length !== 1);
+    if (unusable >= 0) {
+      const kinds = given(messages[unusable] as Record<string, unknown>, ['text', 'image', 'resource']);
+      report(
+        `${pointer}/messages/${unusable}`,
+        `prompt '${name}': messages[${unusable}] needs exactly one of text, image and resource, got ${kinds.length === 0 ? 'none' : kinds.join(' and ')}`,
+      );
+      return;
+    }
     try {
       catalog.prompts.push(
         definePrompt({
@@ -63,7 +73,7 @@ export function buildConfigCatalog(
             ...(typeof argument.required === 'boolean' ? { required: argument.required } : {}),
             ...(Array.isArray(argument.values) ? { values: argument.values as string[] } : {}),
           })),
-          messages: (entry.messages as Array<Record<string, unknown>>).map(toMessage),
+          messages: messages.map(toMessage),
           metadata: { source: 'config' },
         }),
       );
@@ -77,6 +87,19 @@ export function buildConfigCatalog(
   resources.forEach((entry, index) => {
     if (!isPlainObject(entry)) return;
     const pointer = `/resources/${index}`;
+    for (const pair of [
+      ['uri', 'uri_template'],
+      ['text', 'blob'],
+    ]) {
+      const present = given(entry, pair);
+      if (present.length !== 1) {
+        report(
+          pointer,
+          `resource '${String(entry.name)}' needs exactly one of ${pair.join(' and ')}, got ${present.length === 0 ? 'none' : present.join(' and ')}`,
+        );
+        return;
+      }
+    }
     const key = (entry.uri ?? entry.uri_template) as string;
     if (uris.has(key)) {
       report(pointer, `resource '${key}' is defined twice`);
@@ -156,6 +179,12 @@ function toMessage(message: Record<string, unknown>): PromptMessage {
   return { role, content };
 }
 
+function given(entry: Record<string, unknown>, keys: readonly string[]): string[] {
+  return keys.filter((key) => entry[key] !== undefined);
+}
+
+/** A definition error as a diagnostic says it: lower-case first letter, no closing period. */
 function lowerFirst(text: string): string {
-  return text.length === 0 ? text : text[0]!.toLowerCase() + text.slice(1);
+  const trimmed = text.endsWith('.') ? text.slice(0, -1) : text;
+  return trimmed.length === 0 ? trimmed : trimmed[0]!.toLowerCase() + trimmed.slice(1);
 }

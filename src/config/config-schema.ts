@@ -115,7 +115,10 @@ const BASE64: JsonSchema = {
   pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
 };
 
-/** One message of a `prompts:` entry: a role and exactly one of text, image and resource. */
+/**
+ * One message of a `prompts:` entry: a role and exactly one of text, image and resource (checked after
+ * the schema, with a message that names what was given).
+ */
 const PROMPT_MESSAGE_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
@@ -139,7 +142,6 @@ const PROMPT_MESSAGE_SCHEMA: JsonSchema = {
     },
   },
   required: ['role'],
-  oneOf: [{ required: ['text'] }, { required: ['image'] }, { required: ['resource'] }],
   additionalProperties: false,
 };
 
@@ -174,7 +176,8 @@ export const PROMPT_SCHEMA: JsonSchema = {
 
 /**
  * A `resources:` entry: a resource at `uri` with fixed `text` or base64 `blob`, or a template at
- * `uri_template` whose `text` takes each `{{variable}}`.
+ * `uri_template` whose `text` takes each `{{variable}}` (exactly one of each pair, checked after the
+ * schema).
  */
 export const RESOURCE_SCHEMA: JsonSchema = {
   type: 'object',
@@ -191,10 +194,6 @@ export const RESOURCE_SCHEMA: JsonSchema = {
     subscribable: { type: 'boolean' },
   },
   required: ['name'],
-  allOf: [
-    { oneOf: [{ required: ['uri'] }, { required: ['uri_template'] }] },
-    { oneOf: [{ required: ['text'] }, { required: ['blob'] }] },
-  ],
   additionalProperties: false,
 };
 

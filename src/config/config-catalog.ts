@@ -7,6 +7,7 @@ import {
   type ResourceTemplateSpec,
 } from '../core/define-resource.js';
 import { isPlainObject } from '../core/json-schema.js';
+import { ContentCatalog } from '../registry/content-catalog.js';
 
 /**
  * The prompts, resources and resource templates of a configuration (its `prompts:` and `resources:`),
@@ -156,6 +157,35 @@ export function buildConfigCatalog(
     }
   });
   return catalog;
+}
+
+/**
+ * A {@link ContentCatalog} holding a configuration's prompts and resources: all of them, or those an
+ * agent names in its `prompts:` and `resources:` (none when it names none), as `toolshed mcp --agent`
+ * serves them.
+ *
+ * @example
+ * ```ts
+ * const catalog = contentCatalogOf(loaded.config.catalog, loaded.agents.find((agent) => agent.id === 'writer'));
+ * ```
+ */
+export function contentCatalogOf(
+  catalog: ConfigCatalog,
+  agent?: { prompts?: readonly string[]; resources?: readonly string[] },
+): ContentCatalog {
+  const served = new ContentCatalog();
+  for (const prompt of catalog.prompts) {
+    if (agent === undefined || agent.prompts?.includes(prompt.name) === true) served.registerPrompt(prompt);
+  }
+  for (const resource of catalog.resources) {
+    if (agent === undefined || agent.resources?.includes(resource.uri) === true) served.registerResource(resource);
+  }
+  for (const template of catalog.resourceTemplates) {
+    if (agent === undefined || agent.resources?.includes(template.uriTemplate) === true) {
+      served.registerResourceTemplate(template);
+    }
+  }
+  return served;
 }
 
 function toMessage(message: Record<string, unknown>): PromptMessage {

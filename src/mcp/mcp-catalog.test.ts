@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConformanceCatalog, RED_PIXEL_PNG } from '../../test/mcp/conformance-tools.js';
-import { ContentCatalog, definePrompt, defineResource, defineTool, ToolRegistry } from '../index.js';
+import { ContentCatalog, definePrompt, defineTool, ToolRegistry } from '../index.js';
 import { createMcpServer, type McpServerOptions } from './index.js';
 
 const open: Array<{ client: Client; server: Server }> = [];

@@ -135,7 +135,7 @@ describe('MCP prompts and resources of toolshed serve, per view', () => {
       { uri: 'docs://pages/intro', text: 'Page intro' },
     ]);
     const system = await client.getPrompt({ name: 'system_prompt' });
-    const text = (system.messages[0]?.content as { text: string }).text;
+    const text = String((system.messages[0]?.content as { text?: string } | undefined)?.text);
     expect(text).toContain('word_count');
     expect(text).toContain('Count the words of a text.');
   });
@@ -147,7 +147,7 @@ describe('MCP prompts and resources of toolshed serve, per view', () => {
     expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
     const system = await client.getPrompt({ name: 'system_prompt' });
     expect(system.description).toBe("The system prompt of agent 'writer': its instructions and the docs of its tools.");
-    const text = (system.messages[0]?.content as { text: string }).text;
+    const text = String((system.messages[0]?.content as { text?: string } | undefined)?.text);
     expect(text.startsWith('You help people write shorter texts.\n\n')).toBe(true);
     expect(text).toContain('word_count');
     expect(await refusal(client.getPrompt({ name: 'internal_review' }))).toEqual({

@@ -75,7 +75,7 @@ export function buildConfigCatalog(
             ...(Array.isArray(argument.values) ? { values: argument.values as string[] } : {}),
           })),
           messages: messages.map(toMessage),
-          metadata: { source: 'config' },
+          metadata: { source: 'config', definition: entry },
         }),
       );
     } catch (error) {
@@ -112,7 +112,7 @@ export function buildConfigCatalog(
       ...(typeof entry.title === 'string' ? { title: entry.title } : {}),
       ...(typeof entry.description === 'string' ? { description: entry.description } : {}),
       ...(typeof entry.mime_type === 'string' ? { mimeType: entry.mime_type } : {}),
-      metadata: { source: 'config' },
+      metadata: { source: 'config', definition: entry },
     };
     try {
       if (typeof entry.uri === 'string') {

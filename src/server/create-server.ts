@@ -14,6 +14,7 @@ import { registerActivityRoutes } from './activity-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
 import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
+import { registerCatalogRoutes } from './catalog-routes.js';
 import { codeToolFactories } from './code-tool.js';
 import { registerEmailRoutes } from './email-routes.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
@@ -194,6 +195,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     setDefaultRouteAuth(api, 'workspace');
     registerToolRoutes(api, context);
     registerAgentRoutes(api, context);
+    registerCatalogRoutes(api, context);
     registerActivityRoutes(api, context);
     registerSecretRoutes(api, context);
     registerWorkspaceRoutes(api, context);

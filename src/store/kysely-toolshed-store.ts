@@ -6,6 +6,7 @@ import type { ChangeFeed } from './change-feed.js';
 import type { Database } from './database.js';
 import { DatabaseApprovalStore } from './database-approval-store.js';
 import { DatabaseFileBackend } from './database-file-backend.js';
+import { McpCatalogQueries } from './mcp-catalog-queries.js';
 import { MIGRATION_TABLES, ToolshedMigrationProvider } from './migrations/toolshed-migration-provider.js';
 import { dropForChange, readCachesOf } from './read-cache.js';
 import type { SecretKeyring } from './secret-key.js';
@@ -23,6 +24,7 @@ import { ToolQueries } from './tool-queries.js';
 import type {
   StoreAgents,
   StoreAttachments,
+  StoreMcpCatalog,
   StoreSecrets,
   StoreTokens,
   StoreToolCalls,
@@ -54,6 +56,7 @@ export class KyselyToolshedStore implements ToolshedStore {
   readonly attachments: StoreAttachments;
   readonly toolCalls: StoreToolCalls;
   readonly secrets: StoreSecrets;
+  readonly mcpCatalog: StoreMcpCatalog;
   readonly #dialect: StoreDialect;
   readonly #feed: ChangeFeed;
   readonly #toolCalls: ToolCallQueries;
@@ -76,6 +79,7 @@ export class KyselyToolshedStore implements ToolshedStore {
     this.tools = new ToolQueries(this.#context);
     this.agents = new AgentQueries(this.#context);
     this.attachments = new AttachmentQueries(this.#context);
+    this.mcpCatalog = new McpCatalogQueries(this.#context);
     this.#toolCalls = new ToolCallQueries(this.#context);
     this.toolCalls = this.#toolCalls;
     this.secrets = new SecretQueries(this.#context, keys);

@@ -85,6 +85,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           '0005_secrets',
           '0006_tool_sources',
           '0007_tool_tags',
+          '0010_prompts_resources',
         ],
       });
       const emails = new EmailStore(store);

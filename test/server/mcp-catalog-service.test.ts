@@ -253,3 +253,74 @@ describe('MCP authentication hints', () => {
     expect(header).toBe(`Bearer resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource"`);
   });
 });
+
+describe('GET /api/prompts and /api/resources', () => {
+  const get = async (path: string) => {
+    const response = await fetch(`${base}${path}`, {
+      headers: { authorization: `Bearer ${token}`, 'x-workspace-id': 'default' },
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it("lists the workspace's prompts and resources from its rows, with the agents that serve each", async () => {
+    const prompts = await get('/api/prompts');
+    expect(prompts.status).toBe(200);
+    expect(prompts.body.prompts).toEqual([
+      {
+        name: 'internal_review',
+        description: 'Only for the workspace endpoint.',
+        arguments: [],
+        source: 'config',
+        origin: 'toolshed.yaml',
+        agents: [],
+        updated_at: expect.any(String),
+      },
+      {
+        name: 'summarize',
+        description: 'Summarize a text.',
+        arguments: [{ name: 'text', required: true }],
+        source: 'config',
+        origin: 'toolshed.yaml',
+        agents: ['writer'],
+        updated_at: expect.any(String),
+      },
+    ]);
+    const resources = await get('/api/resources');
+    expect(
+      (resources.body.resources as Array<Record<string, unknown>>).map((resource) => [
+        resource.kind,
+        resource.uri ?? resource.uri_template,
+        resource.agents,
+      ]),
+    ).toEqual([
+      ['resource', 'docs://internal', []],
+      ['resource', 'docs://status', ['writer']],
+      ['resource_template', 'docs://pages/{slug}', []],
+    ]);
+    const forWriter = await get('/api/resources?agent_id=writer');
+    expect((forWriter.body.resources as Array<{ uri?: string }>).map((resource) => resource.uri)).toEqual([
+      'docs://status',
+    ]);
+    expect(((await get('/api/prompts?agent_id=bare')).body.prompts as unknown[]).length).toBe(0);
+  });
+
+  it('refuses a repeated or unknown query parameter and an unknown agent', async () => {
+    expect(await get('/api/prompts?agent_id=a&agent_id=b')).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: "'agent_id' must be given once, got an array.",
+          details: { field: 'agent_id' },
+        },
+      },
+    });
+    expect((await get('/api/resources?agnet_id=writer')).body).toMatchObject({
+      error: { code: 'VALIDATION_ERROR', message: "Unknown query parameter 'agnet_id'; the only one is agent_id." },
+    });
+    expect(await get('/api/prompts?agent_id=nobody')).toEqual({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND', message: "No agent 'nobody' in this workspace." } },
+    });
+  });
+});

@@ -77,6 +77,7 @@ describe('createStore', () => {
               '0005_secrets',
               '0006_tool_sources',
               '0007_tool_tags',
+              '0010_prompts_resources',
             ],
           });
         } finally {

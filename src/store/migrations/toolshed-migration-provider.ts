@@ -3,6 +3,7 @@ import { emailsByInboxSchema } from './emails-by-inbox-schema.js';
 import { emailsSchema } from './emails-schema.js';
 import { emailsSearchFile } from './emails-search-file.js';
 import { initialSchema } from './initial-schema.js';
+import { mcpCatalogSchema } from './mcp-catalog-schema.js';
 import type { SchemaDialect } from './schema-dialect.js';
 import { secretsSchema } from './secrets-schema.js';
 import { toolSourcesSchema } from './tool-sources-schema.js';
@@ -41,6 +42,8 @@ export class ToolshedMigrationProvider implements MigrationProvider {
       '0005_secrets': secretsSchema(this.#schema),
       '0006_tool_sources': toolSourcesSchema(this.#schema),
       '0007_tool_tags': toolTagsSchema(this.#schema),
+      // 0008 and 0009 are reserved for the call audit trail and upstream MCP pins.
+      '0010_prompts_resources': mcpCatalogSchema(this.#schema),
     };
   }
 }

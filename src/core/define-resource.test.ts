@@ -59,6 +59,14 @@ describe('defineResourceTemplate', () => {
     expect(page.match(`docs://pages/${'a'.repeat(3000)}/v1`)).toBeUndefined();
   });
 
+  it('lets a {+name} variable span path segments', async () => {
+    const files = defineResourceTemplate({ uriTemplate: 'files://{+path}', name: 'files', read: ({ path }) => path ?? '' });
+    expect(files.match('files://notes/2026/plan.md')).toEqual({ path: 'notes/2026/plan.md' });
+    expect(files.match('files://a%2Fb')).toEqual({ path: 'a/b' });
+    expect(files.match('files://x?y')).toBeUndefined();
+    expect(await files.read('files://a/b')).toEqual([{ uri: 'files://a/b', text: 'a/b' }]);
+  });
+
   it('reads a matching URI and refuses another', async () => {
     expect(await page.read('docs://pages/intro/v3')).toEqual([{ uri: 'docs://pages/intro/v3', text: 'intro@3' }]);
     await expect(page.read('docs://other')).rejects.toThrow(
@@ -75,7 +83,7 @@ describe('defineResourceTemplate', () => {
   it('refuses templates beyond level 1 and completions of unknown variables', () => {
     const read = () => '';
     const cases: Array<[unknown, string]> = [
-      [{ uriTemplate: 'docs://{+path}', name: 'x', read }, "'{+path' is not a {name} variable"],
+      [{ uriTemplate: 'docs://{?query}', name: 'x', read }, "'{?query' is not a {name} or {+name} variable"],
       [{ uriTemplate: 'docs://{a}/{a}', name: 'x', read }, "uses the variable 'a' twice."],
       [{ uriTemplate: 'docs://plain', name: 'x', read }, 'has no {variable}; define a resource instead.'],
       [{ uriTemplate: 'docs://{a}', name: 'x' }, 'read must be a function, got nothing.'],
@@ -83,7 +91,7 @@ describe('defineResourceTemplate', () => {
         { uriTemplate: 'docs://{a}', name: 'x', read, complete: { b: [] } },
         "has no variable 'b' to complete; its variables: a.",
       ],
-      [{ uriTemplate: 'docs://{a', name: 'x', read }, "'{' is not a {name} variable"],
+      [{ uriTemplate: 'docs://{a', name: 'x', read }, "'{' is not a {name} or {+name} variable"],
     ];
     for (const [options, message] of cases) {
       expect(() => defineResourceTemplate(options as ResourceTemplateOptions)).toThrow(message);

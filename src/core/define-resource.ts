@@ -57,7 +57,10 @@ export interface ResourceSpec {
 
 /** What {@link defineResourceTemplate} takes. */
 export interface ResourceTemplateOptions extends ResourceOptionsBase {
-  /** An RFC 6570 level-1 template: `{name}` stands for one path segment (`docs://pages/{slug}`). */
+  /**
+   * An RFC 6570 template of `{name}` variables (one path segment: `docs://pages/{slug}`) and `{+name}`
+   * ones (reserved expansion, any path: `files://{+path}`).
+   */
   uriTemplate: string;
   /** The contents for a URI the template matched, given its variables. */
   read: (
@@ -155,9 +158,9 @@ export function defineResource(options: ResourceOptions): ResourceSpec {
  * Define a resource template — for MCP's `resources/templates/list`, `resources/read` of any URI it
  * matches, and `completion/complete` of its variables.
  *
- * Only level-1 templates are taken (`{name}` for one path segment; a variable cannot span a `/`).
- * Throws {@link ToolRegistrationError} (`INVALID_DEFINITION`) for another operator (`{+path}`,
- * `{?query}`), a repeated or missing variable, or a `read` that is not a function.
+ * Variables are `{name}` (one path segment: it cannot span a `/`) and `{+name}` (any path). Throws
+ * {@link ToolRegistrationError} (`INVALID_DEFINITION`) for another operator (`{?query}`, `{#frag}`),
+ * a repeated or missing variable, or a `read` that is not a function.
  *
  * @example
  * ```ts
@@ -190,12 +193,15 @@ export function defineResourceTemplate(options: ResourceTemplateOptions): Resour
     const open = rest.indexOf('{');
     if (open === -1) break;
     const close = rest.indexOf('}', open);
-    const variable = close === -1 ? '' : rest.slice(open + 1, close);
+    const inside = close === -1 ? '' : rest.slice(open + 1, close);
+    // `{+name}` (RFC 6570 reserved expansion) may span path segments: a file path.
+    const reserved = inside.startsWith('+');
+    const variable = reserved ? inside.slice(1) : inside;
     if (!/^[A-Za-z0-9_]+$/.test(variable)) {
       throw invalid(
         uriTemplate,
         'uriTemplate',
-        `Resource template '${uriTemplate}': '{${variable}' is not a {name} variable; only level-1 templates ({name}, one path segment) are supported.`,
+        `Resource template '${uriTemplate}': '{${inside}' is not a {name} or {+name} variable; only those are supported ({name} is one path segment, {+name} any path).`,
       );
     }
     if (variables.includes(variable)) {
@@ -206,7 +212,7 @@ export function defineResourceTemplate(options: ResourceTemplateOptions): Resour
       );
     }
     variables.push(variable);
-    pattern += `${escapeRegExp(rest.slice(0, open))}([^/?#]+)`;
+    pattern += `${escapeRegExp(rest.slice(0, open))}${reserved ? '([^?#]+)' : '([^/?#]+)'}`;
     rest = rest.slice(close + 1);
   }
   if (rest.includes('}')) {

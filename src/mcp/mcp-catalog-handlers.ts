@@ -149,6 +149,8 @@ export function serveCatalog(
     try {
       contents = await catalog.read(uri);
     } catch (error) {
+      // A resource may refuse a request itself (a template's file that does not exist) with -32602.
+      if ((error as { code?: unknown }).code === INVALID_PARAMS) throw error;
       report(error);
       throw requestError(INTERNAL_ERROR, `Reading the resource '${shorten(uri)}' failed: ${messageOf(error)}`);
     }

@@ -109,7 +109,14 @@ export class McpViews {
       refreshing: undefined,
       again: false,
     };
-    await syncViewCatalog(state.catalog, this.#context.registries.config, workspaceId, agentId, state.registry);
+    await syncViewCatalog(
+      state.catalog,
+      this.#context.registries.config,
+      workspaceId,
+      agentId,
+      state.registry,
+      this.#context.store.files(workspaceId),
+    );
     this.#views.set(viewKey(workspaceId, agentId), state);
     return state;
   }

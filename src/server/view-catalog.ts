@@ -1,5 +1,12 @@
+import type { FileBackend } from '../builtins/filesystem/file-backend.js';
 import { definePrompt, type PromptSpec } from '../core/define-prompt.js';
-import type { ResourceSpec, ResourceTemplateSpec } from '../core/define-resource.js';
+import {
+  defineResourceTemplate,
+  type ResourceContents,
+  type ResourceSpec,
+  type ResourceTemplateSpec,
+} from '../core/define-resource.js';
+import { INVALID_PARAMS, requestError } from '../mcp/mcp-request-error.js';
 import type { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ServedConfig } from './served-config.js';
@@ -7,11 +14,18 @@ import type { ServedConfig } from './served-config.js';
 /** The name of the prompt every MCP endpoint of the service offers: its tools' system-prompt docs. */
 export const SYSTEM_PROMPT_NAME = 'system_prompt';
 
+/** The resource template of the workspace's files (its file store, what the file built-ins see). */
+export const FILES_URI_TEMPLATE = 'toolshed://files/{+path}';
+
+/** The largest file `resources/read` returns (bigger ones are refused, naming the size). */
+const MAX_FILE_BYTES = 5 * 1024 * 1024;
+
 /**
  * Make `catalog` hold what one MCP endpoint of the service serves besides tools: the served
  * configuration's prompts and resources when it is for `workspaceId` — all of them on the workspace's
  * `/mcp`, those an agent names (`prompts:`, `resources:`) on `/mcp/agents/:agentId` — and the
- * `system_prompt` prompt, the system-prompt docs of the endpoint's tools (after the configuration
+ * workspace's files as the template `toolshed://files/{+path}` (on `/mcp`; an agent's endpoint when it
+ * names that template in `resources:`), and the `system_prompt` prompt, the system-prompt docs of the endpoint's tools (after the configuration
  * agent's own `prompt`), rendered from `registry` when asked so it follows attachments. Entries that did not
  * change stay; a resource whose contents changed (a reloaded configuration) tells its subscribers.
  *
@@ -26,6 +40,7 @@ export async function syncViewCatalog(
   workspaceId: string,
   agentId: string | undefined,
   registry: ToolRegistry,
+  files?: FileBackend,
 ): Promise<void> {
   const own = served?.workspaceId === workspaceId ? served : undefined;
   const agent = agentId === undefined ? undefined : own?.agents.find((candidate) => candidate.id === agentId);
@@ -49,6 +64,10 @@ export async function syncViewCatalog(
     if (wantsResource(resource.uri)) resources.set(resource.uri, resource);
   for (const template of own?.catalog?.resourceTemplates ?? []) {
     if (wantsResource(template.uriTemplate)) resources.set(template.uriTemplate, template);
+  }
+  if (files !== undefined && wantsResource(FILES_URI_TEMPLATE) && !resources.has(FILES_URI_TEMPLATE)) {
+    const current = catalog.findResourceTemplate(FILES_URI_TEMPLATE);
+    resources.set(FILES_URI_TEMPLATE, current?.metadata?.source === 'files' ? current : filesTemplate(files));
   }
   const present = new Map<string, ResourceSpec | ResourceTemplateSpec>([
     ...catalog.resources().map((resource) => [resource.uri, resource] as const),
@@ -107,4 +126,83 @@ async function contentsOf(resource: ResourceSpec): Promise<string> {
   } catch {
     return '';
   }
+}
+
+/** `toolshed://files/{+path}`: a file of the workspace's file store, text when it is UTF-8, else a blob. */
+function filesTemplate(files: FileBackend): ResourceTemplateSpec {
+  return defineResourceTemplate({
+    uriTemplate: FILES_URI_TEMPLATE,
+    name: 'files',
+    title: 'Workspace files',
+    description: "A file of the workspace's file store (what read_file sees), by its path.",
+    metadata: { source: 'files' },
+    read: async ({ path }, uri): Promise<ResourceContents[]> => {
+      const target = `/${(path ?? '').replace(/^\/+/, '')}`;
+      let entry: Awaited<ReturnType<FileBackend['stat']>>;
+      try {
+        entry = await files.stat(target);
+      } catch (error) {
+        // A path the file store refuses ('..', a NUL byte, too long) is the request's fault.
+        throw requestError(INVALID_PARAMS, error instanceof Error ? error.message : String(error));
+      }
+      if (entry === undefined || entry.type !== 'file') {
+        throw requestError(
+          INVALID_PARAMS,
+          `No file '${target.length > 80 ? `${target.slice(0, 79)}…` : target}' in the workspace.`,
+        );
+      }
+      if (entry.size > MAX_FILE_BYTES) {
+        throw requestError(
+          INVALID_PARAMS,
+          `The file '${target}' is ${entry.size} bytes; resources/read returns at most ${MAX_FILE_BYTES}.`,
+        );
+      }
+      const bytes = await files.read(target, { maxBytes: MAX_FILE_BYTES });
+      const mimeType = mimeTypeOf(target);
+      try {
+        return [{ uri, mimeType, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) }];
+      } catch {
+        return [
+          {
+            uri,
+            mimeType: mimeType === 'text/plain' ? 'application/octet-stream' : mimeType,
+            blob: Buffer.from(bytes).toString('base64'),
+          },
+        ];
+      }
+    },
+    complete: {
+      path: async (typed) => {
+        const prefix = `/${typed.replace(/^\/+/, '')}`;
+        const found: string[] = [];
+        for await (const entry of files.walk('/')) {
+          if (entry.type === 'file' && entry.path.startsWith(prefix)) found.push(entry.path.slice(1));
+          if (found.length === 100) break;
+        }
+        return found;
+      },
+    },
+  });
+}
+
+const MIME_TYPES: Record<string, string> = {
+  md: 'text/markdown',
+  json: 'application/json',
+  csv: 'text/csv',
+  html: 'text/html',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  pdf: 'application/pdf',
+};
+
+function mimeTypeOf(path: string): string {
+  const extension = /\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase();
+  return (
+    (extension !== undefined && Object.hasOwn(MIME_TYPES, extension) ? MIME_TYPES[extension] : undefined) ??
+    'text/plain'
+  );
 }

@@ -166,6 +166,44 @@ describe('MCP prompts and resources of toolshed serve, per view', () => {
     expect((await bare.listResources()).resources).toEqual([]);
   });
 
+  it("serves the workspace's files through toolshed://files/{+path}, text or blob, with path completion", async () => {
+    const files = store.files('default');
+    await files.write('/notes/plan.md', new TextEncoder().encode('# Plan\nShip it.'));
+    await files.write('/notes/pixel.png', new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]));
+    const client = await connect('/mcp');
+    expect((await client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toEqual([
+      'docs://pages/{slug}',
+      'toolshed://files/{+path}',
+    ]);
+    expect((await client.readResource({ uri: 'toolshed://files/notes/plan.md' })).contents).toEqual([
+      { uri: 'toolshed://files/notes/plan.md', mimeType: 'text/markdown', text: '# Plan\nShip it.' },
+    ]);
+    expect((await client.readResource({ uri: 'toolshed://files/notes/pixel.png' })).contents).toEqual([
+      {
+        uri: 'toolshed://files/notes/pixel.png',
+        mimeType: 'image/png',
+        blob: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]).toString('base64'),
+      },
+    ]);
+    const completion = await client.complete({
+      ref: { type: 'ref/resource', uri: 'toolshed://files/{+path}' },
+      argument: { name: 'path', value: 'notes/p' },
+    });
+    expect(completion.completion.values).toEqual(['notes/pixel.png', 'notes/plan.md']);
+    expect(await refusal(client.readResource({ uri: 'toolshed://files/notes/missing.md' }))).toEqual({
+      code: -32602,
+      message: "MCP error -32602: No file '/notes/missing.md' in the workspace.",
+    });
+    expect(await refusal(client.readResource({ uri: 'toolshed://files/../../etc/passwd' }))).toMatchObject({
+      code: -32602,
+    });
+    // An agent's endpoint serves the files only when the agent names the template.
+    const writer = await connect('/mcp/agents/writer');
+    expect(await refusal(writer.readResource({ uri: 'toolshed://files/notes/plan.md' }))).toMatchObject({
+      code: -32602,
+    });
+  });
+
   it('refuses bad prompt and resource requests without logging a call', async () => {
     const before = (await store.toolCalls.listRecent('default', { limit: 100 })).length;
     const client = await connect('/mcp/agents/writer');

@@ -10,6 +10,12 @@ import { isPlainObject } from '../core/json-schema.js';
 import { ContentCatalog } from '../registry/content-catalog.js';
 
 /**
+ * The resource template of a workspace's files, which `toolshed serve` offers on `/mcp` and to each
+ * agent that names it in `resources:` (it is not defined in `resources:`).
+ */
+export const WORKSPACE_FILES_URI_TEMPLATE = 'toolshed://files/{+path}';
+
+/**
  * The prompts, resources and resource templates of a configuration (its `prompts:` and `resources:`),
  * built as `definePrompt` / `defineResource` / `defineResourceTemplate` would, each with the
  * configuration's `origin` in its metadata.

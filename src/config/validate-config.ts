@@ -21,7 +21,7 @@ import type { RegistrableTool } from '../registry/tool-registry.js';
 import { validate as validateToolshedConfig } from '../schema/generated/toolshed-config.js';
 import { runStandalone } from '../schema/run-standalone.js';
 import { checkMcpServer } from './check-mcp-servers.js';
-import { buildConfigCatalog, type ConfigCatalog } from './config-catalog.js';
+import { buildConfigCatalog, type ConfigCatalog, WORKSPACE_FILES_URI_TEMPLATE } from './config-catalog.js';
 import type { ConfigDiagnostic } from './config-diagnostic.js';
 import { AGENT_KEYS, CONFIG_SCHEMA, MCP_SERVER_SCHEMA, REST_TOOL_SCHEMA } from './config-schema.js';
 import { expandEnv } from './expand-env.js';
@@ -295,6 +295,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   const resourceUris = [
     ...config.catalog.resources.map((resource) => resource.uri),
     ...config.catalog.resourceTemplates.map((template) => template.uriTemplate),
+    WORKSPACE_FILES_URI_TEMPLATE,
   ];
   config.agents.forEach((agent, agentIndex) => {
     agent.prompts?.forEach((name, index) => {

@@ -60,7 +60,11 @@ describe('defineResourceTemplate', () => {
   });
 
   it('lets a {+name} variable span path segments', async () => {
-    const files = defineResourceTemplate({ uriTemplate: 'files://{+path}', name: 'files', read: ({ path }) => path ?? '' });
+    const files = defineResourceTemplate({
+      uriTemplate: 'files://{+path}',
+      name: 'files',
+      read: ({ path }) => path ?? '',
+    });
     expect(files.match('files://notes/2026/plan.md')).toEqual({ path: 'notes/2026/plan.md' });
     expect(files.match('files://a%2Fb')).toEqual({ path: 'a/b' });
     expect(files.match('files://x?y')).toBeUndefined();

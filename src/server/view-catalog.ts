@@ -1,4 +1,5 @@
 import type { FileBackend } from '../builtins/filesystem/file-backend.js';
+import { WORKSPACE_FILES_URI_TEMPLATE } from '../config/config-catalog.js';
 import { definePrompt, type PromptSpec } from '../core/define-prompt.js';
 import {
   defineResourceTemplate,
@@ -15,7 +16,7 @@ import type { ServedConfig } from './served-config.js';
 export const SYSTEM_PROMPT_NAME = 'system_prompt';
 
 /** The resource template of the workspace's files (its file store, what the file built-ins see). */
-export const FILES_URI_TEMPLATE = 'toolshed://files/{+path}';
+const FILES_URI_TEMPLATE = WORKSPACE_FILES_URI_TEMPLATE;
 
 /** The largest file `resources/read` returns (bigger ones are refused, naming the size). */
 const MAX_FILE_BYTES = 5 * 1024 * 1024;

@@ -207,7 +207,7 @@ describe('toolshed mcp prompts and resources', () => {
     expect(completion.completion.values).toEqual(['paris', 'park', 'party']);
   });
 
-  it('serves an --agent only the prompts and resources it names', async () => {
+  it("serves an --agent's view the prompts and resources the agent names", async () => {
     const { client } = await connect(['--config', 'toolshed.yaml', '--agent', 'conformance'], fixture);
     expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual([
       'test://static-binary',

@@ -108,8 +108,14 @@ const DEFAULT_PAGE_SIZE = 200;
  *   `elicitation/create` / `sampling/createMessage` to the client when it declared the capability. All
  *   of them travel on the call's own stream. Failures are `isError: true` results, never JSON-RPC errors.
  * - A change of the registry's tool set sends `notifications/tools/list_changed`.
+ * - `tools/list` is paged (`pageSize`, default 200) with `nextCursor`; a cursor it did not hand out is
+ *   `-32602`. A result cut by an output budget also carries a `resource_link` to
+ *   `toolshed://tool-outputs/<handle>`, which `resources/read` answers with the whole output.
+ * - The `catalog`'s prompts, resources and resource templates are served with `prompts/*`,
+ *   `resources/*` (subscriptions included) and `completion/complete`.
  *
- * Capabilities: `tools` (with `listChanged`) and `logging`. One server serves one connection: connect
+ * Capabilities: `tools` (with `listChanged`), `logging`, `prompts`, `resources` (with `subscribe`) and
+ * `completions`. One server serves one connection: connect
  * it to a transport (stdio, Streamable HTTP, in-memory) with `server.connect(transport)`. The server
  * listens to the registry from the client's `initialized` notification until it closes; to hook
  * `oninitialized` or `onclose` yourself, wrap the existing callback rather than replace it.

@@ -17,6 +17,16 @@ export type {
   ResourceLink,
   TextContent,
 } from './core/content-block.js';
+export type { PromptArgument, PromptMessage, PromptOptions, PromptSpec } from './core/define-prompt.js';
+export { definePrompt, PROMPT_NAME_PATTERN } from './core/define-prompt.js';
+export type {
+  ResourceContents,
+  ResourceOptions,
+  ResourceSpec,
+  ResourceTemplateOptions,
+  ResourceTemplateSpec,
+} from './core/define-resource.js';
+export { defineResource, defineResourceTemplate } from './core/define-resource.js';
 export type { JsonSchemaToolOptions, SchemaToolOptions, ToolOptionsBase } from './core/define-tool.js';
 export { defineTool, isToolSpec, MAX_INPUT_EXAMPLES, TOOL_NAME_PATTERN } from './core/define-tool.js';
 export { closestNames } from './core/did-you-mean.js';
@@ -108,6 +118,8 @@ export type { ToolSource } from './exporters/shared/tool-source.js';
 export type { WireNameMap } from './exporters/shared/wire-name.js';
 export { createWireNameMap, toWireName, WIRE_NAME_PATTERN } from './exporters/shared/wire-name.js';
 export type { BatchCall } from './registry/call-many.js';
+export type { CatalogChange } from './registry/content-catalog.js';
+export { ContentCatalog } from './registry/content-catalog.js';
 export type { LoggerHookOptions, StructuredLogger } from './registry/logger-hook.js';
 export { createLoggerHook } from './registry/logger-hook.js';
 export { READ_TOOL_OUTPUT } from './registry/read-tool-output.js';

@@ -105,6 +105,99 @@ export const MCP_SERVER_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
+const URI: JsonSchema = { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9+.-]*:\\S+$', maxLength: 2048 };
+const MIME_TYPE: JsonSchema = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+',
+  maxLength: 200,
+};
+const BASE64: JsonSchema = {
+  type: 'string',
+  pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
+};
+
+/**
+ * One message of a `prompts:` entry: a role and exactly one of text, image and resource (checked after
+ * the schema, with a message that names what was given).
+ */
+const PROMPT_MESSAGE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    role: { enum: ['user', 'assistant'] },
+    text: { type: 'string' },
+    image: {
+      type: 'object',
+      properties: { data: BASE64, mime_type: MIME_TYPE },
+      required: ['data', 'mime_type'],
+      additionalProperties: false,
+    },
+    resource: {
+      type: 'object',
+      properties: {
+        uri: { type: 'string', minLength: 1, maxLength: 2048 },
+        mime_type: MIME_TYPE,
+        text: { type: 'string' },
+      },
+      required: ['uri', 'text'],
+      additionalProperties: false,
+    },
+  },
+  required: ['role'],
+  additionalProperties: false,
+};
+
+/** A `prompts:` entry (MCP `prompts/list` and `prompts/get`); `{{argument}}` in texts takes its value. */
+export const PROMPT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: NAME,
+    title: { type: 'string', minLength: 1 },
+    description: { type: 'string', pattern: '\\S' },
+    arguments: {
+      type: 'array',
+      maxItems: 50,
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
+          title: { type: 'string' },
+          description: { type: 'string' },
+          required: { type: 'boolean' },
+          values: { type: 'array', maxItems: 1000, items: { type: 'string' } },
+        },
+        required: ['name'],
+        additionalProperties: false,
+      },
+    },
+    messages: { type: 'array', minItems: 1, maxItems: 100, items: PROMPT_MESSAGE_SCHEMA },
+  },
+  required: ['name', 'description', 'messages'],
+  additionalProperties: false,
+};
+
+/**
+ * A `resources:` entry: a resource at `uri` with fixed `text` or base64 `blob`, or a template at
+ * `uri_template` whose `text` takes each `{{variable}}` (exactly one of each pair, checked after the
+ * schema).
+ */
+export const RESOURCE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    uri: URI,
+    uri_template: URI,
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    title: { type: 'string', minLength: 1 },
+    description: { type: 'string' },
+    mime_type: MIME_TYPE,
+    text: { type: 'string' },
+    blob: BASE64,
+    complete: { type: 'object', additionalProperties: { type: 'array', maxItems: 1000, items: { type: 'string' } } },
+    subscribable: { type: 'boolean' },
+  },
+  required: ['name'],
+  additionalProperties: false,
+};
+
 /** Keys an agent (node) entry may have; others are reported as warnings (the seed ADR adds its own). */
 export const AGENT_KEYS = [
   'id',
@@ -116,6 +209,8 @@ export const AGENT_KEYS = [
   'output_schema',
   'model',
   'config',
+  'prompts',
+  'resources',
 ];
 
 const AGENT_SCHEMA: JsonSchema = {
@@ -127,6 +222,8 @@ const AGENT_SCHEMA: JsonSchema = {
     prompt: { type: 'string' },
     tools: { type: 'array', items: { type: 'string', minLength: 1 } },
     config: { type: 'object', additionalProperties: { type: 'object' } },
+    prompts: { type: 'array', items: NAME },
+    resources: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 2048 } },
   },
   required: ['id'],
 };
@@ -171,6 +268,8 @@ export const CONFIG_SCHEMA: JsonSchema = {
     workspace: { type: 'string', minLength: 1 },
     custom_tools: { type: 'array', items: REST_TOOL_SCHEMA },
     mcp_servers: { type: 'array', items: MCP_SERVER_SCHEMA },
+    prompts: { type: 'array', maxItems: 1000, items: PROMPT_SCHEMA },
+    resources: { type: 'array', maxItems: 1000, items: RESOURCE_SCHEMA },
     agents: { type: 'array', items: AGENT_SCHEMA },
     nodes: { type: 'array', items: AGENT_SCHEMA },
     defaults: {

@@ -4,6 +4,8 @@
  */
 
 export type { RestToolConfig } from '../builtins/web/rest-tool-config.js';
+export type { ConfigCatalog } from './config-catalog.js';
+export { buildConfigCatalog, contentCatalogOf, WORKSPACE_FILES_URI_TEMPLATE } from './config-catalog.js';
 export type { ConfigDiagnostic } from './config-diagnostic.js';
 export { ConfigError, formatDiagnostic } from './config-diagnostic.js';
 export type { Expansion, ExpansionProblem } from './expand-env.js';

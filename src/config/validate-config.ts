@@ -23,6 +23,7 @@ import { validate as validateToolshedConfig } from '../schema/generated/toolshed
 import { runStandalone } from '../schema/run-standalone.js';
 import type { CallLimitInput, CallLimitScope } from '../store/index.js';
 import { checkMcpServer } from './check-mcp-servers.js';
+import { buildConfigCatalog, type ConfigCatalog, WORKSPACE_FILES_URI_TEMPLATE } from './config-catalog.js';
 import type { ConfigDiagnostic } from './config-diagnostic.js';
 import {
   AGENT_KEYS,
@@ -44,6 +45,10 @@ export interface AgentConfig {
   tools: string[];
   /** Per-tool configuration, handed to handlers as `ctx.config`. */
   config: Record<string, Record<string, unknown>>;
+  /** The configuration's prompts the agent's MCP endpoint serves (by name); none when absent. */
+  prompts?: string[];
+  /** The configuration's resources and templates the agent's MCP endpoint serves (by URI); none when absent. */
+  resources?: string[];
 }
 
 /** `toolshed.yaml`, checked and with `${VAR}` expanded. */
@@ -61,6 +66,8 @@ export interface ToolshedConfig {
   customTools: RestToolConfig[];
   mcpServers: McpServerConfig[];
   agents: AgentConfig[];
+  /** `prompts:`, `resources:` (fixed) and `resources:` with `uri_template`, built. */
+  catalog: ConfigCatalog;
   defaults: { timeoutMs?: number; maxOutputChars?: number; extraArgs?: 'drop' | 'reject' };
   /**
    * `server:` — settings of `toolshed serve`: how long the call log keeps a call
@@ -295,10 +302,39 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       ...(typeof agent.name === 'string' ? { name: agent.name } : {}),
       ...(typeof agent.description === 'string' ? { description: agent.description } : {}),
       ...(typeof agent.prompt === 'string' ? { prompt: agent.prompt } : {}),
+      ...(Array.isArray(agent.prompts) ? { prompts: agent.prompts as string[] } : {}),
+      ...(Array.isArray(agent.resources) ? { resources: agent.resources as string[] } : {}),
     })),
+    catalog: buildConfigCatalog(value, (pointer, message) => error(source, pointer, message)),
     defaults: toDefaults(value.defaults),
     server: toServer(value.server),
   };
+  const promptNames = config.catalog.prompts.map((prompt) => prompt.name);
+  const resourceUris = [
+    ...config.catalog.resources.map((resource) => resource.uri),
+    ...config.catalog.resourceTemplates.map((template) => template.uriTemplate),
+    WORKSPACE_FILES_URI_TEMPLATE,
+  ];
+  config.agents.forEach((agent, agentIndex) => {
+    agent.prompts?.forEach((name, index) => {
+      if (!promptNames.includes(name)) {
+        error(
+          source,
+          `/${agentsKey}/${agentIndex}/prompts/${index}`,
+          `agent '${agent.id}' names the prompt '${name}', which the configuration's prompts: does not define${suggestion(name, promptNames)}`,
+        );
+      }
+    });
+    agent.resources?.forEach((uri, index) => {
+      if (!resourceUris.includes(uri)) {
+        error(
+          source,
+          `/${agentsKey}/${agentIndex}/resources/${index}`,
+          `agent '${agent.id}' names the resource '${uri}', which the configuration's resources: does not define${suggestion(uri, resourceUris)}`,
+        );
+      }
+    });
+  });
 
   // Custom tool ids are the only catalog names a configuration can take from the environment.
   const writtenNames = new Map<string, string>();
@@ -716,4 +752,9 @@ async function codeBuiltins(config: { builtins: string[]; agents: ReadonlyArray<
   if (!CODE_BUILTINS.some((name) => named.has(name))) return [];
   const { createExecuteJavascriptTool, createExecutePythonTool } = await import('../sandbox/index.js');
   return [createExecuteJavascriptTool() as ToolSpec, createExecutePythonTool() as ToolSpec];
+}
+
+function suggestion(name: string, known: readonly string[]): string {
+  const close = closestNames(name, [...known], 1)[0];
+  return close === undefined ? '' : `; did you mean '${close}'?`;
 }

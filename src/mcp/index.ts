@@ -19,6 +19,7 @@ export type {
 export { importMcpServer, McpServerUnavailableError } from './import-mcp-server.js';
 export type { McpCallToolResult } from './mcp-call-result.js';
 export { toCallToolResult } from './mcp-call-result.js';
+export { TOOL_OUTPUT_URI_PREFIX } from './mcp-catalog-handlers.js';
 export type {
   McpEndpoint,
   McpEndpointResolver,

@@ -15,8 +15,11 @@ import {
 import type { CallContextOptions } from '../core/call-context.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-spec.js';
+import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { toCallToolResult } from './mcp-call-result.js';
+import { serveCatalog, toolOutputLink } from './mcp-catalog-handlers.js';
+import { pageOf } from './mcp-cursor.js';
 import { listMcpTools } from './mcp-tool-list.js';
 
 /**
@@ -72,6 +75,17 @@ export interface McpServerOptions {
    * these). A call answered this way does not reach `onCallResult`.
    */
   admitCall?: (tool: string) => ToolResult | (() => void) | undefined | Promise<ToolResult | (() => void) | undefined>;
+  /**
+   * The prompts, resources and resource templates to serve beside the tools (default: none). A change
+   * of the catalog sends `notifications/prompts/list_changed` or `notifications/resources/list_changed`;
+   * `catalog.notifyUpdated(uri)` sends `notifications/resources/updated` to sessions subscribed to it.
+   */
+  catalog?: ContentCatalog;
+  /**
+   * Most items in one page of `tools/list`, `prompts/list`, `resources/list` and
+   * `resources/templates/list` (default 200); longer lists carry a `nextCursor`.
+   */
+  pageSize?: number;
 }
 
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -79,6 +93,8 @@ type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 const LOG_LEVELS: readonly LogLevel[] = LoggingLevelSchema.options;
 
 const toolshedVersion = readVersion();
+
+const DEFAULT_PAGE_SIZE = 200;
 
 /**
  * An MCP server (the SDK's low-level `Server`) that serves a registry's tools.
@@ -93,8 +109,14 @@ const toolshedVersion = readVersion();
  *   `elicitation/create` / `sampling/createMessage` to the client when it declared the capability. All
  *   of them travel on the call's own stream. Failures are `isError: true` results, never JSON-RPC errors.
  * - A change of the registry's tool set sends `notifications/tools/list_changed`.
+ * - `tools/list` is paged (`pageSize`, default 200) with `nextCursor`; a cursor it did not hand out is
+ *   `-32602`. A result cut by an output budget also carries a `resource_link` to
+ *   `toolshed://tool-outputs/<handle>`, which `resources/read` answers with the whole output.
+ * - The `catalog`'s prompts, resources and resource templates are served with `prompts/*`,
+ *   `resources/*` (subscriptions included) and `completion/complete`.
  *
- * Capabilities: `tools` (with `listChanged`) and `logging`. One server serves one connection: connect
+ * Capabilities: `tools` (with `listChanged`), `logging`, `prompts`, `resources` (with `subscribe`) and
+ * `completions`. One server serves one connection: connect
  * it to a transport (stdio, Streamable HTTP, in-memory) with `server.connect(transport)`. The server
  * listens to the registry from the client's `initialized` notification until it closes; to hook
  * `oninitialized` or `onclose` yourself, wrap the existing callback rather than replace it.
@@ -114,24 +136,45 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
   const server = new Server(
     { name: options.name ?? 'toolshed', version: options.version ?? toolshedVersion },
     {
-      capabilities: { tools: { listChanged: true }, logging: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        completions: {},
+      },
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       // A directory load registers many tools in one tick: tell the client once.
-      debouncedNotificationMethods: ['notifications/tools/list_changed'],
+      debouncedNotificationMethods: [
+        'notifications/tools/list_changed',
+        'notifications/prompts/list_changed',
+        'notifications/resources/list_changed',
+      ],
     },
   );
   const report = options.onError ?? (() => {});
   let logLevel: LogLevel = options.logLevel ?? 'info';
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
+    throw new TypeError(`pageSize must be a whole number of at least 1, got ${String(pageSize)}.`);
+  }
+  const catalog = options.catalog ?? new ContentCatalog();
+  const served = serveCatalog(server, registry, catalog, { pageSize, report });
 
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     logLevel = request.params.level;
     return {};
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, () => {
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
     const listing = listMcpTools(registry);
-    for (const skipped of listing.skipped) report(skipped.error);
-    return { tools: listing.tools, _meta: { tools_hash: listing.toolsHash } };
+    const page = pageOf('tools', listing.tools, request.params?.cursor, pageSize);
+    if (request.params?.cursor === undefined) for (const skipped of listing.skipped) report(skipped.error);
+    return {
+      tools: page.items,
+      ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+      _meta: { tools_hash: listing.toolsHash },
+    };
   });
 
   const callTool = async (params: CallToolRequest['params'], extra: CallExtra) => {
@@ -208,7 +251,11 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
         report(error);
       }
     }
-    return toCallToolResult(result, listMcpTools(registry).structured.has(name));
+    const answer = toCallToolResult(result, listMcpTools(registry).structured.has(name));
+    const handle = result.metadata.outputHandle;
+    // The marker names read_tool_output for models; the link lets any MCP client read the whole output.
+    if (result.status === 'success' && typeof handle === 'string') answer.content.push(toolOutputLink(name, handle));
+    return answer;
   };
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -234,9 +281,21 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
   let stopListening: (() => void) | undefined;
   const previousOnInitialized = server.oninitialized;
   server.oninitialized = () => {
-    stopListening ??= registry.on('change', () => {
-      if (server.transport !== undefined) server.sendToolListChanged().catch(report);
-    });
+    if (stopListening === undefined) {
+      const stopTools = registry.on('change', () => {
+        if (server.transport !== undefined) server.sendToolListChanged().catch(report);
+      });
+      const stopCatalog = catalog.on((change) => {
+        if (server.transport === undefined) return;
+        if (change.type === 'prompts') server.sendPromptListChanged().catch(report);
+        else if (change.type === 'resources') server.sendResourceListChanged().catch(report);
+        else served.onUpdated(change.uri);
+      });
+      stopListening = () => {
+        stopTools();
+        stopCatalog();
+      };
+    }
     previousOnInitialized?.();
   };
   const previousOnClose = server.onclose;

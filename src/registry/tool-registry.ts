@@ -493,6 +493,21 @@ export class ToolRegistry {
     return this;
   }
 
+  /**
+   * The whole text of an output that an output budget cut (its handle is the result's
+   * `metadata.outputHandle`), or `undefined` when the handle is unknown or the output was evicted.
+   *
+   * @example
+   * ```ts
+   * const result = await registry.call('dump_logs', {});
+   * const full = registry.readOutput(String(result.metadata.outputHandle));
+   * ```
+   */
+  readOutput(handle: string): string | undefined {
+    if (typeof handle !== 'string') return undefined;
+    return this.#runtime.outputs.read(handle, 0, Number.MAX_SAFE_INTEGER)?.text;
+  }
+
   /** Listen to `change` (tool set changed) or `hook-error`; returns a function that stops listening. */
   on<E extends keyof RegistryEvents>(event: E, listener: RegistryEvents[E]): () => void {
     const listeners = (event === 'change' ? this.#changeListeners : this.#runtime.hookErrorListeners) as Set<

@@ -18,10 +18,12 @@ import { answerClientError } from './answer-client-error.js';
 import { ApiError, type ApiErrorBody } from './api-error.js';
 import { CallLimits, type CallLimitsOptions } from './call-limits.js';
 import { type CallQuotaOptions, CallQuotas } from './call-quotas.js';
+import { registerCatalogRoutes } from './catalog-routes.js';
 import { codeToolFactories } from './code-tool.js';
 import { registerEmailRoutes } from './email-routes.js';
 import { registerLimitRoutes } from './limit-routes.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
+import { registerProtectedResourceRoutes } from './protected-resource.js';
 import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';
 import { type ServedConfig, type ServedConfigSync, syncServedConfig } from './served-config.js';
@@ -280,6 +282,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   app.get('/health', { config: { auth: 'none' } }, async () => healthOf(options.upstreams));
+  registerProtectedResourceRoutes(app);
   // Public, as Prometheus scrapers expect; it names no workspace's tools (see ServerMetrics).
   app.get('/metrics', { config: { auth: 'none' } }, async (_request, reply) => {
     reply.type(context.metrics.contentType);
@@ -290,6 +293,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     setDefaultRouteAuth(api, 'workspace');
     registerToolRoutes(api, context);
     registerAgentRoutes(api, context);
+    registerCatalogRoutes(api, context);
     registerActivityRoutes(api, context);
     registerSecretRoutes(api, context);
     registerLimitRoutes(api, context);

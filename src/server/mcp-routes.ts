@@ -111,6 +111,7 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
           },
           onCallResult,
           admitCall: admit,
+          catalog: view.catalog,
         },
       };
     },

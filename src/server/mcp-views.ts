@@ -1,8 +1,10 @@
 import type { ToolSpec } from '../core/tool-spec.js';
+import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { type StoreChange, StoreNotFoundError } from '../store/index.js';
 import type { ServerContext } from './server-context.js';
 import { servedNames, toolScopeOf } from './tool-scope.js';
+import { syncViewCatalog } from './view-catalog.js';
 
 /**
  * The tools one MCP endpoint serves, kept current: `registry` gains and loses tools as attachments,
@@ -14,6 +16,8 @@ export interface LiveToolView {
   /** The agent, or `undefined` for the workspace's default view. */
   readonly agentId: string | undefined;
   readonly registry: ToolRegistry;
+  /** The prompts and resources the endpoint serves (see `syncViewCatalog`), kept current the same way. */
+  readonly catalog: ContentCatalog;
   /** Per-tool attachment config, handed to handlers as `ctx.config`. */
   readonly config: Readonly<Record<string, Record<string, unknown>>>;
   /** False once the agent or its workspace was deleted; the registry is then empty. */
@@ -24,6 +28,7 @@ interface ViewState {
   workspaceId: string;
   agentId: string | undefined;
   registry: ToolRegistry;
+  catalog: ContentCatalog;
   config: Record<string, Record<string, unknown>>;
   live: boolean;
   /**
@@ -97,12 +102,21 @@ export class McpViews {
       workspaceId,
       agentId,
       registry: fresh.registry.subset(names, { strict: false }),
+      catalog: new ContentCatalog(),
       config: fresh.config,
       live: true,
       sources: new Map(names.map((name) => [name, fresh.registry.get(name)])),
       refreshing: undefined,
       again: false,
     };
+    await syncViewCatalog(
+      state.catalog,
+      this.#context.registries.config,
+      workspaceId,
+      agentId,
+      state.registry,
+      this.#context.store.files(workspaceId),
+    );
     this.#views.set(viewKey(workspaceId, agentId), state);
     return state;
   }
@@ -153,12 +167,20 @@ export class McpViews {
       state.registry.register(tool, { allowOverride: true });
       state.sources.set(name, tool);
     }
+    await syncViewCatalog(
+      state.catalog,
+      this.#context.registries.config,
+      state.workspaceId,
+      state.agentId,
+      state.registry,
+    );
   }
 
   #retire(state: ViewState): void {
     state.live = false;
     for (const name of state.sources.keys()) state.registry.unregister(name);
     state.sources.clear();
+    state.catalog.clear();
     state.config = {};
     const key = viewKey(state.workspaceId, state.agentId);
     if (this.#views.get(key) === state) this.#views.delete(key);

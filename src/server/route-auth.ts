@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { TokenIdentity, ToolshedStore } from '../store/index.js';
 import { ApiError } from './api-error.js';
 import { authenticate } from './authenticate.js';
+import { requestBase, wwwAuthenticate } from './protected-resource.js';
 
 /**
  * Who may call a route, declared in its options as `config: { auth }`:
@@ -128,15 +129,28 @@ export function registerRouteAuth(app: FastifyInstance, store: ToolshedStore): v
     for (const method of [route.method].flat()) table.push({ method, url, auth });
   });
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (request.is404) return;
     const auth = request.routeOptions.config.auth;
     switch (auth) {
       case 'none':
         return;
       case 'workspace':
+        identities.set(request, await authenticate(store, request, { requireWorkspaceHeader: true }));
+        return;
       case 'token':
-        identities.set(request, await authenticate(store, request, { requireWorkspaceHeader: auth === 'workspace' }));
+        try {
+          identities.set(request, await authenticate(store, request, { requireWorkspaceHeader: false }));
+        } catch (error) {
+          // MCP clients read this header to learn how to authenticate (RFC 9728); without it they assume OAuth.
+          if (error instanceof ApiError && error.statusCode === 401) {
+            reply.header(
+              'www-authenticate',
+              wwwAuthenticate(requestBase(request), request.headers.authorization !== undefined),
+            );
+          }
+          throw error;
+        }
         return;
       case undefined:
         // Unreachable (registration refuses such routes), and refused rather than served if it were not.

@@ -1,5 +1,14 @@
+import type { PromptSpec } from '../core/define-prompt.js';
+import type { ResourceSpec, ResourceTemplateSpec } from '../core/define-resource.js';
 import type { ToolSpec } from '../core/tool-spec.js';
-import type { AgentSyncResult, CallLimitInput, ToolSyncResult, ToolshedStore } from '../store/index.js';
+import type {
+  AgentSyncResult,
+  CallLimitInput,
+  McpCatalogSyncInput,
+  McpCatalogSyncResult,
+  ToolSyncResult,
+  ToolshedStore,
+} from '../store/index.js';
 
 /** The source of a tool a configuration defines, as its row records it (`builtin` ones are not rows of their own). */
 export type ServedToolSource = 'builtin' | 'config' | 'module' | `mcp:${string}`;
@@ -36,10 +45,22 @@ export interface ServedConfig {
     readonly id: string;
     readonly name?: string;
     readonly description?: string;
+    /** The agent's system prompt (`prompt:`), put before its tools' docs in its `system_prompt` prompt. */
+    readonly prompt?: string;
     readonly tools: readonly string[];
     /** Per-tool config, handed to handlers as `ctx.config`. */
     readonly config: Readonly<Record<string, Record<string, unknown>>>;
+    /** The prompts of `catalog` the agent's MCP endpoint serves (by name); none when absent. */
+    readonly prompts?: readonly string[];
+    /** The resources and templates of `catalog` the agent's MCP endpoint serves (by URI); none when absent. */
+    readonly resources?: readonly string[];
   }>;
+  /** The configuration's prompts, resources and resource templates, served over MCP in its workspace. */
+  readonly catalog?: {
+    readonly prompts: readonly PromptSpec[];
+    readonly resources: readonly ResourceSpec[];
+    readonly resourceTemplates: readonly ResourceTemplateSpec[];
+  };
   /** Sources whose rows stay although they list no tools now (MCP servers that did not come up). */
   readonly keepSources?: readonly string[];
   /** The configuration's call limits (`server.limits`) for this workspace; a stored limit of the same scope and target wins. */
@@ -50,6 +71,8 @@ export interface ServedConfig {
 export interface ServedConfigSync {
   tools: ToolSyncResult;
   agents: AgentSyncResult;
+  /** The `mcp_catalog` rows (prompts, resources, templates) added, updated and removed, as `kind:key`. */
+  catalog: McpCatalogSyncResult;
 }
 
 /**
@@ -86,5 +109,60 @@ export async function syncServedConfig(store: ToolshedStore, served: ServedConfi
       })),
     })),
   });
-  return { tools, agents };
+  const catalog = await store.mcpCatalog.sync(served.workspaceId, {
+    origin: served.origin,
+    entries: catalogEntriesOf(served),
+  });
+  return { tools, agents, catalog };
+}
+
+/** The `mcp_catalog` rows of a served configuration: its prompts, resources and templates, with the agents that name each. */
+function catalogEntriesOf(served: ServedConfig): McpCatalogSyncInput['entries'] {
+  const catalog = served.catalog;
+  if (catalog === undefined) return [];
+  const naming = (pick: (agent: ServedConfig['agents'][number]) => readonly string[] | undefined, key: string) =>
+    served.agents.filter((agent) => pick(agent)?.includes(key) === true).map((agent) => agent.id);
+  // A configuration's entries keep the definition as written; one defined in code keeps its listing.
+  const definitionOf = (metadata: Readonly<Record<string, unknown>> | undefined, listing: Record<string, unknown>) => {
+    const definition = metadata?.definition;
+    return definition !== null && typeof definition === 'object' ? (definition as Record<string, unknown>) : listing;
+  };
+  return [
+    ...catalog.prompts.map((prompt) => ({
+      kind: 'prompt' as const,
+      key: prompt.name,
+      name: prompt.name,
+      description: prompt.description,
+      definition: definitionOf(prompt.metadata, {
+        name: prompt.name,
+        description: prompt.description,
+        arguments: prompt.arguments,
+      }),
+      agents: naming((agent) => agent.prompts, prompt.name),
+    })),
+    ...catalog.resources.map((resource) => ({
+      kind: 'resource' as const,
+      key: resource.uri,
+      name: resource.name,
+      ...(resource.description === undefined ? {} : { description: resource.description }),
+      definition: definitionOf(resource.metadata, {
+        uri: resource.uri,
+        name: resource.name,
+        ...(resource.mimeType === undefined ? {} : { mime_type: resource.mimeType }),
+      }),
+      agents: naming((agent) => agent.resources, resource.uri),
+    })),
+    ...catalog.resourceTemplates.map((template) => ({
+      kind: 'resource_template' as const,
+      key: template.uriTemplate,
+      name: template.name,
+      ...(template.description === undefined ? {} : { description: template.description }),
+      definition: definitionOf(template.metadata, {
+        uri_template: template.uriTemplate,
+        name: template.name,
+        ...(template.mimeType === undefined ? {} : { mime_type: template.mimeType }),
+      }),
+      agents: naming((agent) => agent.resources, template.uriTemplate),
+    })),
+  ];
 }

@@ -173,6 +173,7 @@ export interface Database {
   tool_calls: ToolCallsTable;
   approvals: ApprovalsTable;
   secrets: SecretsTable;
+  mcp_catalog: McpCatalogTable;
   workspace_default_tools: WorkspaceToolSetTable;
   workspace_hidden_tools: Omit<WorkspaceToolSetTable, 'created_at'>;
   upstream_pins: UpstreamPinsTable;
@@ -235,4 +236,23 @@ export interface WorkspaceToolSetTable {
   workspace_id: string;
   tool_id: string;
   created_at: TimestampColumn;
+}
+
+/** `mcp_catalog`: the prompts, resources and resource templates each workspace serves over MCP. */
+export interface McpCatalogTable {
+  workspace_id: string;
+  /** `prompt`, `resource` or `resource_template`. */
+  kind: string;
+  /** A prompt's name, a resource's URI or a template's URI template. */
+  key: string;
+  name: string;
+  description: string | null;
+  /** The declarative definition, JSON text. */
+  definition: string;
+  /** The agent ids whose endpoints serve it, a JSON array. */
+  agents: ColumnType<string, string | undefined, string>;
+  source: ColumnType<string, string | undefined, string>;
+  origin: string | null;
+  created_at: TimestampColumn;
+  updated_at: TimestampColumn;
 }

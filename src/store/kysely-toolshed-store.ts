@@ -7,6 +7,7 @@ import type { ChangeFeed } from './change-feed.js';
 import type { Database } from './database.js';
 import { DatabaseApprovalStore } from './database-approval-store.js';
 import { DatabaseFileBackend } from './database-file-backend.js';
+import { McpCatalogQueries } from './mcp-catalog-queries.js';
 import { MIGRATION_TABLES, ToolshedMigrationProvider } from './migrations/toolshed-migration-provider.js';
 import { dropForChange, readCachesOf } from './read-cache.js';
 import type { SecretKeyring } from './secret-key.js';
@@ -25,6 +26,7 @@ import type {
   StoreAgents,
   StoreAttachments,
   StoreCallLimits,
+  StoreMcpCatalog,
   StoreSecrets,
   StoreTokens,
   StoreToolCalls,
@@ -60,6 +62,7 @@ export class KyselyToolshedStore implements ToolshedStore {
   readonly secrets: StoreSecrets;
   readonly upstreamPins: StoreUpstreamPins;
   readonly callLimits: StoreCallLimits;
+  readonly mcpCatalog: StoreMcpCatalog;
   readonly #dialect: StoreDialect;
   readonly #feed: ChangeFeed;
   readonly #toolCalls: ToolCallQueries;
@@ -82,6 +85,7 @@ export class KyselyToolshedStore implements ToolshedStore {
     this.tools = new ToolQueries(this.#context);
     this.agents = new AgentQueries(this.#context);
     this.attachments = new AttachmentQueries(this.#context);
+    this.mcpCatalog = new McpCatalogQueries(this.#context);
     this.#toolCalls = new ToolCallQueries(this.#context);
     this.toolCalls = this.#toolCalls;
     this.secrets = new SecretQueries(this.#context, keys);

@@ -321,6 +321,38 @@ export interface CallLimitRecord {
   updatedAt: string;
 }
 
+/** What an `mcp_catalog` row holds: a prompt, a resource or a resource template. */
+export type McpCatalogKind = 'prompt' | 'resource' | 'resource_template';
+
+/**
+ * A prompt, resource or resource template a workspace serves over MCP, as the store keeps it.
+ *
+ * @example
+ * ```ts
+ * const entry: McpCatalogRecord = {
+ *   workspaceId: 'default', kind: 'prompt', key: 'summarize', name: 'summarize', description: 'Summarize a text.',
+ *   definition: { name: 'summarize' }, agents: ['writer'], source: 'config', origin: 'toolshed.yaml',
+ *   createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+ * };
+ * ```
+ */
+export interface McpCatalogRecord {
+  workspaceId: string;
+  kind: McpCatalogKind;
+  /** A prompt's name, a resource's URI or a template's URI template. */
+  key: string;
+  name: string;
+  description: string | null;
+  /** The declarative definition (a `prompts:` or `resources:` entry of a configuration). */
+  definition: Record<string, unknown>;
+  /** The agents whose MCP endpoints serve it (the workspace's `/mcp` serves every entry). */
+  agents: string[];
+  source: string;
+  origin: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** A slot under a concurrency cap: its id, the server holding it, and when it expires (ms since the epoch). */
 export interface SlotLease {
   id: string;
@@ -330,3 +362,30 @@ export interface SlotLease {
 
 /** A token taken from a rate limit's bucket, or how long until one can be. */
 export type TokenTaken = { taken: true } | { taken: false; retryAfterMs: number };
+
+/**
+ * What `mcpCatalog.sync` makes a workspace's rows of one origin: exactly these entries.
+ *
+ * @example
+ * ```ts
+ * const input: McpCatalogSyncInput = { origin: 'toolshed.yaml', entries: [{ kind: 'prompt', key: 'summarize', name: 'summarize', definition: {}, agents: [] }] };
+ * ```
+ */
+export interface McpCatalogSyncInput {
+  origin: string;
+  entries: ReadonlyArray<{
+    kind: McpCatalogKind;
+    key: string;
+    name: string;
+    description?: string;
+    definition: Record<string, unknown>;
+    agents: readonly string[];
+  }>;
+}
+
+/** What `mcpCatalog.sync` changed, as `kind:key` strings. */
+export interface McpCatalogSyncResult {
+  added: string[];
+  updated: string[];
+  removed: string[];
+}

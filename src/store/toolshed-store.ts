@@ -15,6 +15,10 @@ import type {
   CallLimitRecord,
   CallLimitScope,
   CreatedApiToken,
+  McpCatalogKind,
+  McpCatalogRecord,
+  McpCatalogSyncInput,
+  McpCatalogSyncResult,
   MigrationReport,
   SecretRecord,
   SetSecretResult,
@@ -354,6 +358,19 @@ export interface RecentToolCallsOptions {
   limit?: number;
 }
 
+/** The prompts, resources and resource templates each workspace serves over MCP (`mcp_catalog`). */
+export interface StoreMcpCatalog {
+  /** The workspace's entries, by kind then key; only one kind when given. */
+  list(workspaceId: string, kind?: McpCatalogKind): Promise<McpCatalogRecord[]>;
+  /**
+   * Make the workspace's rows of `input.origin` exactly `input.entries` (added, updated when their
+   * definition or agents changed, removed when gone); rows of other origins are left alone, and an
+   * entry whose key another origin holds is refused. Throws the store's not-found error for an
+   * unknown workspace.
+   */
+  sync(workspaceId: string, input: McpCatalogSyncInput): Promise<McpCatalogSyncResult>;
+}
+
 /** The tool call log. */
 export interface StoreToolCalls {
   /** Log a call; resolves once it is durable (committed, or written to the store's call journal). */
@@ -527,6 +544,8 @@ export interface ToolshedStore {
   readonly secrets: StoreSecrets;
   readonly upstreamPins: StoreUpstreamPins;
   readonly callLimits: StoreCallLimits;
+  /** The prompts, resources and resource templates each workspace serves over MCP. */
+  readonly mcpCatalog: StoreMcpCatalog;
   /**
    * The better-sqlite3 driver under {@link ToolshedStore.db} on SQLite, `undefined` on PostgreSQL:
    * for modules that need what Kysely does not speak (statements prepared once and run many times,

@@ -137,7 +137,9 @@ function outcomeOf(result: ToolResult): Outcome {
 async function mcpOutcome(client: Client, tool: string, args: Record<string, unknown>): Promise<Outcome> {
   const result = await client.callTool({ name: tool, arguments: args });
   const content = result.content as Array<{ type: string; text?: string }>;
-  return { ok: result.isError !== true, text: normalized(content.map((block) => block.text ?? '').join('\n')) };
+  // The text a model reads; a cut output's resource_link (MCP only) is checked on its own below.
+  const texts = content.filter((block) => block.type === 'text');
+  return { ok: result.isError !== true, text: normalized(texts.map((block) => block.text ?? '').join('\n')) };
 }
 
 /** The handle of a truncated output differs from run to run; the rest of the text must not. */
@@ -223,6 +225,11 @@ describe('one configuration, three ways to run it', () => {
       const handle = /"handle": "(out_[^"]+)"/.exec(text)?.[1] ?? '';
       const rest = await mcpOutcome(client, 'read_tool_output', { handle, offset: 210, limit: 100 });
       expect(rest, name).toEqual({ ok: true, text: expect.stringContaining(numbers.slice(210, 310)) });
+      // Over MCP the cut result also links the whole output as a resource.
+      const link = (cut.content as Array<{ type: string; uri?: string }>)[1];
+      expect(link, name).toMatchObject({ type: 'resource_link', uri: `toolshed://tool-outputs/${handle}` });
+      const whole = await client.readResource({ uri: link?.uri ?? '' });
+      expect(whole.contents, name).toEqual([{ uri: link?.uri, mimeType: 'text/plain', text: numbers }]);
     }
     // Over REST, as the truncation note says: the reader is callable although it is no row.
     const cut = await restCall('numbers', { count: 1000 });

@@ -174,3 +174,46 @@ describe('toolshed mcp process', () => {
     expect(await running.exited).toEqual({ exitCode: 0, signal: null });
   });
 });
+
+describe('toolshed mcp prompts and resources', () => {
+  const fixture = `${ROOT}/test/mcp/conformance/serve-fixture`;
+
+  it("serves the configuration's prompts, resources and templates over stdio", async () => {
+    const { client } = await connect(['--config', 'toolshed.yaml'], fixture);
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual([
+      'test_prompt_with_arguments',
+      'test_prompt_with_embedded_resource',
+      'test_prompt_with_image',
+      'test_simple_prompt',
+    ]);
+    const rendered = await client.getPrompt({
+      name: 'test_prompt_with_arguments',
+      arguments: { arg1: 'hello', arg2: 'world' },
+    });
+    expect(rendered.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: "Prompt with arguments: arg1='hello', arg2='world'" } },
+    ]);
+    expect((await client.readResource({ uri: 'test://template/7/data' })).contents).toEqual([
+      {
+        uri: 'test://template/7/data',
+        mimeType: 'application/json',
+        text: '{"id":"7","templateTest":true,"data":"Data for ID: 7"}',
+      },
+    ]);
+    const completion = await client.complete({
+      ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+      argument: { name: 'arg1', value: 'pa' },
+    });
+    expect(completion.completion.values).toEqual(['paris', 'park', 'party']);
+  });
+
+  it("serves an --agent's view the prompts and resources the agent names", async () => {
+    const { client } = await connect(['--config', 'toolshed.yaml', '--agent', 'conformance'], fixture);
+    expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual([
+      'test://static-binary',
+      'test://static-text',
+      'test://watched-resource',
+    ]);
+    expect((await client.listPrompts()).prompts).toHaveLength(4);
+  });
+});

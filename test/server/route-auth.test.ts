@@ -144,16 +144,22 @@ describe('authentication by the matched route', () => {
       .replace('*', 'COMPANY_API_TOKEN');
   }
 
-  it('declares every route, and leaves public only /health, /metrics and the web catalog', () => {
+  it('declares every route, and leaves public only /health, /metrics, the protected resource metadata and the web catalog', () => {
     const table = routeAuthTable(app);
     const publicRoutes = table.filter((route) => route.auth === 'none').map((route) => `${route.method} ${route.url}`);
     expect(publicRoutes.sort()).toEqual([
       'GET /',
       'GET /*',
+      'GET /.well-known/oauth-protected-resource',
+      'GET /.well-known/oauth-protected-resource/mcp',
+      'GET /.well-known/oauth-protected-resource/mcp/agents/:agentId',
       'GET /health',
       'GET /metrics',
       'HEAD /',
       'HEAD /*',
+      'HEAD /.well-known/oauth-protected-resource',
+      'HEAD /.well-known/oauth-protected-resource/mcp',
+      'HEAD /.well-known/oauth-protected-resource/mcp/agents/:agentId',
       'HEAD /health',
       'HEAD /metrics',
     ]);

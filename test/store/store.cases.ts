@@ -78,6 +78,7 @@ const TABLES = [
   'api_tokens',
   'approvals',
   'files',
+  'mcp_catalog',
   'secrets',
   'tool_calls',
   'tools',
@@ -300,6 +301,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0007_tool_tags',
         '0008_call_audit',
         '0009_upstream_pins',
+        '0010_prompts_resources',
         '0011_tool_input_examples',
       ]);
       expect(await store.migrate()).toEqual({ applied: [] });
@@ -2186,6 +2188,137 @@ export function defineStoreCases(harness: StoreHarness): void {
       await store.upstreamPins.review(workspace, 'fixture', [definition('Say hello.')]);
       await store.workspaces.delete(workspace);
       expect(await count('upstream_pins', 'workspace_id', workspace)).toBe(0);
+    });
+  });
+
+  describe('mcp catalog', () => {
+    const prompt = (key: string, agents: string[] = []) => ({
+      kind: 'prompt' as const,
+      key,
+      name: key,
+      description: `The ${key} prompt.`,
+      definition: { name: key, description: `The ${key} prompt.`, messages: [{ role: 'user', text: 'Hi' }] },
+      agents,
+    });
+
+    it("syncs one origin's prompts and resources: added, updated, unchanged, removed", async () => {
+      const workspace = await newWorkspace();
+      const first = await store.mcpCatalog.sync(workspace, {
+        origin: 'toolshed.yaml',
+        entries: [
+          prompt('summarize', ['writer', 'editor']),
+          prompt('review'),
+          {
+            kind: 'resource',
+            key: 'docs://status',
+            name: 'status',
+            definition: { uri: 'docs://status', text: 'ok' },
+            agents: [],
+          },
+          {
+            kind: 'resource_template',
+            key: 'docs://pages/{slug}',
+            name: 'page',
+            definition: { uri_template: 'docs://pages/{slug}', text: '{{slug}}' },
+            agents: ['writer'],
+          },
+        ],
+      });
+      expect(first).toEqual({
+        added: ['prompt:summarize', 'prompt:review', 'resource:docs://status', 'resource_template:docs://pages/{slug}'],
+        updated: [],
+        removed: [],
+      });
+      const rows = await store.mcpCatalog.list(workspace);
+      expect(rows.map((row) => `${row.kind}:${row.key}`)).toEqual([
+        'prompt:review',
+        'prompt:summarize',
+        'resource:docs://status',
+        'resource_template:docs://pages/{slug}',
+      ]);
+      expect(rows[1]).toMatchObject({
+        workspaceId: workspace,
+        name: 'summarize',
+        description: 'The summarize prompt.',
+        agents: ['editor', 'writer'],
+        source: 'config',
+        origin: 'toolshed.yaml',
+        definition: {
+          name: 'summarize',
+          description: 'The summarize prompt.',
+          messages: [{ role: 'user', text: 'Hi' }],
+        },
+      });
+      expect((await store.mcpCatalog.list(workspace, 'prompt')).map((row) => row.key)).toEqual(['review', 'summarize']);
+
+      const second = await store.mcpCatalog.sync(workspace, {
+        origin: 'toolshed.yaml',
+        entries: [prompt('summarize', ['writer']), prompt('review')],
+      });
+      expect(second).toEqual({
+        added: [],
+        updated: ['prompt:summarize'],
+        removed: ['resource:docs://status', 'resource_template:docs://pages/{slug}'],
+      });
+      const other = await newWorkspace();
+      expect(await store.mcpCatalog.list(other)).toEqual([]);
+    });
+
+    it('leaves other origins alone and refuses a key another origin holds, writing nothing', async () => {
+      const workspace = await newWorkspace();
+      await store.mcpCatalog.sync(workspace, { origin: 'a.yaml', entries: [prompt('shared')] });
+      expect(await store.mcpCatalog.sync(workspace, { origin: 'b.yaml', entries: [] })).toEqual({
+        added: [],
+        updated: [],
+        removed: [],
+      });
+      const error = await rejectionOf(
+        store.mcpCatalog.sync(workspace, { origin: 'b.yaml', entries: [prompt('own'), prompt('shared')] }),
+      );
+      expect(StoreValidationError.isInstance(error) && error.message).toBe(
+        "The prompt 'shared' is defined by a.yaml; remove it there first.",
+      );
+      expect((await store.mcpCatalog.list(workspace)).map((row) => `${row.key} ${row.origin}`)).toEqual([
+        'shared a.yaml',
+      ]);
+    });
+
+    it('refuses malformed input and unknown workspaces, writing nothing', async () => {
+      const workspace = await newWorkspace();
+      const cases: Array<[unknown, string]> = [
+        [{ origin: '', entries: [] }, 'origin must be a non-empty string of at most 1000 characters.'],
+        [{ origin: 'x', entries: 'no' }, 'entries must be a list of at most 5000.'],
+        [
+          { origin: 'x', entries: [{ ...prompt('p'), kind: 'tool' }] },
+          "entries[0].kind must be one of prompt, resource, resource_template, got 'tool'.",
+        ],
+        [{ origin: 'x', entries: [{ ...prompt('p'), key: '' }] }, 'entries[0].key must be 1 to 2048 characters.'],
+        [{ origin: 'x', entries: [prompt('p'), prompt('p')] }, "entries repeat the prompt 'p'."],
+        [
+          { origin: 'x', entries: [{ ...prompt('big'), definition: { text: 'x'.repeat(300_000) } }] },
+          "The definition of 'big' is more than 262144 bytes of JSON.",
+        ],
+      ];
+      for (const [input, message] of cases) {
+        const error = await rejectionOf(store.mcpCatalog.sync(workspace, input as never));
+        expect(StoreValidationError.isInstance(error) && error.message).toBe(message);
+      }
+      expect(await store.mcpCatalog.list(workspace)).toEqual([]);
+      const missing = await rejectionOf(
+        store.mcpCatalog.sync('no-such-workspace', { origin: 'x', entries: [prompt('p')] }),
+      );
+      expect(StoreNotFoundError.isInstance(missing)).toBe(true);
+      const badKind = await rejectionOf(store.mcpCatalog.list(workspace, 'tool' as never));
+      expect(StoreValidationError.isInstance(badKind) && badKind.message).toBe(
+        "kind must be one of prompt, resource, resource_template, got 'tool'.",
+      );
+    });
+
+    it("deletes a workspace's catalog with the workspace", async () => {
+      const workspace = await newWorkspace();
+      await store.mcpCatalog.sync(workspace, { origin: 'x', entries: [prompt('p')] });
+      await store.workspaces.delete(workspace);
+      expect(await count('mcp_catalog' as (typeof TABLES)[number], 'workspace_id', workspace)).toBe(0);
     });
   });
 

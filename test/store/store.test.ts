@@ -79,6 +79,7 @@ describe('createStore', () => {
               '0007_tool_tags',
               '0008_call_audit',
               '0009_upstream_pins',
+              '0010_prompts_resources',
               '0011_tool_input_examples',
             ],
           });

@@ -58,8 +58,10 @@ export async function runMcp(options: McpCommandOptions, { io }: CliContext): Pr
   };
   try {
     const { serveStdio } = await import('../../mcp/serve-stdio.js');
+    const { contentCatalogOf } = await import('../../config/config-catalog.js');
     serving = await serveStdio(tools.registry, {
       ...(tools.agent === undefined ? {} : { context: { agentId: tools.agent.id } }),
+      ...(tools.config === undefined ? {} : { catalog: contentCatalogOf(tools.config.config.catalog, tools.agent) }),
       onError: (error) => {
         io.stderr.write(`toolshed mcp: ${visible(error instanceof Error ? error.message : String(error))}\n`);
       },

@@ -56,9 +56,13 @@ export function servedConfigOf(
       id: agent.id,
       ...(agent.name === undefined ? {} : { name: agent.name }),
       ...(agent.description === undefined ? {} : { description: agent.description }),
+      ...(agent.prompt === undefined ? {} : { prompt: agent.prompt }),
       tools: agent.tools,
       config: agent.config,
+      ...(agent.prompts === undefined ? {} : { prompts: agent.prompts }),
+      ...(agent.resources === undefined ? {} : { resources: agent.resources }),
     })),
+    catalog: config.config.catalog,
     keepSources: config.mcpFailures.map((failure) => `mcp:${failure.name}`),
     limits: config.config.server.limits,
   };

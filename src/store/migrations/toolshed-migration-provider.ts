@@ -4,6 +4,7 @@ import { emailsByInboxSchema } from './emails-by-inbox-schema.js';
 import { emailsSchema } from './emails-schema.js';
 import { emailsSearchFile } from './emails-search-file.js';
 import { initialSchema } from './initial-schema.js';
+import { mcpCatalogSchema } from './mcp-catalog-schema.js';
 import type { SchemaDialect } from './schema-dialect.js';
 import { secretsSchema } from './secrets-schema.js';
 import { toolInputExamplesSchema } from './tool-input-examples-schema.js';
@@ -46,6 +47,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
       '0007_tool_tags': toolTagsSchema(this.#schema),
       '0008_call_audit': callAuditSchema(this.#schema),
       '0009_upstream_pins': upstreamPinsSchema(this.#schema),
+      '0010_prompts_resources': mcpCatalogSchema(this.#schema),
       '0011_tool_input_examples': toolInputExamplesSchema(this.#schema),
     };
   }

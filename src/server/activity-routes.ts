@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { canonicalJson } from '../core/approvals.js';
 import { describeValue } from '../core/define-tool.js';
+import { inTraceContext } from '../core/tracing.js';
 import { ApiError, notFound, validationError } from './api-error.js';
 import { toolCallView } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
@@ -71,7 +72,9 @@ export function registerActivityRoutes(app: FastifyInstance, context: ServerCont
       if (decision === 'deny') {
         return { approval: { id, status: 'denied' } };
       }
-      const result = await callApprovedTool(context, workspaceId, record, admission?.release);
+      const result = await inTraceContext(request.headers, () =>
+        callApprovedTool(context, workspaceId, record, admission?.release),
+      );
       return { approval: { id, status: 'used' }, result };
     } finally {
       admission?.release();

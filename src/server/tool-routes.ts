@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describeValue } from '../core/define-tool.js';
 import { isPlainObject } from '../core/json-schema.js';
+import { inTraceContext } from '../core/tracing.js';
 import { StoreReadOnlyError, type ToolRecord } from '../store/index.js';
 import { ApiError, notFound, toolNotFound, validationError } from './api-error.js';
 import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
@@ -159,7 +160,10 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       throw validationError('agent_id', `'agent_id' must be a string, got ${describeValue(agentId)}.`);
     }
     const agent = typeof agentId === 'string' ? agentId : undefined;
-    return callTool(context, request.tokenIdentity, request.params.id, args ?? {}, agent);
+    // A `traceparent` header makes the call's span a child of the caller's.
+    return inTraceContext(request.headers, () =>
+      callTool(context, request.tokenIdentity, request.params.id, args ?? {}, agent),
+    );
   });
 }
 

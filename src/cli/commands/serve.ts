@@ -16,6 +16,7 @@ import { type LoadedTools, loadTools, resolveToolSetup } from '../load-registry.
 import { visible } from '../output.js';
 import { openServiceStore } from '../serve/open-service-store.js';
 import { servedConfigOf } from '../serve/served-config-of.js';
+import { startTracing } from '../serve/start-tracing.js';
 import { storeCliError } from '../with-service-store.js';
 
 /** The address `toolshed serve` listens on when `--host` is not given: this machine only. */
@@ -148,6 +149,26 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       2,
     );
   }
+  // Spans go to an OTLP/HTTP collector when OTEL_EXPORTER_OTLP_ENDPOINT is set; the SDK loads only then.
+  const tracing = await startTracing(io.env);
+  if (tracing !== undefined) io.stderr.write(`toolshed serve: exporting traces to ${visible(tracing.endpoint)}\n`);
+  try {
+    return await serveTraced(options, io, maxSessions, maxSessionsPerWorkspace);
+  } finally {
+    await tracing?.shutdown().catch((error: unknown) => {
+      io.stderr.write(
+        `toolshed serve: the last traces could not be exported: ${visible(error instanceof Error ? error.message : String(error))}\n`,
+      );
+    });
+  }
+}
+
+async function serveTraced(
+  options: ServeCommandOptions,
+  io: CliContext['io'],
+  maxSessions: number,
+  maxSessionsPerWorkspace: number,
+): Promise<0> {
   // The service's built-ins come from the store (their files in the database), never the CLI's.
   let tools = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { builtins: false });
   const stores: ToolshedStore[] = [];

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { CliError } from '../cli-error.js';
+import { visible } from '../output.js';
 
 /** What {@link startTracing} registered: where the spans go, and how to flush and stop. */
 export interface ServeTracing {
@@ -17,7 +19,8 @@ export interface ServeTracing {
  * baggage propagators, which read `traceparent` on requests and write it on outbound calls. The
  * resource is `service.name` (`OTEL_SERVICE_NAME`, default `toolshed`), `service.version` and
  * `OTEL_RESOURCE_ATTRIBUTES`. Without the variable it loads nothing and answers `undefined`: the SDK
- * packages are imported here, on demand, never by the library.
+ * packages are imported here, on demand, never by the library. An endpoint that is not an http(s) URL
+ * is a {@link CliError} (exit 2) naming the variable.
  *
  * @example
  * ```ts
@@ -30,12 +33,19 @@ export async function startTracing(
   env: Readonly<Record<string, string | undefined>>,
   version: string = packageVersion(),
 ): Promise<ServeTracing | undefined> {
+  const own = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   const base = nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  if ((own ?? base) === undefined || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  const variable = own === undefined ? 'OTEL_EXPORTER_OTLP_ENDPOINT' : 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT';
+  const given = (own ?? base) as string;
+  if (!URL.canParse(given) || !['http:', 'https:'].includes(new URL(given).protocol)) {
+    throw new CliError(
+      `error: ${variable} must be an http:// or https:// URL of an OTLP/HTTP collector (such as http://localhost:4318), got '${visible(given)}'.`,
+      2,
+    );
+  }
   // The signal's own endpoint is used as it is; the general one gets the traces path, as the exporter does.
-  const endpoint =
-    nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ??
-    (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`);
-  if (endpoint === undefined || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  const endpoint = own ?? `${given.replace(/\/+$/, '')}/v1/traces`;
   const [api, { AsyncLocalStorageContextManager }, core, resources, sdk, { OTLPTraceExporter }] = await Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/context-async-hooks'),

@@ -24,6 +24,11 @@ export const TRACER_NAME = 'toolshed';
 // The no-op provider the API's proxy falls back to while no SDK is registered: one shared instance.
 const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
 
+// Where `@opentelemetry/api` 1.x keeps what is registered (tracer provider, propagator, context
+// manager), shared by every copy of the API in the process.
+const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+type OtelGlobals = { [API_GLOBAL]?: { trace?: unknown } };
+
 let knownDelegate: TracerProvider = NOOP_PROVIDER;
 let knownTracer: Tracer | undefined;
 
@@ -40,6 +45,9 @@ let knownTracer: Tracer | undefined;
  * ```
  */
 export function activeTracer(): Tracer | undefined {
+  // Tracing off, the common case, answered by one property read: no tracer provider is registered in
+  // the API's global registry (what `trace.getTracerProvider()` reads, plus a version check).
+  if ((globalThis as OtelGlobals)[API_GLOBAL]?.trace === undefined) return undefined;
   const provider = trace.getTracerProvider();
   const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
   if (delegate !== knownDelegate) {

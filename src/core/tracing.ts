@@ -18,7 +18,15 @@ import type { ToolResult } from './tool-result.js';
 // with none registered no span is made at all: `activeTracer()` answers undefined after two property
 // reads, which is what keeps dispatch's cost the same without an SDK.
 
-/** The instrumentation scope of toolshed's spans (`otel.scope.name`). */
+/**
+ * The instrumentation scope of toolshed's spans (`otel.scope.name`), to tell them apart in an
+ * exporter that receives other libraries' spans too.
+ *
+ * @example
+ * ```ts
+ * const ours = exporter.getFinishedSpans().filter((span) => span.instrumentationScope.name === TRACER_NAME);
+ * ```
+ */
 export const TRACER_NAME = 'toolshed';
 
 // The no-op provider the API's proxy falls back to while no SDK is registered: one shared instance.
@@ -57,7 +65,14 @@ export function activeTracer(): Tracer | undefined {
   return knownTracer;
 }
 
-/** Facts about a call that its span carries; see {@link startToolSpan}. */
+/**
+ * Facts about a call that its span carries; see {@link startToolSpan}.
+ *
+ * @example
+ * ```ts
+ * const info: ToolSpanInfo = { tool: 'delete_file', toolCallId: 'call_9', approvalId: 'appr_1' };
+ * ```
+ */
 export interface ToolSpanInfo {
   /** The tool's name as called (`gen_ai.tool.name`). */
   tool: string;

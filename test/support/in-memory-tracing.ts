@@ -3,7 +3,15 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 
-/** An OpenTelemetry SDK registered globally for a test file, keeping every ended span in memory. */
+/**
+ * An OpenTelemetry SDK registered globally for a test file, keeping every ended span in memory.
+ *
+ * @example
+ * ```ts
+ * const tracing: InMemoryTracing = startInMemoryTracing();
+ * tracing.reset();
+ * ```
+ */
 export interface InMemoryTracing {
   /** The spans ended so far, in the order they ended. */
   spans(): ReadableSpan[];
@@ -46,7 +54,14 @@ export function startInMemoryTracing(): InMemoryTracing {
   };
 }
 
-/** The id of a span's parent span, or undefined for a root span. */
+/**
+ * The id of a span's parent span, or undefined for a root span.
+ *
+ * @example
+ * ```ts
+ * expect(parentSpanId(child)).toBe(parent.spanContext().spanId);
+ * ```
+ */
 export function parentSpanId(span: ReadableSpan): string | undefined {
   return span.parentSpanContext?.spanId;
 }

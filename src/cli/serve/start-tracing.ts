@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import { CliError } from '../cli-error.js';
 import { visible } from '../output.js';
 
-/** What {@link startTracing} registered: where the spans go, and how to flush and stop. */
+/**
+ * What {@link startTracing} registered: where the spans go, and how to flush and stop.
+ *
+ * @example
+ * ```ts
+ * const tracing: ServeTracing | undefined = await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318' });
+ * tracing?.endpoint; // 'http://localhost:4318/v1/traces'
+ * await tracing?.shutdown();
+ * ```
+ */
 export interface ServeTracing {
   /** The URL the spans are posted to: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`. */
   readonly endpoint: string;

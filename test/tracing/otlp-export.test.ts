@@ -46,6 +46,23 @@ describe('startTracing', () => {
     expect(activeTracer()).toBeUndefined();
   });
 
+  it('posts to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, over the general endpoint, until shut down', async () => {
+    const tracing = await startTracing(
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9/',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/custom/spans',
+      },
+      '1.0.0',
+    );
+    try {
+      expect(tracing?.endpoint).toBe('http://127.0.0.1:9/custom/spans');
+      expect(activeTracer()).toBeDefined();
+    } finally {
+      await tracing?.shutdown();
+    }
+    expect(activeTracer()).toBeUndefined();
+  });
+
   it.each([
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'localhost:4318'],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'not a url'],

@@ -104,7 +104,7 @@ const DISPATCH_ROWS = [
   {
     key: 'e‴',
     id: 'toolshed-call-traced',
-    label: `toolshed \`registry.call\`, with an OpenTelemetry SDK ${versionOf('@opentelemetry/sdk-trace')} registered (a recorded span per call, no exporter)`,
+    label: `toolshed \`registry.call\`, with an OpenTelemetry SDK ${versionOf('@opentelemetry/sdk-trace-base')} registered (a recorded span per call, no exporter)`,
     floor: 'e',
   },
 ];

@@ -3,7 +3,7 @@
 // of tracing on, without the network). Row e is the same call with the API loaded and no SDK.
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { TracerProvider } from '@opentelemetry/sdk-trace';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { ADD_ARGS, add, runDispatchCase } from '../lib/add-tool.js';
 import { check } from '../lib/case.js';
 import { createAddRegistry, verifyAddRegistry } from '../lib/toolshed-add.js';
@@ -11,7 +11,7 @@ import { createAddRegistry, verifyAddRegistry } from '../lib/toolshed-add.js';
 await runDispatchCase('toolshed-call-traced', async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   let ended = 0;
-  const provider = new TracerProvider({
+  const provider = new BasicTracerProvider({
     spanProcessors: [
       {
         onStart: () => undefined,

@@ -60,18 +60,19 @@ export async function startTracing(
     import('@opentelemetry/context-async-hooks'),
     import('@opentelemetry/core'),
     import('@opentelemetry/resources'),
-    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/exporter-trace-otlp-http'),
   ]);
   // OTEL_SERVICE_NAME wins over a service.name in OTEL_RESOURCE_ATTRIBUTES, as the specification says.
   const serviceName = nonEmpty(env.OTEL_SERVICE_NAME);
   const resource = resources
     .resourceFromAttributes({ 'service.name': 'toolshed', 'service.version': version })
-    .merge(resources.detectResources({ detectors: [resources.resourceAttributesEnvDetector] }))
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }))
     .merge(resources.resourceFromAttributes(serviceName === undefined ? {} : { 'service.name': serviceName }));
-  const provider = new sdk.TracerProvider({
+  // The SDK's own OTEL_* variables apply too: OTEL_TRACES_SAMPLER, OTEL_BSP_SCHEDULE_DELAY, ...
+  const provider = new sdk.BasicTracerProvider({
     resource,
-    spanProcessors: [new sdk.BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: endpoint }) })],
+    spanProcessors: [new sdk.BatchSpanProcessor(new OTLPTraceExporter({ url: endpoint }))],
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   api.context.setGlobalContextManager(contextManager);

@@ -101,6 +101,12 @@ const DISPATCH_ROWS = [
     label: "toolshed `registry.call`, with LangChain's AsyncLocalStorage context active",
     floor: 'd″',
   },
+  {
+    key: 'e‴',
+    id: 'toolshed-call-traced',
+    label: `toolshed \`registry.call\`, with an OpenTelemetry SDK ${versionOf('@opentelemetry/sdk-trace-base')} registered (a recorded span per call, no exporter)`,
+    floor: 'e',
+  },
 ];
 
 /** Cases run once each, after the dispatch passes, in this order. */
@@ -981,7 +987,7 @@ the floor) is shown for comparison and has no target.
   of calls until one chunk takes 20 ms, then runs time-boxed rounds: chunks of calls until 300 ms
   have passed (so a round lasts 300-340 ms whatever the load), elapsed time over calls made. It
   reports the median ns/call of 5 rounds, after one warm-up round, with a full GC before each.
-  The whole list of dispatch cases runs ${DISPATCH_PASSES} times, interleaved (a … e″, then a … e″
+  The whole list of dispatch cases runs ${DISPATCH_PASSES} times, interleaved (a … e‴, then a … e‴
   again), and the pass with the lower median counts: load from other processes only ever slows a
   case down. A † marks a case whose passes differed by more than ${Math.round((NOISY_SPREAD - 1) * 100)}% (a noisy figure;
   every pass and round is in \`results.json\`).
@@ -1054,7 +1060,8 @@ the floor) is shown for comparison and has no target.
 ${dispatchTable}
 
 "× its floor" compares a toolshed path with the hand-written floor that does the same work: d for
-e and g, d′ (async handler) for f, i (\`JSON.parse\` first) for h, d″ (LangChain's context active) for e″.
+e and g, d′ (async handler) for f, i (\`JSON.parse\` first) for h, d″ (LangChain's context active) for e″,
+e (the same call without an SDK) for e‴.
 
 What the figures say, from this run${noisyRows > 0 ? ` (${noisyRows} of ${DISPATCH_ROWS.length} rows are marked †: the machine was busy, so a difference of less than ~2× between two rows may be noise; re-run before acting on one)` : ''}:
 
@@ -1063,6 +1070,9 @@ What the figures say, from this run${noisyRows > 0 ? ` (${noisyRows} of ${DISPAT
 - A zod \`input\`: g − e = ${difference('g', 'e')}; toolshed runs both Ajv (on the derived JSON Schema) and zod.
 - JSON text arguments: h − e = ${difference('h', 'e')} in toolshed; i − d = ${difference('i', 'd')} in the floor.
 - LangChain's AsyncLocalStorage in the process: d″ ÷ d = ${times('d″', 'd')} for the floor, e″ ÷ e = ${times('e″', 'e')} for \`registry.call\`.
+- Tracing: every row loads \`@opentelemetry/api\` and registers no SDK, so e is a call with tracing off
+  (one check of the registered tracer provider); with an SDK registered, every call a recorded span:
+  e‴ − e = ${difference('e‴', 'e')}, e‴ ÷ e = ${times('e‴', 'e')}.
 
 ## 2. Scale: 100 000 tools, 1 000 YAML files, CLI start
 

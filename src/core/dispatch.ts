@@ -18,6 +18,7 @@ import type { OutputStore } from './output-store.js';
 import { checkArgumentDepth, copyArguments, isPlainPrototype, parseArguments } from './parse-arguments.js';
 import { type ResultMetadata, type ToolFailure, ToolResult, type ToolSuccess } from './tool-result.js';
 import type { RequiredEnvVar, ToolSpec } from './tool-spec.js';
+import { activeTracer, traceToolCall } from './tracing.js';
 import type { CompiledValidator, ValidationIssue } from './validation-issue.js';
 
 // One tool call, from the arguments a model sent to the result it reads (SPEC §3.4). The registry
@@ -48,6 +49,8 @@ export interface CallInfo {
   args: unknown;
   toolCallId: string | undefined;
   options: CallOptions;
+  /** Set when the call is the run of a call a person approved: the approval's id. */
+  approvalId?: string;
 }
 
 /**
@@ -213,8 +216,10 @@ export function dispatchCall(
   runtime: DispatchRuntime,
 ): Promise<ToolResult> {
   const started = clock.now();
-  if (runtime.hooks.length > 0) {
-    return withHooks(tool.spec.name, rawArgs, options, runtime, () => run(tool, rawArgs, options, runtime, started));
+  if (runtime.hooks.length > 0 || activeTracer() !== undefined) {
+    return throughDoor(callInfo(tool.spec.name, rawArgs, options), tool.spec.description, runtime, () =>
+      run(tool, rawArgs, options, runtime, started),
+    );
   }
   const outcome = run(tool, rawArgs, options, runtime, started);
   return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
@@ -251,7 +256,9 @@ function resume<T>(call: Call, pending: Promise<T>, next: (value: T) => Outcome)
 
 /**
  * Run a call a person approved: its stored arguments, already validated when it was requested, go
- * straight to the handler. `metadata` and `started` are the approval's.
+ * straight to the handler, through the same door as every call (the hooks' `before` and `after`, whose
+ * {@link CallInfo} carries `approvalId`, and the `execute_tool` span). `metadata` and `started` are
+ * the approval's.
  *
  * @example
  * ```ts
@@ -266,10 +273,15 @@ export function runApproved(
   metadata: ResultMetadata,
   started: number,
 ): Promise<ToolResult> {
-  const call = new Call(tool, options, runtime, started, metadata);
-  call.args = args;
-  const outcome = execute(call);
-  return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
+  const execution = () => {
+    const call = new Call(tool, options, runtime, started, metadata);
+    call.args = args;
+    return execute(call);
+  };
+  const info = callInfo(tool.spec.name, args, options);
+  if (typeof metadata.approvalId === 'string') info.approvalId = metadata.approvalId;
+  // The same door as every other call: hooks, the span, and what observes them see the approved run.
+  return throughDoor(info, tool.spec.description, runtime, execution);
 }
 
 /**
@@ -289,18 +301,43 @@ export function deliverFailure(
   failure: ToolFailure,
 ): Promise<ToolResult> {
   const started = clock.now();
-  if (runtime.hooks.length === 0) return Promise.resolve(stampResult(failure, name, started, options?.toolCallId));
-  return withHooks(name, rawArgs, options, runtime, () => stampResult(failure, name, started, options?.toolCallId));
+  if (runtime.hooks.length === 0 && activeTracer() === undefined) {
+    return Promise.resolve(stampResult(failure, name, started, options?.toolCallId));
+  }
+  return throughDoor(callInfo(name, rawArgs, options), undefined, runtime, () =>
+    stampResult(failure, name, started, options?.toolCallId),
+  );
 }
 
-async function withHooks(
-  name: string,
-  rawArgs: unknown,
-  options: CallOptions | undefined,
+function callInfo(name: string, rawArgs: unknown, options: CallOptions | undefined): CallInfo {
+  return { tool: name, args: rawArgs, toolCallId: options?.toolCallId, options: options ?? {} };
+}
+
+/**
+ * Where every call passes, whether run, refused before dispatch or approved: its span (when a tracer
+ * provider is registered), inside which the hooks' `before`, the call and the hooks' `after` run.
+ */
+function throughDoor(
+  info: CallInfo,
+  description: string | undefined,
   runtime: DispatchRuntime,
   dispatch: () => Outcome,
 ): Promise<ToolResult> {
-  const info: CallInfo = { tool: name, args: rawArgs, toolCallId: options?.toolCallId, options: options ?? {} };
+  const tracer = activeTracer();
+  const hooked = runtime.hooks.length > 0;
+  if (tracer === undefined) return hooked ? withHooks(info, runtime, dispatch) : settled(dispatch());
+  return traceToolCall(
+    tracer,
+    { tool: info.tool, toolCallId: info.toolCallId, description, approvalId: info.approvalId },
+    () => (hooked ? withHooks(info, runtime, dispatch) : settled(dispatch())),
+  );
+}
+
+function settled(outcome: Outcome): Promise<ToolResult> {
+  return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
+}
+
+async function withHooks(info: CallInfo, runtime: DispatchRuntime, dispatch: () => Outcome): Promise<ToolResult> {
   for (const hook of runtime.hooks) {
     if (hook.before === undefined) continue;
     try {

@@ -14,6 +14,7 @@ import { ToolshedError } from '../core/errors/toolshed-error.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import { ToolResult } from '../core/tool-result.js';
 import type { ToolContext, ToolSpec } from '../core/tool-spec.js';
+import { injectTraceContext, SpanKind, withSpan } from '../core/tracing.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { mcpToolName } from './mcp-tool-name.js';
 import { changedFields, pinnedDefinition, quarantineMessage, type UpstreamPins } from './upstream-pins.js';
@@ -185,12 +186,33 @@ export async function importMcpServer(
       return unavailable(config.name, context.tool, lastError, reconnect !== false && state === 'down');
     let result: CallToolResult;
     try {
-      result = (await client.callTool({ name: toolName, arguments: args }, undefined, {
-        signal: context.signal,
-        // The registry's deadline governs; the SDK's own 60 s default must not cut in first.
-        timeout: 2_147_483_647,
-        onprogress: (progress) => context.progress(progress.progress, progress.total, progress.message),
-      })) as CallToolResult;
+      // An MCP client span, child of the tool's; its context goes upstream in `_meta.traceparent`.
+      result = await withSpan(
+        `tools/call ${toolName}`,
+        {
+          'mcp.method.name': 'tools/call',
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': toolName,
+          'toolshed.mcp.server': config.name,
+        },
+        async (span) => {
+          const meta: Record<string, unknown> = {};
+          injectTraceContext(meta);
+          const answer = (await client.callTool(
+            { name: toolName, arguments: args, ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }) },
+            undefined,
+            {
+              signal: context.signal,
+              // The registry's deadline governs; the SDK's own 60 s default must not cut in first.
+              timeout: 2_147_483_647,
+              onprogress: (progress) => context.progress(progress.progress, progress.total, progress.message),
+            },
+          )) as CallToolResult;
+          if (answer.isError === true) span?.setAttribute('error.type', 'tool_error');
+          return answer;
+        },
+        SpanKind.CLIENT,
+      );
     } catch (error) {
       // An HTTP server that went away shows only as a failed request: the connection is lost.
       if (state === 'up' && config.url !== undefined && isUnreachable(error)) {

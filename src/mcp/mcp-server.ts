@@ -15,6 +15,7 @@ import {
 import type { CallContextOptions } from '../core/call-context.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-spec.js';
+import { inTraceContext } from '../core/tracing.js';
 import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { toCallToolResult } from './mcp-call-result.js';
@@ -238,11 +239,12 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
     }
     const toolCallId =
       extra.sessionId === undefined ? String(extra.requestId) : `${extra.sessionId}:${String(extra.requestId)}`;
-    const result = await registry.call(name, params.arguments ?? {}, {
-      signal: extra.signal,
-      toolCallId,
-      context,
-    });
+    // Trace context from the request's `_meta` (MCP), else from the HTTP request's headers.
+    const meta = params._meta as Record<string, unknown> | undefined;
+    const carrier = meta !== undefined && typeof meta.traceparent === 'string' ? meta : extra.requestInfo?.headers;
+    const result = await inTraceContext(carrier, () =>
+      registry.call(name, params.arguments ?? {}, { signal: extra.signal, toolCallId, context }),
+    );
     await Promise.all(sending);
     if (options.onCallResult !== undefined) {
       try {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
 import { ToolResult } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import { withSpan } from '../core/tracing.js';
 import type { Sandbox, SandboxRunResult } from './sandbox.js';
 import type { SandboxIsolation } from './sandbox-isolation.js';
 import { SandboxPool } from './sandbox-pool.js';
@@ -123,7 +124,16 @@ export function defineCodeTool(
         .meta({ contentMediaType: shape.mediaType }),
     }),
     handler: async ({ code }, context) => {
-      const outcome = await sandbox().run(code, { signal: context.signal });
+      const outcome = await withSpan(
+        `sandbox.run ${shape.language.toLowerCase()}`,
+        { 'toolshed.sandbox.language': shape.language.toLowerCase(), 'toolshed.sandbox.code_chars': code.length },
+        async (span) => {
+          const ran = await sandbox().run(code, { signal: context.signal });
+          span?.setAttribute('toolshed.sandbox.outcome', ran.ok ? 'ok' : ran.reason);
+          span?.setAttribute('toolshed.sandbox.duration_ms', ran.durationMs);
+          return ran;
+        },
+      );
       return sandboxToolResult(outcome, shape.language, shape.allowedModules);
     },
   });

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { canonicalJson } from '../core/approvals.js';
 import { describeValue } from '../core/define-tool.js';
+import { inTraceContext } from '../core/tracing.js';
 import { STORE_LIMITS, TOOL_CALL_STATUSES, type ToolCallStatus } from '../store/index.js';
 import { ApiError, notFound, validationError } from './api-error.js';
 import { toolCallView } from './api-views.js';
@@ -105,12 +106,8 @@ export function registerActivityRoutes(app: FastifyInstance, context: ServerCont
       if (decision === 'deny') {
         return { approval: { id, status: 'denied' } };
       }
-      const result = await callApprovedTool(
-        context,
-        workspaceId,
-        record,
-        admission?.release,
-        request.tokenIdentity.tokenId,
+      const result = await inTraceContext(request.headers, () =>
+        callApprovedTool(context, workspaceId, record, admission?.release, request.tokenIdentity.tokenId),
       );
       return { approval: { id, status: 'used' }, result };
     } finally {

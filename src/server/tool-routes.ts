@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describeValue } from '../core/define-tool.js';
 import { isPlainObject } from '../core/json-schema.js';
+import { inTraceContext } from '../core/tracing.js';
 import { StoreReadOnlyError, type ToolRecord } from '../store/index.js';
 import { ApiError, notFound, toolNotFound, validationError } from './api-error.js';
 import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
@@ -162,7 +163,10 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       throw validationError('agent_id', `'agent_id' must be a string, got ${describeValue(agentId)}.`);
     }
     const agent = typeof agentId === 'string' ? agentId : undefined;
-    const result = await callTool(context, request.tokenIdentity, request.params.id, args ?? {}, agent);
+    // A `traceparent` header makes the call's span a child of the caller's.
+    const result = await inTraceContext(request.headers, () =>
+      callTool(context, request.tokenIdentity, request.params.id, args ?? {}, agent),
+    );
     // Refused by a call limit: the HTTP status says so too, with when to come back.
     if (isLimitRefusal(result)) {
       reply.code(429).header('retry-after', String(Math.ceil(retryAfterMsOf(result) / 1000)));

@@ -3,6 +3,7 @@ import { ToolshedError } from '../../core/errors/toolshed-error.js';
 import { isPlainObject, type JsonSchema } from '../../core/json-schema.js';
 import { ToolResult } from '../../core/tool-result.js';
 import type { ToolContext, ToolSpec } from '../../core/tool-spec.js';
+import { injectTraceContext, SpanKind, SpanStatusCode, withSpan } from '../../core/tracing.js';
 import { guardedRequest } from './guarded-request.js';
 import { authSecretName, authVariable, type RestToolConfig, restToolRequirements } from './rest-tool-config.js';
 import { SecretRedactor } from './secret-redactor.js';
@@ -215,17 +216,37 @@ async function callApi(
 
   let response: Awaited<ReturnType<typeof guardedRequest>>;
   try {
-    response = await guardedRequest({
-      url: url.href,
+    // An HTTP client span, child of the tool's; its URL leaves out the query, which may hold the secret.
+    response = await withSpan(
       method,
-      headers,
-      ...(body === undefined ? {} : { body }),
-      maxBytes: config.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      // A custom auth header would follow a redirect to another origin; such APIs get none.
-      maxRedirects: config.auth?.type === 'header' ? 0 : 5,
-      signal: context.signal,
-      guard,
-    });
+      {
+        'http.request.method': method,
+        'url.full': `${url.origin}${url.pathname}`,
+        'server.address': url.hostname,
+        'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+      },
+      async (span) => {
+        injectTraceContext(headers);
+        const answer = await guardedRequest({
+          url: url.href,
+          method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          maxBytes: config.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+          // A custom auth header would follow a redirect to another origin; such APIs get none.
+          maxRedirects: config.auth?.type === 'header' ? 0 : 5,
+          signal: context.signal,
+          guard,
+        });
+        span?.setAttribute('http.response.status_code', answer.status);
+        if (answer.status >= 400) {
+          span?.setAttribute('error.type', String(answer.status));
+          span?.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        return answer;
+      },
+      SpanKind.CLIENT,
+    );
   } catch (error) {
     if (context.signal.aborted) throw error;
     throw new RestToolError(

@@ -19,6 +19,7 @@ import { type LoadedTools, loadTools, resolveToolSetup } from '../load-registry.
 import { visible } from '../output.js';
 import { openServiceStore } from '../serve/open-service-store.js';
 import { servedConfigOf } from '../serve/served-config-of.js';
+import { startTracing } from '../serve/start-tracing.js';
 import { storeCliError } from '../with-service-store.js';
 
 /** The address `toolshed serve` listens on when `--host` is not given: this machine only. */
@@ -161,6 +162,26 @@ export async function runServe(options: ServeCommandOptions, { io }: CliContext)
       2,
     );
   }
+  // Spans go to an OTLP/HTTP collector when OTEL_EXPORTER_OTLP_ENDPOINT is set; the SDK loads only then.
+  const tracing = await startTracing(io.env);
+  if (tracing !== undefined) io.stderr.write(`toolshed serve: exporting traces to ${visible(tracing.endpoint)}\n`);
+  try {
+    return await serveTraced(options, io, maxSessions, maxSessionsPerWorkspace);
+  } finally {
+    await tracing?.shutdown().catch((error: unknown) => {
+      io.stderr.write(
+        `toolshed serve: the last traces could not be exported: ${visible(error instanceof Error ? error.message : String(error))}\n`,
+      );
+    });
+  }
+}
+
+async function serveTraced(
+  options: ServeCommandOptions,
+  io: CliContext['io'],
+  maxSessions: number,
+  maxSessionsPerWorkspace: number,
+): Promise<0> {
   const setup = await resolveToolSetup(options, io.cwd);
   // The service: the store (TOOLSHED_DATABASE_URL) behind the REST API and MCP; the configuration's
   // tools and agents become rows of one workspace (--workspace), synced when the server gets ready.

@@ -1,4 +1,4 @@
-import type { ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import { toIssue } from '../schema/validation-errors.js';
@@ -81,23 +81,9 @@ function mismatch(schema: unknown, value: unknown, root: Record<string, unknown>
     const ref = JSON.parse(match[1]!) as string;
     if (!ref.startsWith('#/$defs/') && !ref.startsWith('#/definitions/')) return undefined;
   }
-  let validate = defaultValidators.get(key);
-  if (validate === undefined) {
-    try {
-      validate = defaultChecker()?.compile(standalone) ?? null;
-    } catch {
-      validate = null;
-    }
-    defaultValidators.set(key, validate);
-  }
-  if (validate === null) return undefined;
-  try {
-    if (validate(value)) return undefined;
-  } catch {
-    return undefined; // a definition that refers to itself without end
-  }
-  const error = validate.errors?.[0];
-  return error === undefined ? 'a valid value' : toIssue(error).expected;
+  const error = firstError(key, standalone, value);
+  if (error === undefined) return undefined;
+  return error === null ? 'a valid value' : toIssue(error).expected;
 }
 
 /** Keywords {@link quickMismatch} decides alone; any other makes it hand the schema to Ajv. */
@@ -339,7 +325,17 @@ export function failingExamples(
 
 /** Why `value` fails the whole `schema`, as a validation message; `undefined` when it passes or cannot be checked. */
 function valueProblem(schema: Record<string, unknown>, value: unknown): string | undefined {
-  const key = JSON.stringify(schema);
+  const error = firstError(JSON.stringify(schema), schema, value);
+  if (error === undefined) return undefined;
+  return error === null ? 'not a valid value' : toIssue(error).message;
+}
+
+/**
+ * Validate `value` against `schema` (compiled once per `key`, its JSON text): `undefined` when it passes
+ * or cannot be checked (no Ajv to load, a schema Ajv refuses, a definition that refers to itself without
+ * end), else the first error, or `null` when Ajv gave none.
+ */
+function firstError(key: string, schema: Record<string, unknown>, value: unknown): ErrorObject | null | undefined {
   let validate = defaultValidators.get(key);
   if (validate === undefined) {
     try {
@@ -355,8 +351,7 @@ function valueProblem(schema: Record<string, unknown>, value: unknown): string |
   } catch {
     return undefined;
   }
-  const error = validate.errors?.[0];
-  return error === undefined ? 'not a valid value' : toIssue(error).message;
+  return validate.errors?.[0] ?? null;
 }
 
 /**

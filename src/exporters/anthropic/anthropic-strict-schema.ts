@@ -1,10 +1,10 @@
 import { isPlainObject } from '../../core/json-schema.js';
 import { appendPointer } from '../shared/json-pointer.js';
-import { mergeAllOf } from '../shared/merge-all-of.js';
 import { resolveRefs } from '../shared/resolve-refs.js';
 import { SchemaIssues } from '../shared/schema-issues.js';
 import { acceptsAnything, requiredNames, typeList } from '../shared/schema-walk.js';
 import { setOwn } from '../shared/set-own.js';
+import { strictComposition } from '../shared/strict-composition.js';
 import type { AnthropicInputSchema } from './anthropic-tool.js';
 
 /**
@@ -159,23 +159,9 @@ class StrictConverter {
   convert(node: unknown, pointer: string): Record<string, unknown> {
     if (acceptsAnything(node)) return this.block(pointer, 'a value of any type');
     if (!isPlainObject(node)) return this.block(pointer, 'a value that is not a schema');
-    let schema = node;
-    if (Object.hasOwn(schema, 'allOf')) {
-      const merged = mergeAllOf(schema);
-      if (merged === undefined) return this.block(pointer, "an 'allOf' whose parts cannot be merged");
-      this.issues.rewritten(pointer, "'allOf' merged into one schema");
-      schema = merged;
-    }
-    if (Object.hasOwn(schema, 'oneOf')) {
-      if (Object.hasOwn(schema, 'anyOf') || !Array.isArray(schema.oneOf))
-        return this.block(pointer, "a 'oneOf' beside an 'anyOf'");
-      this.issues.rewritten(
-        pointer,
-        "'oneOf' became 'anyOf' (the call-time validator still requires exactly one match)",
-      );
-      const { oneOf, ...rest } = schema;
-      schema = { ...rest, anyOf: oneOf };
-    }
+    const composed = strictComposition(node, pointer, this.issues);
+    if ('unsupported' in composed) return this.block(pointer, composed.unsupported);
+    const schema = composed.schema;
     const types = typeList(schema);
     if (types === undefined || types.some((type) => !JSON_TYPES.has(type)))
       return this.block(pointer, "a 'type' that is not a JSON Schema type");

@@ -1,12 +1,12 @@
 import { isPlainObject, type JsonSchema } from '../../core/json-schema.js';
 import { acceptsNull } from '../shared/accepts-null.js';
 import { appendPointer } from '../shared/json-pointer.js';
-import { mergeAllOf } from '../shared/merge-all-of.js';
 import { resolveRefs } from '../shared/resolve-refs.js';
 import { isCount, isFiniteNumber, rootObjectSchema } from '../shared/root-composition.js';
 import { SchemaIssues } from '../shared/schema-issues.js';
 import { acceptsAnything, requiredNames, typeList } from '../shared/schema-walk.js';
 import { cloneJson, setOwn } from '../shared/set-own.js';
+import { strictComposition } from '../shared/strict-composition.js';
 
 /**
  * The `format` values OpenAI strict mode accepts on strings.
@@ -228,23 +228,9 @@ class StrictConverter {
   convert(node: unknown, pointer: string, depth: number): Record<string, unknown> {
     if (acceptsAnything(node)) return this.block(pointer, 'a schema that accepts any value');
     if (!isPlainObject(node)) return this.block(pointer, 'a value that is not a schema');
-    let schema = node;
-    if (Object.hasOwn(schema, 'allOf')) {
-      const merged = mergeAllOf(schema);
-      if (merged === undefined) return this.block(pointer, "an 'allOf' whose parts cannot be merged");
-      this.issues.rewritten(pointer, "'allOf' merged into one schema");
-      schema = merged;
-    }
-    if (Object.hasOwn(schema, 'oneOf')) {
-      if (Object.hasOwn(schema, 'anyOf') || !Array.isArray(schema.oneOf))
-        return this.block(pointer, "a 'oneOf' beside an 'anyOf'");
-      this.issues.rewritten(
-        pointer,
-        "'oneOf' became 'anyOf' (the call-time validator still requires exactly one match)",
-      );
-      const { oneOf, ...rest } = schema;
-      schema = { ...rest, anyOf: oneOf };
-    }
+    const composed = strictComposition(node, pointer, this.issues);
+    if ('unsupported' in composed) return this.block(pointer, composed.unsupported);
+    const schema = composed.schema;
     if (typeof schema.$ref === 'string') return { $ref: schema.$ref };
 
     const types = typeList(schema);

@@ -98,8 +98,9 @@ describe('an HTTP MCP server that needs an Authorization header', () => {
       );
       expect(registry.get('guarded__whoami').metadata.mcpUnavailable).toBe(true);
       server = await startGuarded(port);
-      await expect.poll(() => connection.state, { timeout: 10_000 }).toBe('up');
-      expect(states).toHaveLength(2);
+      // The state turns 'up' as the tools are listed again, and onStateChange reports it once they are.
+      await expect.poll(() => states.length, { timeout: 10_000 }).toBe(2);
+      expect(connection.state).toBe('up');
       expect(states[0]).toMatch(new RegExp(`^down: ${unreachable}$`));
       expect(states[1]).toBe("up: MCP server 'guarded' is back");
       expect(toModelText(await registry.call('guarded__whoami', {}))).toBe('an authorized client');

@@ -131,11 +131,14 @@ function metadataPatch(tool: ToolRecord, body: Record<string, unknown>): ToolPat
   if (body.parameters !== undefined) patch.parametersSchema = body.parameters as JsonObjectSchema;
   if (body.input_examples !== undefined)
     patch.inputExamples = body.input_examples as Array<Record<string, unknown>> | null;
-  refuseUnfitExamples(
-    patch.inputExamples === undefined ? tool.inputExamples : patch.inputExamples,
-    patch.parametersSchema ?? tool.parametersSchema,
-    'tool patch',
-  );
+  // Only a change of the examples or of the parameters can make an example unfit.
+  if (patch.inputExamples !== undefined || patch.parametersSchema !== undefined) {
+    refuseUnfitExamples(
+      patch.inputExamples === undefined ? tool.inputExamples : patch.inputExamples,
+      patch.parametersSchema ?? tool.parametersSchema,
+      'tool patch',
+    );
+  }
   if (body.annotations !== undefined || body.requires_approval !== undefined) {
     const current = tool.annotations as ToolAnnotations & { requiresApproval?: boolean };
     const hints = body.annotations === undefined ? current : restAnnotations({ annotations: body.annotations });

@@ -8,6 +8,7 @@ import { defineTool } from '../core/define-tool.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { schemaProblems } from '../schema/compile-validator.js';
+import { ANTHROPIC_STRICT_FORMATS } from './anthropic/anthropic-strict-schema.js';
 import { toAnthropicTools } from './anthropic/to-anthropic-tools.js';
 import { toBedrockTools } from './bedrock/to-bedrock-tools.js';
 import { GEMINI_SCHEMA_KEYS } from './gemini/gemini-schema.js';
@@ -780,18 +781,6 @@ const ANTHROPIC_STRICT_KEYWORDS = new Set([
   'format',
   'pattern',
 ]);
-const ANTHROPIC_FORMATS = new Set([
-  'date-time',
-  'time',
-  'date',
-  'duration',
-  'email',
-  'hostname',
-  'uri',
-  'ipv4',
-  'ipv6',
-  'uuid',
-]);
 
 /**
  * Anthropic strict tool use rules, checked independently of the exporter's own converter: a tool with
@@ -822,7 +811,7 @@ export function anthropicStrictProblems(schema: Entry): string[] {
     if (node.items !== undefined) walk(node.items, `${at}/items`);
     if (node.minItems !== undefined && node.minItems !== 0 && node.minItems !== 1)
       problems.push(`${at}: minItems must be 0 or 1`);
-    if (node.format !== undefined && !ANTHROPIC_FORMATS.has(String(node.format)))
+    if (node.format !== undefined && !ANTHROPIC_STRICT_FORMATS.has(String(node.format)))
       problems.push(`${at}: format ${JSON.stringify(node.format)} is not supported`);
     if (Array.isArray(node.enum) && node.enum.some((value) => typeof value === 'object' && value !== null))
       problems.push(`${at}: enum values must be primitives`);

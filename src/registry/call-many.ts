@@ -1,5 +1,7 @@
+import type { CallContextOptions } from '../core/call-context.js';
 import { describeValue } from '../core/define-tool.js';
-import type { ToolResult } from '../core/tool-result.js';
+import { type CallOptions, type DispatchRuntime, deliverFailure, type PreparedTool } from '../core/dispatch.js';
+import { ToolResult } from '../core/tool-result.js';
 
 /** One of a model's parallel tool calls. */
 export interface BatchCall {
@@ -15,6 +17,73 @@ export interface BatchCall {
  * sentence) with what could be read of it.
  */
 export type BatchEntry = { call: BatchCall } | { problem: string; name: string; id?: string; args?: unknown };
+
+/** Options of `callMany`: one signal and one context for every call of the batch. */
+export interface CallManyOptions {
+  signal?: AbortSignal;
+  context?: CallContextOptions;
+}
+
+/** What `callMany` needs of a registry. */
+export interface BatchTarget {
+  /** The registry's `call`. */
+  call(name: string, args: unknown, options: CallOptions): Promise<ToolResult>;
+  /** The prepared tool of that name, or `undefined` when there is none or its factory fails. */
+  find(name: string): PreparedTool | undefined;
+  /** The runtime a refused entry's result is delivered through (its hooks see it). */
+  readonly runtime: DispatchRuntime;
+  /** The bound on concurrent calls of the batch. */
+  readonly maxConcurrency: number;
+}
+
+/**
+ * Run a model's parallel tool calls on `target` (see `ToolRegistry.callMany`): read-only tools
+ * concurrently, any other tool alone and in order; results in the calls' order, one per index. An
+ * entry that is not a call gets an `INVALID_ARGUMENTS` result at its index; an argument that is not
+ * an array, a list of one such result. Never throws.
+ *
+ * @example
+ * ```ts
+ * const results = await callMany(
+ *   { call: (name, args, options) => registry.call(name, args, options), find, runtime, maxConcurrency: 8 },
+ *   [{ id: 'call_1', name: 'search', args: { query: 'x' } }],
+ * );
+ * ```
+ */
+export function callMany(
+  target: BatchTarget,
+  calls: readonly BatchCall[],
+  options: CallManyOptions = {},
+): Promise<ToolResult[]> {
+  const signal = options?.signal;
+  const context = options?.context;
+  const callOptions = (id: string | undefined): CallOptions => ({
+    ...(signal === undefined ? {} : { signal }),
+    ...(id === undefined ? {} : { toolCallId: id }),
+    ...(context === undefined ? {} : { context }),
+  });
+  const reject = (problem: string, name: string, args: unknown, id: string | undefined) =>
+    deliverFailure(
+      name,
+      args,
+      callOptions(id),
+      target.runtime,
+      ToolResult.error('INVALID_ARGUMENTS', problem, {
+        hint: "Pass an array of calls, each { name: 'tool_name', args: {...}, id?: 'call_id' }.",
+      }),
+    );
+  const entries = readBatch(calls);
+  if (typeof entries === 'string') return reject(entries, '', undefined, undefined).then((result) => [result]);
+  return runCallMany(entries, {
+    run: (entry) =>
+      'call' in entry
+        ? target.call(entry.call.name, entry.call.args, callOptions(entry.call.id))
+        : reject(entry.problem, entry.name, entry.args, entry.id),
+    isReadOnly: (name) => target.find(name)?.spec.annotations.readOnly === true,
+    maxConcurrencyOf: (name) => target.find(name)?.spec.maxConcurrency,
+    maxConcurrency: target.maxConcurrency,
+  });
+}
 
 interface Scheduler {
   run(entry: BatchEntry): Promise<ToolResult>;

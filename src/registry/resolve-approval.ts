@@ -3,6 +3,7 @@ import type { CallContextOptions } from '../core/call-context.js';
 import {
   type CallOptions,
   type DispatchRuntime,
+  deliverFailure,
   type PreparedTool,
   runApproved,
   stampResult,
@@ -38,13 +39,16 @@ export async function resolveApproval(
   const taken = await takeApproval(runtime.approvals, id, options.expectedArguments);
   const started = performance.now();
   if (decision === 'deny') {
-    return stampResult(
+    // Never run, but a call all the same: the hooks and the span see it, as any refused call.
+    return deliverFailure(
+      taken.tool,
+      JSON.parse(taken.arguments),
+      denialOptions(options, taken.toolCallId),
+      runtime,
       ToolResult.error('CANCELLED', `The call to '${taken.tool}' was denied by the approver; do not retry it.`, {
         metadata: { approvalId: id },
       }),
-      taken.tool,
-      started,
-      taken.toolCallId,
+      id,
     );
   }
   const prepared = find(taken.tool);
@@ -71,4 +75,11 @@ export async function resolveApproval(
     metadata,
     started,
   );
+}
+
+function denialOptions(options: ResolveApprovalOptions, toolCallId: string | undefined): CallOptions {
+  const callOptions: CallOptions = {};
+  if (options.context !== undefined) callOptions.context = options.context;
+  if (toolCallId !== undefined) callOptions.toolCallId = toolCallId;
+  return callOptions;
 }

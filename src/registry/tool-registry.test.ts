@@ -5,7 +5,8 @@ import { ToolRegistrationError } from '../core/errors/tool-registration-error.js
 import { ToolshedError } from '../core/errors/toolshed-error.js';
 import type { ToolProtocol } from '../core/tool-protocol.js';
 import { ToolResult, type ToolSuccess } from '../core/tool-result.js';
-import { type RegistryChange, ToolRegistry } from './tool-registry.js';
+import type { RegistryChange } from './registration.js';
+import { ToolRegistry } from './tool-registry.js';
 
 function expectSuccess(result: ToolResult): ToolSuccess {
   if (result.status !== 'success') throw new Error(`expected a success, got ${JSON.stringify(result)}`);

@@ -1,7 +1,6 @@
 import { type ApprovalRule, type ApprovalStore, MemoryApprovalStore } from '../core/approvals.js';
-import type { CallContextOptions } from '../core/call-context.js';
 import { DeadlineQueue } from '../core/deadline-queue.js';
-import { createToolSpec, describeValue, TOOL_NAME_PATTERN } from '../core/define-tool.js';
+import { describeValue } from '../core/define-tool.js';
 import {
   type CallHook,
   type CallInfo,
@@ -10,15 +9,10 @@ import {
   deliverFailure,
   dispatchCall,
   type HookErrorListener,
-  type PreparedTool,
-  reportHookError,
 } from '../core/dispatch.js';
 import { toolNotFound } from '../core/errors/failures.js';
 import { ToolCallError } from '../core/errors/tool-call-error.js';
-import { ToolNotFoundError } from '../core/errors/tool-not-found-error.js';
-import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
 import { OutputStore } from '../core/output-store.js';
-import { fromToolProtocol, isToolProtocol, type ToolProtocol } from '../core/tool-protocol.js';
 import { ToolResult, toModelText } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { AnthropicTool, AnthropicToolsOptions } from '../exporters/anthropic/index.js';
@@ -40,25 +34,22 @@ import {
 import type { PromptDocsOptions } from '../exporters/prompt-docs/index.js';
 import type { DeferLoadingOptions } from '../exporters/shared/defer-loading.js';
 import type { ExportResult } from '../exporters/shared/export-result.js';
-import { type ToolSearchHit, ToolSearchIndex, type ToolSearchOptions } from '../search/tool-search-index.js';
-import { type BatchCall, readBatch, runCallMany } from './call-many.js';
-import {
-  type LoadedDefinition,
-  loadDefinition,
-  loadYamlDefinitionDirectory,
-  loadYamlDefinitionFile,
-  type ToolDefinition,
-} from './load-definitions.js';
-import { prepareTool } from './prepare-tool.js';
-import { createReadToolOutputTool, READ_TOOL_OUTPUT } from './read-tool-output.js';
-import { checkRegisterArguments } from './register-arguments.js';
+import type { ToolSearchHit, ToolSearchOptions } from '../search/tool-search-index.js';
+import { type BatchCall, type CallManyOptions, callMany } from './call-many.js';
+import type { ToolDefinition } from './load-definitions.js';
+import type {
+  DefinitionOptions,
+  DirectoryOptions,
+  RegisterOptions,
+  RegistrableTool,
+  RegistryChange,
+} from './registration.js';
 import { RegistryExports } from './registry-exports.js';
 import { type ResolveApprovalOptions, resolveApproval } from './resolve-approval.js';
+import { fillSubsetView, type SubsetOptions } from './subset-view.js';
+import { ToolTable } from './tool-table.js';
 
 export type { ToolDefinition } from './load-definitions.js';
-
-/** Anything `register` accepts: a spec from `defineTool`, spec-shaped options, or a protocol object. */
-export type RegistrableTool = ToolSpec<never> | ToolSpec | ToolProtocol | Record<string, unknown>;
 
 /** Settings of a {@link ToolRegistry}. */
 export interface ToolRegistryOptions {
@@ -84,41 +75,11 @@ export interface ToolRegistryOptions {
   resolveBuiltin?: (name: string) => ToolSpec['handler'] | undefined;
 }
 
-/** Options of `register` and the declarative loaders. */
-export interface RegisterOptions {
-  /** Replace a tool of the same name instead of throwing `DUPLICATE_TOOL`. */
-  allowOverride?: boolean;
-}
-
-/** Options of `loadYamlFile` and `registerDefinition`. */
-export interface DefinitionOptions extends RegisterOptions {
-  /** The folder relative handler paths resolve against (the YAML file's folder when loading a file). */
-  baseDir?: string;
-}
-
-/** Options of `loadYamlDirectory`. */
-export interface DirectoryOptions extends RegisterOptions {
-  /** Which files to load: a glob matched against paths relative to the folder (default `*.yaml`). */
-  pattern?: string;
-  /** Called as files are processed, for progress output. */
-  onProgress?: (done: number, total: number) => void;
-}
-
-/** What happened to the registry's tool set. */
-export interface RegistryChange {
-  type: 'register' | 'unregister' | 'clear';
-  names: string[];
-}
-
 /** Events a registry emits; `on` returns a function that removes the listener. */
 export interface RegistryEvents {
   change: (change: RegistryChange) => void;
   'hook-error': (error: unknown, hook: CallHook, call: CallInfo) => void;
 }
-
-type Entry =
-  | { kind: 'tool'; prepared: PreparedTool; definition: ToolDefinition | undefined }
-  | { kind: 'factory'; factory: () => RegistrableTool; prepared: PreparedTool | undefined };
 
 const processEnv: Readonly<Record<string, string | undefined>> =
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
@@ -152,19 +113,14 @@ let defaultRegistry: ToolRegistry | undefined;
  * ```
  */
 export class ToolRegistry {
-  readonly #entries: Map<string, Entry>;
+  readonly #table: ToolTable;
   readonly #options: ToolRegistryOptions;
   readonly #runtime: Mutable<DispatchRuntime> & { hooks: CallHook[]; hookErrorListeners: Set<HookErrorListener> };
-  readonly #changeListeners = new Set<RegistryEvents['change']>();
-  #sortedNames: string[] | undefined;
-  #searchIndex: ToolSearchIndex | undefined;
   readonly #exports = new RegistryExports(this);
   #toolConfig: Readonly<Record<string, Record<string, unknown>>> | undefined;
-  #version = 0;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.#options = options;
-    this.#entries = new Map();
     const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
     if (!(defaultTimeoutMs > 0))
       throw new RangeError(`defaultTimeoutMs must be greater than 0, got ${defaultTimeoutMs}.`);
@@ -182,7 +138,8 @@ export class ToolRegistry {
       // Models in OpenAI strict mode send null for optional arguments they leave out.
       decodeNulls: decodeStrictArguments as DispatchRuntime['decodeNulls'],
     };
-    if (options.maxOutputChars !== undefined) this.#ensureOutputReader();
+    this.#table = new ToolTable(this.#runtime, options.resolveBuiltin);
+    if (options.maxOutputChars !== undefined) this.#table.ensureOutputReader();
   }
 
   /** The process-wide registry, for apps that want one (tests should use fresh instances). */
@@ -198,12 +155,12 @@ export class ToolRegistry {
 
   /** Increases on every change of the tool set; caches keyed by it know when to rebuild. */
   get version(): number {
-    return this.#version;
+    return this.#table.version;
   }
 
   /** How many tools are registered. */
   get size(): number {
-    return this.#entries.size;
+    return this.#table.entries.size;
   }
 
   /**
@@ -215,29 +172,14 @@ export class ToolRegistry {
    * second where the options go): use {@link registerAll} for several. Returns the registered spec.
    */
   register(tool: RegistrableTool, options: RegisterOptions = {}, ...extra: never[]): ToolSpec {
-    checkRegisterArguments('register', options, extra.length);
-    const spec = toSpec(tool);
-    this.#commit(
-      [{ name: spec.name, entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined } }],
-      options,
-    );
-    return spec;
+    return this.#table.register(tool, options, extra.length);
   }
 
   /**
    * Register many tools at once, all or nothing: if any is invalid or taken, none is registered.
    */
   registerAll(tools: readonly RegistrableTool[], options: RegisterOptions = {}, ...extra: never[]): ToolSpec[] {
-    checkRegisterArguments('registerAll', options, extra.length);
-    const specs = tools.map(toSpec);
-    this.#commit(
-      specs.map((spec) => ({
-        name: spec.name,
-        entry: { kind: 'tool', prepared: this.#prepare(spec), definition: undefined },
-      })),
-      options,
-    );
-    return specs;
+    return this.#table.registerAll(tools, options, extra.length);
   }
 
   /**
@@ -245,36 +187,20 @@ export class ToolRegistry {
    * tool is cached. The tool it returns must have the name registered here.
    */
   registerFactory(name: string, factory: () => RegistrableTool, options: RegisterOptions = {}): void {
-    if (typeof factory !== 'function') {
-      throw new ToolRegistrationError('INVALID_DEFINITION', `The factory for '${name}' must be a function.`, {
-        toolName: name,
-      });
-    }
-    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
-      throw new ToolRegistrationError(
-        'INVALID_DEFINITION',
-        `Tool name '${String(name)}' is invalid: use 1-64 characters of lowercase letters, digits and underscores, starting with a letter (${TOOL_NAME_PATTERN.source}).`,
-        { field: 'name' },
-      );
-    }
-    this.#commit([{ name, entry: { kind: 'factory', factory, prepared: undefined } }], options);
+    this.#table.registerFactory(name, factory, options);
   }
 
   /**
    * Validate a declarative definition (the YAML form), resolve its handler and register it.
    * Throws {@link ToolRegistrationError} naming the field and the cause.
    */
-  async registerDefinition(definition: unknown, options: DefinitionOptions = {}): Promise<ToolSpec> {
-    const loaded = await loadDefinition(definition, options, this.#options.resolveBuiltin);
-    this.#commit([this.#definitionItem(loaded)], options);
-    return loaded.spec;
+  registerDefinition(definition: unknown, options: DefinitionOptions = {}): Promise<ToolSpec> {
+    return this.#table.registerDefinition(definition, options);
   }
 
   /** Load one YAML definition file (SPEC §4.1); errors name `file:line:col`, the field and what was expected. */
-  async loadYamlFile(path: string, options: DefinitionOptions = {}): Promise<ToolSpec> {
-    const loaded = await loadYamlDefinitionFile(path, options, this.#options.resolveBuiltin);
-    this.#commit([{ ...this.#definitionItem(loaded), file: undefined }], options, loaded.file);
-    return loaded.spec;
+  loadYamlFile(path: string, options: DefinitionOptions = {}): Promise<ToolSpec> {
+    return this.#table.loadYamlFile(path, options);
   }
 
   /**
@@ -282,45 +208,29 @@ export class ToolRegistry {
    * All or nothing: when any file fails, nothing is registered and the thrown `LOAD_FAILED` error lists
    * every failing file. Returns the registered names, sorted.
    */
-  async loadYamlDirectory(directory: string, options: DirectoryOptions = {}): Promise<string[]> {
-    const loaded = await loadYamlDefinitionDirectory(directory, options, this.#options.resolveBuiltin);
-    this.#commit(
-      loaded.map((item) => this.#definitionItem(item)),
-      options,
-    );
-    return loaded.map((item) => item.spec.name).sort();
-  }
-
-  #definitionItem(loaded: LoadedDefinition): { name: string; entry: Entry; file?: string } {
-    const entry: Entry = { kind: 'tool', prepared: this.#prepare(loaded.spec), definition: loaded.definition };
-    return { name: loaded.spec.name, entry, file: loaded.file };
+  loadYamlDirectory(directory: string, options: DirectoryOptions = {}): Promise<string[]> {
+    return this.#table.loadYamlDirectory(directory, options);
   }
 
   /** The tool named `name`; throws {@link ToolNotFoundError} listing the closest and the available names. */
   get(name: string): ToolSpec {
-    const prepared = this.#prepared(name);
-    if (prepared === undefined) {
-      const { message, suggestions } = toolNotFound(name, this.list());
-      throw new ToolNotFoundError(name, message, suggestions);
-    }
-    return prepared.spec;
+    return this.#table.get(name);
   }
 
   /** The declarative definition a tool was registered from (YAML, `registerDefinition`), if any. */
   getDefinition(name: string): ToolDefinition | undefined {
-    const entry = this.#entry(name);
+    const entry = this.#table.entries.get(name);
     return entry?.kind === 'tool' ? entry.definition : undefined;
   }
 
   /** True when a tool of that exact name is registered (own names only: `constructor` is not one). */
   has(name: string): boolean {
-    return this.#entry(name) !== undefined;
+    return this.#table.entries.has(name);
   }
 
   /** Registered names, sorted. */
   list(): string[] {
-    this.#sortedNames ??= [...this.#entries.keys()].sort();
-    return [...this.#sortedNames];
+    return this.#table.list();
   }
 
   /** Every registered tool, in name order (factories run). */
@@ -335,21 +245,13 @@ export class ToolRegistry {
 
   /** Remove a tool; false when there was none of that name. */
   unregister(name: string): boolean {
-    if (this.#entry(name) === undefined) return false;
-    this.#entries.delete(name);
-    this.#searchIndex?.remove(name);
-    this.#changed({ type: 'unregister', names: [name] });
-    return true;
+    return this.#table.unregister(name);
   }
 
   /** Remove every tool. */
   clear(): void {
-    const names = this.list();
-    this.#entries.clear();
-    this.#searchIndex?.clear();
     // A registry-wide output budget still truncates, so its reader must stay.
-    if (this.#options.maxOutputChars !== undefined) this.#ensureOutputReader();
-    this.#changed({ type: 'clear', names });
+    this.#table.clear(this.#options.maxOutputChars !== undefined);
   }
 
   /**
@@ -358,26 +260,12 @@ export class ToolRegistry {
    * otherwise unknown names are skipped. `config` gives per-tool configuration (an agent's attachment
    * config), handed to the handler as `ctx.config` unless a call brings its own.
    */
-  subset(
-    names: readonly string[],
-    options: { strict?: boolean; config?: Readonly<Record<string, Record<string, unknown>>> } = {},
-  ): ToolRegistry {
-    const strict = options.strict ?? true;
+  subset(names: readonly string[], options: SubsetOptions = {}): ToolRegistry {
     const view = new ToolRegistry({ ...this.#options, hooks: this.#runtime.hooks });
     if (options.config !== undefined) view.#toolConfig = options.config;
     // One store of truncated outputs for the registry and its views, so any reader finds any handle.
     view.#runtime.outputs = this.#runtime.outputs;
-    if (view.#entries.delete(READ_TOOL_OUTPUT)) view.#ensureOutputReader();
-    for (const name of names) {
-      const entry = this.#entry(name);
-      if (entry === undefined) {
-        if (strict) this.get(name);
-        continue;
-      }
-      view.#entries.set(name, entry);
-    }
-    if (this.has(READ_TOOL_OUTPUT) && !view.has(READ_TOOL_OUTPUT)) view.#ensureOutputReader();
-    view.#changed({ type: 'register', names: view.list() });
+    fillSubsetView(view.#table, this.#table, names, options.strict ?? true);
     return view;
   }
 
@@ -386,18 +274,7 @@ export class ToolRegistry {
    * parameters). The index is built on the first search and then kept up to date tool by tool.
    */
   search(query: string, options: ToolSearchOptions = {}): ToolSearchHit[] {
-    if (this.#searchIndex === undefined) {
-      const index = new ToolSearchIndex();
-      for (const [name, entry] of this.#entries) this.#indexEntry(index, name, entry);
-      this.#searchIndex = index;
-    }
-    return this.#searchIndex.search(typeof query === 'string' ? query : '', options);
-  }
-
-  #indexEntry(index: ToolSearchIndex, name: string, entry: Entry): void {
-    if (entry.kind === 'tool') index.add(entry.prepared.spec);
-    else if (entry.prepared !== undefined) index.add(entry.prepared.spec);
-    else index.addName(name);
+    return this.#table.search(query, options);
   }
 
   /**
@@ -510,7 +387,7 @@ export class ToolRegistry {
 
   /** Listen to `change` (tool set changed) or `hook-error`; returns a function that stops listening. */
   on<E extends keyof RegistryEvents>(event: E, listener: RegistryEvents[E]): () => void {
-    const listeners = (event === 'change' ? this.#changeListeners : this.#runtime.hookErrorListeners) as Set<
+    const listeners = (event === 'change' ? this.#table.changeListeners : this.#runtime.hookErrorListeners) as Set<
       RegistryEvents[E]
     >;
     listeners.add(listener);
@@ -522,7 +399,7 @@ export class ToolRegistry {
    * defensive pipeline and **never throws**.
    */
   call(name: string, args?: unknown, options?: CallOptions): Promise<ToolResult> {
-    const prepared = typeof name === 'string' ? this.#preparedForCall(name) : undefined;
+    const prepared = typeof name === 'string' ? this.#table.preparedForCall(name) : undefined;
     if (prepared === undefined || 'failure' in prepared) {
       const shownName = typeof name === 'string' ? name : describeValue(name);
       const failure =
@@ -573,38 +450,17 @@ export class ToolRegistry {
    * // results[1].error.message: 'Call 1 must be an object with a tool name, got null.'
    * ```
    */
-  callMany(
-    calls: readonly BatchCall[],
-    options: { signal?: AbortSignal; context?: CallContextOptions } = {},
-  ): Promise<ToolResult[]> {
-    const signal = options?.signal;
-    const context = options?.context;
-    const callOptions = (id: string | undefined): CallOptions => ({
-      ...(signal === undefined ? {} : { signal }),
-      ...(id === undefined ? {} : { toolCallId: id }),
-      ...(context === undefined ? {} : { context }),
-    });
-    const reject = (problem: string, name: string, args: unknown, id: string | undefined) =>
-      deliverFailure(
-        name,
-        args,
-        callOptions(id),
-        this.#runtime,
-        ToolResult.error('INVALID_ARGUMENTS', problem, {
-          hint: "Pass an array of calls, each { name: 'tool_name', args: {...}, id?: 'call_id' }.",
-        }),
-      );
-    const entries = readBatch(calls);
-    if (typeof entries === 'string') return reject(entries, '', undefined, undefined).then((result) => [result]);
-    return runCallMany(entries, {
-      run: (entry) =>
-        'call' in entry
-          ? this.call(entry.call.name, entry.call.args, callOptions(entry.call.id))
-          : reject(entry.problem, entry.name, entry.args, entry.id),
-      isReadOnly: (name) => this.#safePrepared(name)?.spec.annotations.readOnly === true,
-      maxConcurrencyOf: (name) => this.#safePrepared(name)?.spec.maxConcurrency,
-      maxConcurrency: this.#options.maxConcurrency ?? 8,
-    });
+  callMany(calls: readonly BatchCall[], options: CallManyOptions = {}): Promise<ToolResult[]> {
+    return callMany(
+      {
+        call: (name, args, callOptions) => this.call(name, args, callOptions),
+        find: (name) => this.#table.safePrepared(name),
+        runtime: this.#runtime,
+        maxConcurrency: this.#options.maxConcurrency ?? 8,
+      },
+      calls,
+      options,
+    );
   }
 
   /**
@@ -613,152 +469,13 @@ export class ToolRegistry {
    * id, or when `expectedArguments` differ from what was stored (tampering).
    */
   resolveApproval(id: string, decision: 'approve' | 'deny', options: ResolveApprovalOptions = {}): Promise<ToolResult> {
-    return resolveApproval(this.#runtime, (name) => this.#prepared(name), id, decision, options);
+    return resolveApproval(this.#runtime, (name) => this.#table.prepared(name), id, decision, options);
   }
 
   /** The approval store (to list or inspect pending approvals). */
   get approvals(): ApprovalStore {
     return this.#runtime.approvals;
   }
-
-  #prepare(spec: ToolSpec): PreparedTool {
-    return prepareTool(spec, this.#options.approvalRule !== undefined);
-  }
-
-  #entry(name: string): Entry | undefined {
-    return this.#entries.get(name);
-  }
-
-  #prepared(name: string): PreparedTool | undefined {
-    const entry = this.#entries.get(name);
-    if (entry === undefined) return undefined;
-    if (entry.kind === 'tool') return entry.prepared;
-    if (entry.prepared === undefined) {
-      const spec = toSpec(entry.factory());
-      if (spec.name !== name) {
-        throw new ToolRegistrationError(
-          'INVALID_DEFINITION',
-          `The factory registered as '${name}' made a tool named '${spec.name}'.`,
-          {
-            toolName: name,
-          },
-        );
-      }
-      entry.prepared = this.#prepare(spec);
-    }
-    return entry.prepared;
-  }
-
-  // For scheduling decisions: a tool whose factory fails counts as unknown here; its call reports why.
-  #safePrepared(name: unknown): PreparedTool | undefined {
-    if (typeof name !== 'string') return undefined;
-    try {
-      return this.#prepared(name);
-    } catch {
-      return undefined;
-    }
-  }
-
-  #preparedForCall(name: string): PreparedTool | { failure: ReturnType<typeof ToolResult.error> } | undefined {
-    const entry = this.#entries.get(name);
-    if (entry === undefined) return undefined;
-    if (entry.kind === 'tool') return entry.prepared;
-    try {
-      return this.#prepared(name);
-    } catch (error) {
-      return {
-        failure: ToolResult.error(
-          'EXECUTION_FAILED',
-          `Tool '${name}' could not be created: ${(error as Error).message}`,
-        ),
-      };
-    }
-  }
-
-  #commit(items: Array<{ name: string; entry: Entry; file?: string }>, options: RegisterOptions, file?: string): void {
-    if (items.length === 1 && (options.allowOverride || !this.#entries.has(items[0]!.name))) {
-      this.#insert(items[0]!.name, items[0]!.entry);
-      this.#changed({ type: 'register', names: [items[0]!.name] });
-      return;
-    }
-    const errors: ToolRegistrationError[] = [];
-    const seen = new Map<string, string | undefined>();
-    for (const item of items) {
-      const where = item.file ?? file;
-      if (seen.has(item.name)) {
-        const first = seen.get(item.name);
-        errors.push(
-          new ToolRegistrationError(
-            'DUPLICATE_TOOL',
-            `Tool '${item.name}' is defined twice${first === undefined ? '' : ` (also in ${first})`}.`,
-            {
-              toolName: item.name,
-              ...(where === undefined ? {} : { file: where }),
-            },
-          ),
-        );
-      }
-      seen.set(item.name, where);
-      if (!options.allowOverride && this.#entries.has(item.name)) {
-        errors.push(
-          new ToolRegistrationError(
-            'DUPLICATE_TOOL',
-            `Tool '${item.name}' is already registered; pass allowOverride: true to replace it.`,
-            { toolName: item.name, ...(where === undefined ? {} : { file: where }) },
-          ),
-        );
-      }
-    }
-    if (errors.length === 1) throw errors[0];
-    if (errors.length > 1) {
-      throw new ToolRegistrationError(
-        'LOAD_FAILED',
-        `${errors.length} tools could not be registered:\n${errors.map((error) => `  ${error.message}`).join('\n')}`,
-        {
-          errors,
-        },
-      );
-    }
-    for (const item of items) this.#insert(item.name, item.entry);
-    this.#changed({ type: 'register', names: items.map((item) => item.name) });
-  }
-
-  #insert(name: string, entry: Entry): void {
-    this.#entries.set(name, entry);
-    if (this.#searchIndex !== undefined) this.#indexEntry(this.#searchIndex, name, entry);
-    if (entry.kind === 'tool' && entry.prepared.spec.maxOutputChars !== undefined) this.#ensureOutputReader();
-  }
-
-  #ensureOutputReader(): void {
-    if (this.#entries.has(READ_TOOL_OUTPUT)) return;
-    const spec = createReadToolOutputTool(this.#runtime.outputs);
-    const entry: Entry = { kind: 'tool', prepared: this.#prepare(spec), definition: undefined };
-    this.#entries.set(READ_TOOL_OUTPUT, entry);
-    if (this.#searchIndex !== undefined) this.#indexEntry(this.#searchIndex, READ_TOOL_OUTPUT, entry);
-  }
-
-  #changed(change: RegistryChange): void {
-    this.#version++;
-    this.#sortedNames = undefined;
-    if (this.#changeListeners.size === 0) return;
-    for (const listener of this.#changeListeners) {
-      try {
-        listener(change);
-      } catch (error) {
-        reportHookError(this.#runtime.hookErrorListeners, { name: 'change listener' }, error, {
-          tool: '',
-          args: undefined,
-          toolCallId: undefined,
-          options: {},
-        });
-      }
-    }
-  }
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-function toSpec(tool: RegistrableTool): ToolSpec {
-  if (isToolProtocol(tool)) return fromToolProtocol(tool);
-  return createToolSpec(tool);
-}

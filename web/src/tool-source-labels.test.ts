@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileNameOf, sourceDescription, sourceKey, sourceLabel } from '../../web/src/tool-source-labels.js';
+import { fileNameOf, sourceDescription, sourceKey, sourceLabel } from './tool-source-labels.js';
 
 // The words the catalog's source badges, their tooltips and its source filter use for each source.
 

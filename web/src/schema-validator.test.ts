@@ -1,6 +1,6 @@
 import type { RJSFSchema } from '@rjsf/utils';
 import { describe, expect, it } from 'vitest';
-import { InterpretingValidator } from '../../web/src/schema-validator.js';
+import { InterpretingValidator } from './schema-validator.js';
 
 // The try-it form's validator: rjsf's error shape from an interpreting JSON Schema validator (the
 // catalog's CSP forbids the code generation Ajv needs).

@@ -2,10 +2,10 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../src/core/define-tool.js';
-import { toAiSdkTools } from '../../src/integrations/ai-sdk/index.js';
-import { toLangChainTools } from '../../src/integrations/langchain/index.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
+import { defineTool } from '../core/define-tool.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { toAiSdkTools } from './ai-sdk/index.js';
+import { toLangChainTools } from './langchain/index.js';
 
 function registry(): ToolRegistry {
   const tools = new ToolRegistry();

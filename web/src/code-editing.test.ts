@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indentEdit } from '../../web/src/code-editing.js';
+import { indentEdit } from './code-editing.js';
 
 describe('indentEdit (Tab and Shift-Tab in a code field)', () => {
   it('inserts four spaces at the caret, or in place of a selection within one line', () => {

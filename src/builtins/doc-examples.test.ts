@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, resolveFileToolLimits } from '../../src/builtins/filesystem/file-tool-limits.js';
-import { formatListing } from '../../src/builtins/filesystem/list-files-tool.js';
+import { formatBytes, resolveFileToolLimits } from './filesystem/file-tool-limits.js';
+import { formatListing } from './filesystem/list-files-tool.js';
 import {
   hasControlCharacter,
   joinVirtual,
   normalizeVirtualPath,
   virtualSegments,
-} from '../../src/builtins/filesystem/normalize-virtual-path.js';
-import { RegexLineMatcher } from '../../src/builtins/filesystem/regex-line-matcher.js';
-import { createRestrictedMath } from '../../src/builtins/math/restricted-math.js';
-import { isDuckDuckGoChallenge, parseDuckDuckGoHtml } from '../../src/builtins/web/parse-duckduckgo-html.js';
-import { classifyAddress, isPublicAddress } from '../../src/builtins/web/ssrf-guard.js';
-import { normalizeBaseUrl } from '../../src/builtins/web/web-search-result.js';
+} from './filesystem/normalize-virtual-path.js';
+import { RegexLineMatcher } from './filesystem/regex-line-matcher.js';
+import { createRestrictedMath } from './math/restricted-math.js';
+import { isDuckDuckGoChallenge, parseDuckDuckGoHtml } from './web/parse-duckduckgo-html.js';
+import { classifyAddress, isPublicAddress } from './web/ssrf-guard.js';
+import { normalizeBaseUrl } from './web/web-search-result.js';
 
 // The @example blocks of the built-ins' TSDoc, run as written.
 describe('documented examples', () => {

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createRestTool, type WorkspaceSecrets } from '../../src/builtins/web/rest-tool.js';
-import type { RestToolConfig } from '../../src/builtins/web/rest-tool-config.js';
-import { toModelText } from '../../src/core/tool-result.js';
-import { ToolRegistry } from '../../src/registry/tool-registry.js';
+import { toModelText } from '../../core/tool-result.js';
+import { ToolRegistry } from '../../registry/tool-registry.js';
+import { createRestTool, type WorkspaceSecrets } from './rest-tool.js';
+import type { RestToolConfig } from './rest-tool-config.js';
 
 interface Recorded {
   method: string;

@@ -17,6 +17,18 @@ export interface EmailsTable {
   body: string;
 }
 
+/**
+ * A search ranks at most this many matches of an inbox, the most recent ones, and counts its matches
+ * up to this many (past it the count is a lower bound), on both databases: neither visits every match
+ * of a common word in a large inbox.
+ *
+ * @example
+ * ```ts
+ * const total_is_lower_bound = matches.length > SEARCH_CANDIDATES;
+ * ```
+ */
+export const SEARCH_CANDIDATES = 2000;
+
 /** The tables {@link EmailStore} queries. */
 export interface EmailDatabase {
   emails: EmailsTable;
@@ -45,11 +57,20 @@ export interface EmailDialect {
   insertBatch(emails: readonly EmailRecord[]): Promise<number>;
   /** Get ready for a bulk load; returns the function that ends it (see `EmailStore.beginBulkLoad`). */
   beginBulkLoad(large: boolean): Promise<() => Promise<void>>;
+  /**
+   * Whether the search index is kept apart from the rows and brought up to date by {@link prepare}
+   * (SQLite's search file), rather than with every insert (PostgreSQL's GIN index).
+   */
+  readonly indexBuiltApart: boolean;
   /** Bring the search index up to date now (see `EmailStore.prepare`). */
   prepare(): Promise<void>;
   /** Whether the full-text index is in place. */
   hasSearchIndex(): Promise<boolean>;
-  /** The best `limit` emails of `inbox` having every word (lowercase, distinct, at least one), best first. */
+  /**
+   * The best `limit` emails of `inbox` having every word (lowercase, distinct, at least one), best
+   * first, among its {@link SEARCH_CANDIDATES} most recent matches, and the number of matches up to
+   * that many.
+   */
   search(words: readonly string[], inbox: string, limit: number): Promise<EmailSearchResult>;
   /** Whether `inbox` holds at least one email. */
   hasInbox(inbox: string): Promise<boolean>;

@@ -25,8 +25,13 @@ export interface EmailHit {
 /** What {@link EmailStore.search} returns. */
 export interface EmailSearchResult {
   emails: EmailHit[];
-  /** How many emails of the inbox match in all (not only the returned page). */
+  /**
+   * How many emails of the inbox match in all (not only the returned page), counted up to 2 000: when
+   * more match, `total` is 2 000 and `total_is_lower_bound` is true.
+   */
   total: number;
+  /** True when more than `total` emails match (the count stopped at 2 000). */
+  total_is_lower_bound: boolean;
 }
 
 /** One inbox of the corpus and how many emails it holds. */

@@ -57,8 +57,9 @@ export class EmailQueryError extends ToolshedError<'INVALID_QUERY'> {
  * adds `idf × tf·(k1+1)/(tf+k1)`, with tf 2 when the word is in the subject and 1 when it is only in
  * the body, idf measured within the inbox (over its 20 000 most recent emails, cached until the inbox
  * changes), and ties going to the most recently stored email. When more than 2 000 emails of the inbox
- * match, the 2 000 most recently stored are ranked; `total` still counts every match. Snippets are
- * built for the returned page only.
+ * match, the 2 000 most recently stored are ranked (on PostgreSQL the 2 000 most recent by date), and
+ * on both databases `total` counts matches up to 2 000 (`total_is_lower_bound` says when more match).
+ * Snippets are built for the returned page only.
  *
  * @example
  * ```ts
@@ -78,7 +79,7 @@ export class EmailStore {
   constructor(store: EmailStoreSource) {
     this.#db = store.db as unknown as Kysely<EmailDatabase>;
     this.dialect = store.dialect;
-    this.#dialect = emailDialectOf(store, this.#db);
+    this.#dialect = EMAIL_DIALECTS[store.dialect](store, this.#db);
   }
 
   /**
@@ -111,8 +112,8 @@ export class EmailStore {
    * Insert emails in one transaction; a `message_id` already stored (or repeated in the batch) is
    * skipped. Returns how many rows were added.
    *
-   * On PostgreSQL the whole batch is one statement with one parameter (the rows as a JSON array): one
-   * statement per row would cost a round trip each. On SQLite it is prepared statements on the store's
+   * On PostgreSQL the whole batch is one statement with one text array per column, unpacked by
+   * `unnest`: one statement per row would cost a round trip each. On SQLite it is prepared statements on the store's
    * connection, each new email getting the next id of its inbox's range.
    *
    * @example
@@ -179,6 +180,24 @@ export class EmailStore {
   }
 
   /**
+   * What a server runs before it answers: {@link EmailStore.prepare} when the database holds emails and
+   * its search index is built apart from the rows (SQLite's search file, which a database migrated to
+   * `0004_emails_search_file` lacks), so the first `email_search` does not pay for it. A database
+   * without emails gets no search file; on PostgreSQL the index is kept with the rows, so nothing runs.
+   *
+   * @example
+   * ```ts
+   * await store.migrate();
+   * await new EmailStore(store).prepareForService();
+   * ```
+   */
+  async prepareForService(): Promise<void> {
+    if (!this.#dialect.indexBuiltApart) return;
+    const found = await this.#db.selectFrom('emails').select('message_id').limit(1).executeTakeFirst();
+    if (found !== undefined) await this.#dialect.prepare();
+  }
+
+  /**
    * Whether the full-text index is in place: always on SQLite; on PostgreSQL, whether
    * `idx_emails_search` exists (a bulk load that was killed leaves it missing until the next import).
    *
@@ -193,7 +212,8 @@ export class EmailStore {
 
   /**
    * The best `limit` (1 to 50) emails of `inbox` matching every word of `query` in subject or body,
-   * best first, with a `<mark>` snippet, and the number of the inbox's emails that match. Throws
+   * best first, with a `<mark>` snippet, and the number of the inbox's emails that match up to 2 000
+   * (`total_is_lower_bound` is true when more match). Throws
    * {@link EmailQueryError} when the query has no word to search, and {@link UnknownInboxError} when
    * the inbox holds no email (checked only when nothing matched, so a search that finds emails costs
    * nothing more).
@@ -213,7 +233,7 @@ export class EmailStore {
     const size = Math.min(Math.max(Math.trunc(limit), 1), MAX_EMAIL_SEARCH_LIMIT);
     const result = this.#dialect.storable(inbox)
       ? await this.#dialect.search(words, inbox, size)
-      : { emails: [], total: 0 };
+      : { emails: [], total: 0, total_is_lower_bound: false };
     if (result.total === 0 && !(await this.hasInbox(inbox))) throw await this.#unknownInbox(inbox);
     return result;
   }
@@ -302,20 +322,16 @@ export class EmailStore {
   }
 }
 
-/** The one place the dialect's name is read: which {@link EmailDialect} the store's database takes. */
-function emailDialectOf(store: EmailStoreSource, db: Kysely<EmailDatabase>): EmailDialect {
-  const name = store.dialect;
-  switch (name) {
-    case 'sqlite':
-      return new SqliteEmailDialect(db, () => store.sqliteDriver());
-    case 'postgres':
-      return new PostgresEmailDialect(db);
-    default: {
-      const unreachable: never = name;
-      return unreachable;
-    }
-  }
-}
+/**
+ * Each database's email search part, chosen once per {@link EmailStore} from the store's dialect: the
+ * only place the email code reads the dialect's name (a new dialect fails to compile until it has one).
+ */
+const EMAIL_DIALECTS: {
+  readonly [name in StoreDialectName]: (store: EmailStoreSource, db: Kysely<EmailDatabase>) => EmailDialect;
+} = {
+  sqlite: (store, db) => new SqliteEmailDialect(db, () => store.sqliteDriver()),
+  postgres: (_store, db) => new PostgresEmailDialect(db),
+};
 
 function parseRecipients(text: string): string[] {
   try {

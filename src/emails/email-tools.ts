@@ -43,7 +43,7 @@ export const MAX_EMAIL_QUERY_LENGTH = 10_000;
 
 /**
  * The email tools over an {@link EmailStore}: `email_search {query, inbox_id, limit = 10 (max 50)}`
- * returns `{emails: [{message_id, subject, sender, date, snippet}], total}`, best first, with the
+ * returns `{emails: [{message_id, subject, sender, date, snippet}], total, total_is_lower_bound}`, best first, with the
  * query's words in `<mark>`; `email_get {message_id}` returns the whole email; `email_inboxes
  * {limit = 20 (max 200)}` returns `{inboxes: [{inbox, count}], total}`, the largest first. A query
  * without searchable words is `INVALID_ARGUMENTS`; so is an inbox that holds no email (the message
@@ -65,7 +65,7 @@ export function createEmailTools(
     name: 'email_search',
     title: 'Search Emails',
     description:
-      'Search the emails of one inbox by words in their subject or body. Returns the best matches first, each with message_id, subject, sender, date (ISO 8601) and a snippet where matching words are in <mark>…</mark>, plus the total number of matches.',
+      'Search the emails of one inbox by words in their subject or body. Returns the best matches first, each with message_id, subject, sender, date (ISO 8601) and a snippet where matching words are in <mark>…</mark>, plus total, the number of matches up to 2000 (total_is_lower_bound is true when more match).',
     whenToUse:
       'To find emails about a topic in a given inbox (email_inboxes lists them). Use a few distinctive words (every word must appear); then read a whole email with email_get and its message_id.',
     category: 'email',

@@ -1,12 +1,16 @@
 import { type Kysely, sql } from 'kysely';
 import type { SqliteDriver } from '../store/index.js';
-import { columnsOf, countEmails, type EmailDatabase, type EmailDialect, toHit } from './email-dialect.js';
+import {
+  columnsOf,
+  countEmails,
+  type EmailDatabase,
+  type EmailDialect,
+  SEARCH_CANDIDATES,
+  toHit,
+} from './email-dialect.js';
 import type { EmailHit, EmailRecord, EmailSearchResult, InboxCount } from './email-record.js';
 import { ftsMatch, ftsTerm } from './search-query.js';
 import { INBOX_SPAN, type IndexBatch, SqliteEmailIndex, type SqliteQuery } from './sqlite-email-index.js';
-
-/** At most this many matches of an inbox (the most recently stored) are ranked on SQLite. */
-const RANKED_POOL = 2000;
 
 /** Document frequencies are counted over an inbox's most recently stored emails, this many at most. */
 const FREQUENCY_SAMPLE = 20_000;
@@ -162,6 +166,9 @@ export class SqliteEmailDialect implements EmailDialect {
     return (await this.#sqliteIndex()).index.beginLoad(large);
   }
 
+  /** The search file beside the database, indexed from `emails` by {@link prepare}. */
+  readonly indexBuiltApart = true;
+
   async prepare(): Promise<void> {
     await this.#sqliteIndex();
   }
@@ -225,21 +232,20 @@ export class SqliteEmailDialect implements EmailDialect {
   async search(words: readonly string[], inbox: string, limit: number): Promise<EmailSearchResult> {
     await this.#sqliteIndex();
     const inboxId = await this.#inboxId(inbox);
-    if (inboxId === undefined) return { emails: [], total: 0 };
+    if (inboxId === undefined) return { emails: [], total: 0, total_is_lower_bound: false };
     // Rowid bounds go to SQLite as integers (a JS number is bound as a REAL, and FTS5 then filters
     // every row of the doclists instead of seeking to the inbox's range).
     const low = BigInt(inboxId * INBOX_SPAN);
     const high = low + BigInt(INBOX_SPAN - 1);
     const match = ftsMatch(words);
-    const counted = await sql<{ n: number }>`select count(*) as n from search.emails_fts
-      where emails_fts match ${match} and rowid between ${low} and ${high}`.execute(this.#db);
-    const total = Number(counted.rows[0]?.n ?? 0);
-    if (total === 0) return { emails: [], total };
-
+    // The most recently stored matches, one more than are ranked: that one says whether more match.
     const pooled = await sql<{ id: number }>`select rowid as id from search.emails_fts
       where emails_fts match ${match} and rowid between ${low} and ${high}
-      order by rowid desc limit ${RANKED_POOL}`.execute(this.#db);
-    const pool = pooled.rows.map((row) => row.id);
+      order by rowid desc limit ${SEARCH_CANDIDATES + 1}`.execute(this.#db);
+    const more = pooled.rows.length > SEARCH_CANDIDATES;
+    const pool = pooled.rows.slice(0, SEARCH_CANDIDATES).map((row) => row.id);
+    const total = pool.length;
+    if (total === 0) return { emails: [], total, total_is_lower_bound: false };
     // Every match from the pool's oldest rowid up is in the pool, so these subject queries, narrowed to
     // rows matching the whole query, return pool members only.
     const poolLow = BigInt(pool.at(-1) ?? low);
@@ -274,7 +280,7 @@ export class SqliteEmailDialect implements EmailDialect {
       const row = byId.get(id);
       if (row !== undefined) emails.push(toHit(row, words));
     }
-    return { emails, total };
+    return { emails, total, total_is_lower_bound: more };
   }
 
   /**

@@ -103,7 +103,7 @@ for (const harness of emailHarnesses()) {
       const bob = await emails.search('meeting schedule', BOB, 10);
       expect(bob.emails.map((hit) => hit.message_id)).toEqual(['<4.test@enron.com>']);
       // An inbox that exists but has no match is an empty result, not an error.
-      expect(await emails.search('pipeline', BOB, 10)).toEqual({ emails: [], total: 0 });
+      expect(await emails.search('pipeline', BOB, 10)).toEqual({ emails: [], total: 0, total_is_lower_bound: false });
       await expect(emails.search('meeting', 'zed@other.org', 10)).rejects.toThrow(UnknownInboxError);
     });
 

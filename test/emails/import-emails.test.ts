@@ -160,6 +160,46 @@ for (const harness of emailHarnesses()) {
       const tiny = await importEmails(path, { format: 'mbox', emails, maxMessageBytes: 1000 });
       expect(tiny.skipped[0]?.reason).toMatch(/bytes exceeds/);
     });
+
+    it('stores text that array and row syntax give meaning to exactly as it was given', async () => {
+      const tricky = [
+        'NULL',
+        '{a,b}',
+        '"quoted", \\back\\slash',
+        'tab\there\nnew line\r',
+        "it's (x) ; --",
+        'é ✓ 🚀',
+        '',
+      ];
+      const records = tricky.map((text, index) => ({
+        message_id: `<${index}.tricky@x>`,
+        inbox: 'tricky@x.com',
+        subject: text,
+        sender: text,
+        recipients: [text, 'b@x.com'],
+        date: '2001-05-14T16:39:00.000Z',
+        body: text,
+      }));
+      expect(await emails.insertBatch(records)).toBe(tricky.length);
+      for (const record of records) expect(await emails.get(record.message_id)).toEqual(record);
+    });
+
+    it('stores nothing of a batch the database refuses a row of', async () => {
+      const good = (id: number) => ({
+        message_id: `<${id}.refused@x>`,
+        inbox: 'refused@x.com',
+        subject: `s${id}`,
+        sender: 'a@x.com',
+        recipients: [],
+        date: '2001-05-14T16:39:00.000Z',
+        body: 'fine',
+      });
+      // Neither database stores a second email under a message id, and neither stores a null subject.
+      const bad = { ...good(2), subject: null as unknown as string };
+      await expect(emails.insertBatch([good(1), bad, good(3)])).rejects.toThrow();
+      expect(await emails.count('refused@x.com')).toBe(0);
+      expect(await emails.insertBatch([good(1), good(3)])).toBe(2);
+    });
   });
 }
 

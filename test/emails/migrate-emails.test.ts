@@ -89,6 +89,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           '0009_upstream_pins',
           '0010_prompts_resources',
           '0011_tool_input_examples',
+          '0012_mcp_sessions',
         ],
       });
       const emails = new EmailStore(store);

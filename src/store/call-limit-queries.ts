@@ -131,21 +131,25 @@ export class CallLimitQueries implements StoreCallLimits {
   }
 
   async acquireSlot(key: string, max: number, lease: SlotLease, now: number): Promise<boolean> {
-    return this.#context.dialect.db.transaction().execute(async (trx) => {
-      // Writing the cap's lock row holds it until the transaction ends (on PostgreSQL a row lock, on
-      // SQLite the write lock): servers taking a slot of one cap take turns.
-      await trx
-        .insertInto('call_limit_locks')
-        .values({ key })
-        .onConflict((conflict) => conflict.column('key').doUpdateSet({ key }))
-        .execute();
-      await trx.deleteFrom('call_limit_leases').where('key', '=', key).where('expires_at', '<=', now).execute();
-      const { count } = await trx
+    const { dialect } = this.#context;
+    return dialect.transaction(async (trx) => {
+      // Servers taking a slot of one cap take turns on a lock of that cap alone (on PostgreSQL an
+      // advisory lock keyed by the cap, which writes no row; on SQLite the write lock): caps of other
+      // tools, agents, tokens or workspaces never wait for it.
+      await dialect.lock(trx, `call_limit\n${key}`);
+      const { all, live } = await trx
         .selectFrom('call_limit_leases')
-        .select((expression) => expression.fn.countAll<number | string>().as('count'))
+        .select((expression) => [
+          expression.fn.countAll<number | string>().as('all'),
+          expression.fn.sum<number | string | null>(sql`case when expires_at > ${now} then 1 else 0 end`).as('live'),
+        ])
         .where('key', '=', key)
         .executeTakeFirstOrThrow();
-      if (Number(count) >= max) return false;
+      // Leases a server that died left behind count no more; they are cleared when there are some.
+      if (Number(all) > Number(live ?? 0)) {
+        await trx.deleteFrom('call_limit_leases').where('key', '=', key).where('expires_at', '<=', now).execute();
+      }
+      if (Number(live ?? 0) >= max) return false;
       await trx
         .insertInto('call_limit_leases')
         .values({ id: lease.id, key, holder: lease.holder, expires_at: lease.expiresAt })

@@ -21,5 +21,22 @@ export interface ChangeFeed {
   /** Called after the commit (SQLite delivers to this process's listeners here). */
   committed(changes: readonly StoreChange[]): void;
   subscribe(listener: StoreChangeListener): () => void;
+  /**
+   * Send a short text (at most {@link MAX_SIGNAL_BYTES} bytes) to every listening process at once,
+   * outside any transaction: on PostgreSQL a `NOTIFY` on its own channel, on SQLite in this process.
+   */
+  signal(payload: string): Promise<void>;
+  /** Hear every signal, this process's own included. Returns a function that stops listening. */
+  onSignal(listener: (payload: string) => void): () => void;
   close(): Promise<void>;
 }
+
+/**
+ * The largest signal payload in bytes: PostgreSQL refuses a `NOTIFY` payload of 8000 bytes or more.
+ *
+ * @example
+ * ```ts
+ * if (Buffer.byteLength(text) > MAX_SIGNAL_BYTES) throw new RangeError('too long to signal');
+ * ```
+ */
+export const MAX_SIGNAL_BYTES = 7900;

@@ -1,8 +1,9 @@
-import type { StoreChange, StoreChangeListener } from './store-records.js';
+import type { StoreChange } from './store-records.js';
 
 /**
- * A set of {@link StoreChangeListener}s. A listener that throws is reported to `onError` and does not
- * keep the others from being called.
+ * A set of listeners of one kind of event: {@link StoreChange}s by default, or the string payloads of
+ * the feeds' signals. A listener that throws is reported to `onError` and does not keep the others
+ * from being called.
  *
  * @example
  * ```ts
@@ -12,8 +13,8 @@ import type { StoreChange, StoreChangeListener } from './store-records.js';
  * remove();
  * ```
  */
-export class ChangeListeners {
-  readonly #listeners = new Set<StoreChangeListener>();
+export class ChangeListeners<Event = StoreChange> {
+  readonly #listeners = new Set<(event: Event) => void>();
   readonly #onError: (error: unknown) => void;
 
   constructor(onError: (error: unknown) => void) {
@@ -24,22 +25,27 @@ export class ChangeListeners {
     return this.#listeners.size;
   }
 
-  add(listener: StoreChangeListener): () => void {
+  add(listener: (event: Event) => void): () => void {
     // A wrapper per subscription, so the same function subscribed twice is removed one at a time.
-    const entry: StoreChangeListener = (change) => listener(change);
+    const entry = (event: Event) => listener(event);
     this.#listeners.add(entry);
     return () => {
       this.#listeners.delete(entry);
     };
   }
 
-  emit(change: StoreChange): void {
+  emit(event: Event): void {
     for (const listener of [...this.#listeners]) {
       try {
-        listener(change);
+        listener(event);
       } catch (error) {
         this.#onError(error);
       }
     }
+  }
+
+  /** Remove every listener. */
+  clear(): void {
+    this.#listeners.clear();
   }
 }

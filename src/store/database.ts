@@ -181,6 +181,32 @@ export interface Database {
   call_limit_buckets: CallLimitBucketsTable;
   call_limit_leases: CallLimitLeasesTable;
   call_limit_locks: { key: string };
+  mcp_sessions: McpSessionsTable;
+}
+
+/**
+ * `mcp_sessions`: MCP sessions any server on the database may answer (times in epoch milliseconds).
+ *
+ * @example
+ * ```ts
+ * const live = await store.db.selectFrom('mcp_sessions').select('id').where('expires_at', '>', Date.now()).execute();
+ * ```
+ */
+export interface McpSessionsTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string | null;
+  token_id: string | null;
+  scope: string;
+  protocol_version: string;
+  /** JSON text. */
+  client_info: string;
+  /** JSON text. */
+  client_capabilities: string;
+  created_at: TimestampColumn;
+  /** PostgreSQL returns the `bigint` as text. */
+  last_seen_at: number | string;
+  expires_at: number | string;
 }
 
 /**

@@ -17,6 +17,7 @@ export type {
   CallLimitsTable,
   Database,
   FilesTable,
+  McpSessionsTable,
   NullableTimestampColumn,
   SecretsTable,
   TimestampColumn,
@@ -26,7 +27,7 @@ export type {
 } from './database.js';
 export { MAX_DATABASE_FILE_BYTES } from './database-file-backend.js';
 export { createPostgresStore } from './postgres/create-postgres-store.js';
-export { CHANGE_CHANNEL } from './postgres/postgres-change-feed.js';
+export { CHANGE_CHANNEL, SIGNAL_CHANNEL } from './postgres/postgres-change-feed.js';
 export { SECRET_KEY_ENV, SECRET_KEY_FILE_SUFFIX } from './secret-key.js';
 export { requireSecretName } from './secret-queries.js';
 export { createSqliteStore } from './sqlite/create-sqlite-store.js';
@@ -53,6 +54,9 @@ export type {
   McpCatalogRecord,
   McpCatalogSyncInput,
   McpCatalogSyncResult,
+  McpSessionInput,
+  McpSessionRecord,
+  McpSessionSignal,
   MigrationReport,
   SecretRecord,
   SetSecretResult,
@@ -85,6 +89,7 @@ export type {
   StoreAttachments,
   StoreCallLimits,
   StoreMcpCatalog,
+  StoreMcpSessions,
   StoreSecrets,
   StoreTokens,
   StoreToolCalls,

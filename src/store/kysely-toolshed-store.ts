@@ -8,6 +8,7 @@ import type { Database } from './database.js';
 import { DatabaseApprovalStore } from './database-approval-store.js';
 import { DatabaseFileBackend } from './database-file-backend.js';
 import { McpCatalogQueries } from './mcp-catalog-queries.js';
+import { McpSessionQueries } from './mcp-session-queries.js';
 import { MIGRATION_TABLES, ToolshedMigrationProvider } from './migrations/toolshed-migration-provider.js';
 import { dropForChange, readCachesOf } from './read-cache.js';
 import type { SecretKeyring } from './secret-key.js';
@@ -27,6 +28,7 @@ import type {
   StoreAttachments,
   StoreCallLimits,
   StoreMcpCatalog,
+  StoreMcpSessions,
   StoreSecrets,
   StoreTokens,
   StoreToolCalls,
@@ -63,6 +65,7 @@ export class KyselyToolshedStore implements ToolshedStore {
   readonly upstreamPins: StoreUpstreamPins;
   readonly callLimits: StoreCallLimits;
   readonly mcpCatalog: StoreMcpCatalog;
+  readonly mcpSessions: StoreMcpSessions;
   readonly #dialect: StoreDialect;
   readonly #feed: ChangeFeed;
   readonly #toolCalls: ToolCallQueries;
@@ -91,10 +94,15 @@ export class KyselyToolshedStore implements ToolshedStore {
     this.secrets = new SecretQueries(this.#context, keys);
     this.upstreamPins = new UpstreamPinQueries(this.#context);
     this.callLimits = new CallLimitQueries(this.#context);
+    this.mcpSessions = new McpSessionQueries(this.#context, feed);
   }
 
   get dialect(): StoreDialectName {
     return this.#dialect.name;
+  }
+
+  get sharedAcrossInstances(): boolean {
+    return this.#dialect.sharedAcrossInstances;
   }
 
   get db(): Kysely<Database> {

@@ -37,6 +37,11 @@ export interface StoreDialect {
    */
   readonly supportsRowLocks: boolean;
   /**
+   * Whether several server processes are expected on one database (PostgreSQL): state that would
+   * otherwise live in one process's memory (MCP sessions) is kept in the database instead.
+   */
+  readonly sharedAcrossInstances: boolean;
+  /**
    * The synchronous driver under `db`, for writes that skip Kysely (the call log's batches and its
    * journal), or `undefined` where there is none.
    */

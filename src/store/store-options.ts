@@ -13,8 +13,18 @@ export interface StoreOptions {
    * to other processes either way.
    */
   notifications?: boolean;
-  /** PostgreSQL: most connections in the pool (default 10). */
+  /** PostgreSQL: most connections in the pool (default 10); one more is held for LISTEN. */
   poolSize?: number;
+  /**
+   * PostgreSQL: the server cancels a statement that runs longer than this, in milliseconds (default
+   * 30 000); a session idle inside a transaction for twice as long is ended.
+   */
+  statementTimeoutMs?: number;
+  /**
+   * PostgreSQL: the `application_name` of the store's connections, as `pg_stat_activity` shows them
+   * (default `toolshed`). Naming each server of a fleet tells their connections apart.
+   */
+  applicationName?: string;
   /** SQLite: how long a writer waits for another process's lock, in milliseconds (default 5000). */
   busyTimeoutMs?: number;
   /**
@@ -25,6 +35,11 @@ export interface StoreOptions {
    * One store per database owns the journal; any other store on the same file writes its calls
    * directly. With the journal, a call for a workspace that does not exist is dropped instead of
    * refused.
+   *
+   * PostgreSQL: write the call log in windows of 10 ms. A call is acknowledged once it is queued, and
+   * every call queued in a window is written by one INSERT (at once when the log is read, and at
+   * close): a crash of the process loses at most the calls of its last window. A call for a workspace
+   * that does not exist is dropped instead of refused.
    */
   callJournal?: boolean;
   /**
@@ -47,6 +62,8 @@ export interface ResolvedStoreOptions {
   defaultTools: readonly string[] | undefined;
   notifications: boolean;
   poolSize: number;
+  statementTimeoutMs: number;
+  applicationName: string;
   busyTimeoutMs: number;
   callJournal: boolean;
   /** The parsed secret key, or `undefined` when none was given. */
@@ -66,18 +83,28 @@ export interface ResolvedStoreOptions {
 export function resolveStoreOptions(options: StoreOptions = {}): ResolvedStoreOptions {
   const poolSize = options.poolSize ?? 10;
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
   for (const [name, value] of [
     ['poolSize', poolSize],
     ['busyTimeoutMs', busyTimeoutMs],
+    ['statementTimeoutMs', statementTimeoutMs],
   ] as const) {
     if (!Number.isSafeInteger(value) || value <= 0) {
       throw new RangeError(`Store option ${name} must be a whole number greater than 0, got ${String(value)}.`);
     }
   }
+  const applicationName = options.applicationName ?? 'toolshed';
+  if (typeof applicationName !== 'string' || !/^[\x20-\x7e]{1,63}$/.test(applicationName)) {
+    throw new RangeError(
+      `Store option applicationName must be 1-63 printable ASCII characters, got ${JSON.stringify(applicationName)}.`,
+    );
+  }
   return {
     defaultTools: options.defaultTools === undefined ? undefined : [...options.defaultTools],
     notifications: options.notifications ?? true,
     poolSize,
+    statementTimeoutMs,
+    applicationName,
     busyTimeoutMs,
     callJournal: options.callJournal === true,
     secretKey: secretKeyOf(options.secretKey),

@@ -389,3 +389,69 @@ export interface McpCatalogSyncResult {
   updated: string[];
   removed: string[];
 }
+
+/**
+ * An MCP session over Streamable HTTP as the store keeps it, so that any server on the database can
+ * answer its requests: who opened it, what its `initialize` said, and when it expires.
+ *
+ * @example
+ * ```ts
+ * const session: McpSessionRecord = {
+ *   id: '5f0c…', workspaceId: 'acme', agentId: 'support', tokenId: 'tok_1', scope: '/mcp/agents/support',
+ *   protocolVersion: '2025-11-25', clientInfo: { name: 'claude', version: '1.0.0' }, clientCapabilities: {},
+ *   createdAt: '2026-01-01T00:00:00.000Z', lastSeenAt: 1767225600000, expiresAt: 1767227400000,
+ * };
+ * ```
+ */
+export interface McpSessionRecord {
+  id: string;
+  workspaceId: string;
+  /** The agent whose view the session serves, `null` for the workspace's default view. */
+  agentId: string | null;
+  /** The API token that opened it, `null` when none did. */
+  tokenId: string | null;
+  /** Where the session answers (its path and caller); a request with another scope does not find it. */
+  scope: string;
+  protocolVersion: string;
+  clientInfo: Record<string, unknown>;
+  clientCapabilities: Record<string, unknown>;
+  createdAt: string;
+  /** Milliseconds since the epoch. */
+  lastSeenAt: number;
+  /** Milliseconds since the epoch; an expired session is not found. */
+  expiresAt: number;
+}
+
+/**
+ * What `mcpSessions.create` takes: a {@link McpSessionRecord} without its timestamps of record.
+ *
+ * @example
+ * ```ts
+ * const input: McpSessionInput = { id: randomUUID(), workspaceId: 'acme', scope: '/mcp', protocolVersion: '2025-11-25', clientInfo: {}, clientCapabilities: {}, expiresAt: Date.now() + 1_800_000 };
+ * ```
+ */
+export type McpSessionInput = Omit<McpSessionRecord, 'createdAt' | 'lastSeenAt' | 'agentId' | 'tokenId'> & {
+  agentId?: string | null;
+  tokenId?: string | null;
+};
+
+/**
+ * A message between the servers on one database about an MCP session: client messages (a
+ * cancellation, the answer to an elicitation) for whichever server runs the request they concern, or
+ * word that the session was closed. `origin` names the sending server, which ignores its own.
+ *
+ * @example
+ * ```ts
+ * const signal: McpSessionSignal = {
+ *   sessionId: '5f0c…', origin: 'srv_1', kind: 'messages',
+ *   messages: [{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } }],
+ * };
+ * ```
+ */
+export interface McpSessionSignal {
+  sessionId: string;
+  origin: string;
+  kind: 'messages' | 'closed';
+  /** JSON-RPC messages from the client (kind `messages`). */
+  messages?: unknown[];
+}

@@ -16,6 +16,7 @@ import {
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
 import type { RecentToolCallsOptions, StoreToolCalls } from './toolshed-store.js';
+import { WindowedCallLog } from './windowed-call-log.js';
 
 /** Most calls written in one transaction (11 parameters each, far below either dialect's limit). */
 const MAX_BATCH = 200;
@@ -48,9 +49,13 @@ export class ToolCallQueries implements StoreToolCalls {
   /** With the `callJournal` option on a SQLite file: the journal, once this store owns it. */
   #journal: JournaledCallLog | undefined;
   #journalOpening: Promise<JournaledCallLog | undefined> | undefined;
+  /** With the `callJournal` option where there is no journal file (PostgreSQL): the windowed writer. */
+  readonly #windowed: WindowedCallLog | undefined;
 
   constructor(context: StoreContext) {
     this.#context = context;
+    const { options, dialect } = context;
+    this.#windowed = options.callJournal && dialect.syncDriver === undefined ? new WindowedCallLog(context) : undefined;
   }
 
   async record(workspaceId: string, call: ToolCallInput): Promise<ToolCallRecord> {
@@ -107,6 +112,7 @@ export class ToolCallQueries implements StoreToolCalls {
     };
     const journal = this.#journal ?? (await this.#openJournal());
     if (journal !== undefined) return journal.record(values);
+    if (this.#windowed !== undefined) return this.#windowed.record(values);
     return new Promise<ToolCallRecord>((resolve, reject) => {
       this.#queue.push({ values, resolve, reject });
       if (this.#flushing) return;
@@ -216,6 +222,7 @@ export class ToolCallQueries implements StoreToolCalls {
   }
 
   async flush(): Promise<void> {
+    await this.#windowed?.drain();
     await (await this.#openJournal())?.drain();
   }
 
@@ -224,6 +231,7 @@ export class ToolCallQueries implements StoreToolCalls {
    * `callJournal` option; nothing otherwise). The store calls this when it closes.
    */
   async close(): Promise<void> {
+    await this.#windowed?.drain();
     const journal = await this.#journalOpening?.catch(() => undefined);
     this.#journal = undefined;
     this.#journalOpening = Promise.resolve(undefined);
@@ -277,6 +285,7 @@ export class ToolCallQueries implements StoreToolCalls {
     if (!isWellFormedId(workspaceId)) return [];
     // Journaled calls are answered already: they are in the table before it is read.
     await (await this.#openJournal())?.drain();
+    await this.#windowed?.drain();
     // ISO-8601 text in UTC orders as time on SQLite; PostgreSQL reads it as a timestamptz.
     const { db } = this.#context.dialect;
     const rows = await db
@@ -299,6 +308,7 @@ export class ToolCallQueries implements StoreToolCalls {
   async pruneBefore(before: string): Promise<number> {
     const cutoff = isoTimestamp(before, 'before');
     await (await this.#openJournal())?.drain();
+    await this.#windowed?.drain();
     const { db } = this.#context.dialect;
     const result = await db.deleteFrom('tool_calls').where('created_at', '<', cutoff).executeTakeFirst();
     return Number(result.numDeletedRows);

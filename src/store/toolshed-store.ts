@@ -19,6 +19,9 @@ import type {
   McpCatalogRecord,
   McpCatalogSyncInput,
   McpCatalogSyncResult,
+  McpSessionInput,
+  McpSessionRecord,
+  McpSessionSignal,
   MigrationReport,
   SecretRecord,
   SetSecretResult,
@@ -384,7 +387,8 @@ export interface StoreToolCalls {
   pruneBefore(before: string): Promise<number>;
   /**
    * With the `callJournal` option: take the journal if no other store has it, and copy every call
-   * journaled so far (a previous owner's too) into `tool_calls`. Without it, nothing to do.
+   * journaled so far (a previous owner's too) into `tool_calls`; on PostgreSQL, write every call
+   * acknowledged and not yet written. Without it, nothing to do.
    */
   flush(): Promise<void>;
 }
@@ -490,6 +494,42 @@ export interface StoreUpstreamPins {
 }
 
 /**
+ * MCP sessions over Streamable HTTP that any server on the database may answer, and the signals
+ * between those servers about them (client messages for the server running a request, a session's
+ * end). Session ids are 1-128 visible ASCII characters; a malformed one reads as absent.
+ *
+ * @example
+ * ```ts
+ * const stop = store.mcpSessions.onSignal((signal) => console.log(signal.kind, signal.sessionId));
+ * await store.mcpSessions.signal({ sessionId: 'a1', origin: 'srv_1', kind: 'closed' });
+ * stop();
+ * ```
+ */
+export interface StoreMcpSessions {
+  /**
+   * Keep a new session. Throws {@link StoreValidationError} for malformed fields (client info or
+   * capabilities over 16 KiB of JSON), the store's not-found error for an unknown workspace, and its
+   * conflict error kind `unique` for a taken id.
+   */
+  create(input: McpSessionInput): Promise<McpSessionRecord>;
+  /** The session unless it expired (before `now`, default the current time). */
+  get(id: string, now?: number): Promise<McpSessionRecord | undefined>;
+  /** Mark the session seen and move its expiry to `expiresAt`; false when it is gone or expired. */
+  touch(id: string, expiresAt: number, now?: number): Promise<boolean>;
+  /** Forget the session; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** Delete the sessions expired by `now` (default the current time); how many. */
+  pruneExpired(now?: number): Promise<number>;
+  /**
+   * Tell every server on the database (this one included) about a session. Throws
+   * {@link StoreValidationError} for a malformed signal or one over 7 900 bytes of JSON.
+   */
+  signal(signal: McpSessionSignal): Promise<void>;
+  /** Hear every well-formed signal; returns a function that stops listening. */
+  onSignal(listener: (signal: McpSessionSignal) => void): () => void;
+}
+
+/**
  * The registry's {@link ApprovalStore} for one workspace, plus the decision step of the REST API.
  * `take` is atomic: of any number of concurrent takers exactly one gets the approval.
  */
@@ -531,6 +571,11 @@ export interface WorkspaceApprovalStore extends ApprovalStore {
 export interface ToolshedStore {
   readonly dialect: StoreDialectName;
   /**
+   * Whether several `toolshed serve` processes are expected on this database (PostgreSQL), so that
+   * per-connection state such as MCP sessions must be kept in it rather than in one process.
+   */
+  readonly sharedAcrossInstances: boolean;
+  /**
    * The Kysely instance, for modules that keep tables of their own in the store's database (the
    * email corpus) and for tests. Queries made through it bypass the workspace scoping of the methods.
    */
@@ -546,6 +591,8 @@ export interface ToolshedStore {
   readonly callLimits: StoreCallLimits;
   /** The prompts, resources and resource templates each workspace serves over MCP. */
   readonly mcpCatalog: StoreMcpCatalog;
+  /** MCP sessions any server on the database may answer, and the signals about them. */
+  readonly mcpSessions: StoreMcpSessions;
   /**
    * The better-sqlite3 driver under {@link ToolshedStore.db} on SQLite, `undefined` on PostgreSQL:
    * for modules that need what Kysely does not speak (statements prepared once and run many times,

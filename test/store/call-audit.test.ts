@@ -186,5 +186,39 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
         await second.callLimits.acquireSlot(key, 2, { id: 'l4', holder: 'b', expiresAt: now + 500 }, now + 300),
       ).toBe(true);
     });
+
+    it('lets exactly the cap in of 200 simultaneous takes, each cap on its own (through two stores on PostgreSQL)', async () => {
+      const now = 9_000;
+      // Two SQLite stores of one file in one process wait on each other's write lock synchronously
+      // (not supported); two servers on SQLite are two processes. PostgreSQL takes both at once.
+      const stores = harness.dialect === 'postgres' ? [store, second] : [store];
+      const keys = [callLimitKey('acme', 'tool', 'burst_a'), callLimitKey('acme', 'agent', 'burst_b')];
+      const takes = await Promise.all(
+        Array.from({ length: 200 }, (_, index) =>
+          (stores[index % stores.length] as ToolshedStore).callLimits.acquireSlot(
+            keys[index % 4 < 2 ? 0 : 1] as string,
+            7,
+            { id: `lb_${index}`, holder: index % 2 === 0 ? 'a' : 'b', expiresAt: now + 10_000 },
+            now,
+          ),
+        ),
+      );
+      const admitted = (key: number) => takes.filter((taken, index) => taken && (index % 4 < 2 ? 0 : 1) === key);
+      expect([admitted(0).length, admitted(1).length]).toEqual([7, 7]);
+      // A slot given back is free for the next take, and only one.
+      const first = takes.findIndex((taken, index) => taken && index % 4 < 2);
+      await store.callLimits.releaseSlot(`lb_${first}`);
+      const again = await Promise.all(
+        [store, ...stores, store].map((on, index) =>
+          on.callLimits.acquireSlot(
+            keys[0] as string,
+            7,
+            { id: `lb_again_${index}`, holder: 'a', expiresAt: now + 10_000 },
+            now,
+          ),
+        ),
+      );
+      expect(again.filter(Boolean)).toHaveLength(1);
+    });
   });
 }

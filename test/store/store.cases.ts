@@ -303,6 +303,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0009_upstream_pins',
         '0010_prompts_resources',
         '0011_tool_input_examples',
+        '0012_mcp_sessions',
       ]);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);
@@ -1209,8 +1210,10 @@ export function defineStoreCases(harness: StoreHarness): void {
       const workspace = await newWorkspace();
       const id = await newTool(workspace);
       const before = (await store.tools.get(workspace, id))!;
-      const announced = nextChange(store, (change) => change.workspaceId === workspace, 300);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      const ofWorkspace = (change: StoreChange) => change.workspaceId === workspace;
+      // The creation's own announcements may still be on their way (PostgreSQL's NOTIFY on a busy machine).
+      while ((await nextChange(store, ofWorkspace, 100)) !== undefined) {}
+      const announced = nextChange(store, ofWorkspace, 300);
       expect(await store.tools.update(workspace, id, { description: before.description })).toEqual(before);
       expect(await store.tools.update(workspace, id, {})).toEqual(before);
       expect(await announced).toBeUndefined();

@@ -81,6 +81,7 @@ describe('createStore', () => {
               '0009_upstream_pins',
               '0010_prompts_resources',
               '0011_tool_input_examples',
+              '0012_mcp_sessions',
             ],
           });
         } finally {

@@ -7,12 +7,14 @@ import type { ToolshedStore } from '../toolshed-store.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
 import { loadPostgresDriver, redactUrl } from './postgres-driver.js';
 import { PostgresStoreDialect } from './postgres-store-dialect.js';
+import { ResilientPool } from './resilient-pool.js';
 
 /**
  * A {@link ToolshedStore} over PostgreSQL (`postgres://user:password@host:port/database`). Connects
  * before returning, so a wrong URL or an unreachable server fails here with {@link StoreError}
  * `UNAVAILABLE` (the password is never quoted), and, unless `notifications: false`, starts
- * LISTENing for other processes' changes. Call `migrate()` before use. Workspace secrets need
+ * LISTENing for other processes' changes. Statements are cut off after `statementTimeoutMs`; a lost
+ * connection is replaced and a transaction it cut short runs again (see `ResilientPool`). Call `migrate()` before use. Workspace secrets need
  * `TOOLSHED_SECRET_KEY` (or the `secretKey` option), the same on every process on the database.
  *
  * @example
@@ -26,11 +28,23 @@ export async function createPostgresStore(url: string, options: StoreOptions = {
   const driver = await loadPostgresDriver();
   // Without a timeout, a host that drops packets would hold createStore (and every query waiting
   // for a connection) for as long as the operating system keeps trying.
-  const pool = new driver.Pool({ connectionString: url, max: resolved.poolSize, connectionTimeoutMillis: 30_000 });
+  const connection = {
+    connectionString: url,
+    connectionTimeoutMillis: 30_000,
+    statement_timeout: resolved.statementTimeoutMs,
+    idle_in_transaction_session_timeout: resolved.statementTimeoutMs * 2,
+    application_name: resolved.applicationName,
+    keepAlive: true,
+  };
+  const pool = new driver.Pool({ ...connection, max: resolved.poolSize, idleTimeoutMillis: 30_000 });
   pool.on('error', (error) => resolved.onError(error));
-  const dialect = new PostgresStoreDialect(pool);
+  // Lost connections (a restart, a failover) are replaced, and transactions cut by them run again.
+  const dialect = new PostgresStoreDialect(new ResilientPool(pool));
   const feed = new PostgresChangeFeed({
-    createClient: () => new driver.Client({ connectionString: url, connectionTimeoutMillis: 30_000 }),
+    createClient: () => new driver.Client(connection),
+    notify: async (channel, payload) => {
+      await sql`select pg_notify(${channel}, ${payload})`.execute(dialect.db);
+    },
     listen: resolved.notifications,
     onError: resolved.onError,
   });
@@ -40,15 +54,20 @@ export async function createPostgresStore(url: string, options: StoreOptions = {
   } catch (error) {
     await feed.close();
     await dialect.close().catch(() => undefined);
-    throw new StoreError(
-      'UNAVAILABLE',
-      `Cannot connect to PostgreSQL at ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
+    throw new StoreError('UNAVAILABLE', `Cannot connect to PostgreSQL at ${redactUrl(url)}: ${connectFailure(error)}`, {
+      cause: error,
+    });
   }
   // No file can sit beside a PostgreSQL database: without TOOLSHED_SECRET_KEY, secrets are refused.
   const keys = new SecretKeyring(
     resolved.secretKey === undefined ? { kind: 'none' } : { kind: 'given', key: resolved.secretKey },
   );
   return new KyselyToolshedStore(dialect, feed, resolved, keys);
+}
+
+/** What went wrong when the first connection was tried: the driver's reason, under any retry wrapper. */
+function connectFailure(error: unknown): string {
+  const cause = error instanceof StoreError && error.code === 'UNAVAILABLE' ? error.cause : undefined;
+  const reason = cause ?? error;
+  return reason instanceof Error ? reason.message : String(reason);
 }

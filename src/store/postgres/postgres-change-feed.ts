@@ -9,6 +9,18 @@ import type { PostgresListenClient, PostgresNotification } from './postgres-driv
 /** The PostgreSQL channel store changes are announced on; its payload is a {@link StoreChange} as JSON. */
 export const CHANGE_CHANNEL = 'toolshed_changes';
 
+/**
+ * The PostgreSQL channel of {@link PostgresChangeFeed.signal}: short messages between processes (the
+ * MCP session signals of `store.mcpSessions`), each a JSON payload of at most 7 900 bytes.
+ *
+ * @example
+ * ```ts
+ * await client.query(`LISTEN ${SIGNAL_CHANNEL}`);
+ * client.on('notification', (message) => console.log(message.payload));
+ * ```
+ */
+export const SIGNAL_CHANNEL = 'toolshed_signals';
+
 const KINDS: ReadonlySet<StoreChangeKind> = new Set([
   'workspace',
   'tool',
@@ -25,6 +37,8 @@ const LAST_RETRY_MS = 30_000;
 export interface PostgresChangeFeedOptions {
   /** A new, unconnected client for the listening connection. */
   createClient: () => PostgresListenClient;
+  /** Sends a signal (a `NOTIFY` outside any transaction), on the store's pool. */
+  notify: (channel: string, payload: string) => Promise<void>;
   /** Listen for changes (false: hear only this store's own changes, in process; they are still sent to others). */
   listen: boolean;
   onError: (error: unknown) => void;
@@ -48,6 +62,7 @@ export interface PostgresChangeFeedOptions {
 export class PostgresChangeFeed implements ChangeFeed {
   readonly #options: PostgresChangeFeedOptions;
   readonly #listeners: ChangeListeners;
+  readonly #signals: ChangeListeners<string>;
   #client: PostgresListenClient | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
@@ -55,6 +70,7 @@ export class PostgresChangeFeed implements ChangeFeed {
   constructor(options: PostgresChangeFeedOptions) {
     this.#options = options;
     this.#listeners = new ChangeListeners(options.onError);
+    this.#signals = new ChangeListeners<string>(options.onError);
   }
 
   /** Connect the listening connection; resolves once it is LISTENing (nothing to do when not listening). */
@@ -79,8 +95,19 @@ export class PostgresChangeFeed implements ChangeFeed {
     return this.#listeners.add(listener);
   }
 
+  async signal(payload: string): Promise<void> {
+    await this.#options.notify(SIGNAL_CHANNEL, payload);
+    // When listening, this process's own signal comes back through LISTEN like everyone else's.
+    if (!this.#options.listen) queueMicrotask(() => this.#signals.emit(payload));
+  }
+
+  onSignal(listener: (payload: string) => void): () => void {
+    return this.#signals.add(listener);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    this.#signals.clear();
     if (this.#retry !== undefined) clearTimeout(this.#retry);
     const client = this.#client;
     this.#client = undefined;
@@ -94,6 +121,7 @@ export class PostgresChangeFeed implements ChangeFeed {
     client.on('end', () => this.#lost(client, undefined));
     try {
       await client.connect();
+      await client.query(`LISTEN ${SIGNAL_CHANNEL}`);
       await client.query(`LISTEN ${CHANGE_CHANNEL}`);
     } catch (error) {
       await client.end().catch(() => undefined);
@@ -133,7 +161,12 @@ export class PostgresChangeFeed implements ChangeFeed {
   }
 
   #deliver(message: PostgresNotification): void {
-    if (message.channel !== CHANGE_CHANNEL || message.payload === undefined) return;
+    if (message.payload === undefined) return;
+    if (message.channel === SIGNAL_CHANNEL) {
+      this.#signals.emit(message.payload);
+      return;
+    }
+    if (message.channel !== CHANGE_CHANNEL) return;
     let change: unknown;
     try {
       change = JSON.parse(message.payload);

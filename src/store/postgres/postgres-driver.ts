@@ -28,12 +28,29 @@ export interface PostgresListenClient {
 
 /** The node-postgres module, as far as the store calls it. */
 export interface PostgresDriverModule {
-  Pool: new (config: {
-    connectionString: string;
-    max?: number;
-    connectionTimeoutMillis?: number;
-  }) => PostgresPoolDriver;
-  Client: new (config: { connectionString: string; connectionTimeoutMillis?: number }) => PostgresListenClient;
+  Pool: new (config: PostgresConnectionConfig & { max?: number; idleTimeoutMillis?: number }) => PostgresPoolDriver;
+  Client: new (config: PostgresConnectionConfig) => PostgresListenClient;
+}
+
+/**
+ * The node-postgres connection settings the store passes (parameters in the URL, such as
+ * `?application_name=`, take precedence).
+ *
+ * @example
+ * ```ts
+ * const config: PostgresConnectionConfig = { connectionString: url, statement_timeout: 30_000, application_name: 'toolshed-a' };
+ * ```
+ */
+export interface PostgresConnectionConfig {
+  connectionString: string;
+  connectionTimeoutMillis?: number;
+  /** Sent at connect: the server cancels a statement running longer (milliseconds). */
+  statement_timeout?: number;
+  /** Sent at connect: the server ends a session idle inside a transaction this long (milliseconds). */
+  idle_in_transaction_session_timeout?: number;
+  /** Shown in `pg_stat_activity.application_name`. */
+  application_name?: string;
+  keepAlive?: boolean;
 }
 
 /**

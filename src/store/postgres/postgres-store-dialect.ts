@@ -3,14 +3,18 @@ import type { Database } from '../database.js';
 import type { DatabaseErrorKind, StoreDialect } from '../store-dialect.js';
 import type { PostgresPoolDriver } from './postgres-driver.js';
 import { postgresSchemaDialect } from './postgres-schema-dialect.js';
+import { isCommitInDoubt, isConnectionError } from './resilient-pool.js';
 
 // serialization_failure and deadlock_detected: the transaction did nothing and may simply run again.
 const RETRYABLE_CODES = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 4;
+/** A transaction whose connection was lost (before its COMMIT) runs again this many times in all, with backoff. */
+const MAX_RECONNECT_ATTEMPTS = 6;
 
 /**
  * The PostgreSQL side of the store: a node-postgres pool behind Kysely; transactions at READ
- * COMMITTED, retried whole on a deadlock or serialization failure; per-key advisory locks.
+ * COMMITTED, retried whole on a deadlock or serialization failure, and on a lost connection unless
+ * it was lost during the COMMIT (the pool, a `ResilientPool`, tells); per-key advisory locks.
  *
  * @example
  * ```ts
@@ -26,6 +30,7 @@ export class PostgresStoreDialect implements StoreDialect {
   readonly db: Kysely<Database>;
   readonly schema = postgresSchemaDialect;
   readonly readCacheNeedsNotifications = true;
+  readonly sharedAcrossInstances = true;
   readonly supportsRowLocks = true;
   readonly syncDriver = undefined;
 
@@ -38,8 +43,13 @@ export class PostgresStoreDialect implements StoreDialect {
       try {
         return await this.db.transaction().execute(work);
       } catch (error) {
-        if (attempt >= MAX_ATTEMPTS || !RETRYABLE_CODES.has(errorCode(error) ?? '')) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+        if (RETRYABLE_CODES.has(errorCode(error) ?? '')) {
+          if (attempt >= MAX_ATTEMPTS) throw error;
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+          continue;
+        }
+        if (!isConnectionError(error) || isCommitInDoubt(error) || attempt >= MAX_RECONNECT_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** (attempt - 1), 1000)));
       }
     }
   }

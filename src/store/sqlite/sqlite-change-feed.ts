@@ -15,9 +15,11 @@ import type { StoreChange, StoreChangeListener } from '../store-records.js';
  */
 export class SqliteChangeFeed implements ChangeFeed {
   readonly #listeners: ChangeListeners;
+  readonly #signals: ChangeListeners<string>;
 
   constructor(onError: (error: unknown) => void) {
     this.#listeners = new ChangeListeners(onError);
+    this.#signals = new ChangeListeners<string>(onError);
   }
 
   async publish(): Promise<void> {
@@ -32,5 +34,16 @@ export class SqliteChangeFeed implements ChangeFeed {
     return this.#listeners.add(listener);
   }
 
-  async close(): Promise<void> {}
+  async signal(payload: string): Promise<void> {
+    // Later, as a NOTIFY would arrive: never inside the sender's own call.
+    queueMicrotask(() => this.#signals.emit(payload));
+  }
+
+  onSignal(listener: (payload: string) => void): () => void {
+    return this.#signals.add(listener);
+  }
+
+  async close(): Promise<void> {
+    this.#signals.clear();
+  }
 }

@@ -27,6 +27,7 @@ export class SqliteStoreDialect implements StoreDialect {
   readonly schema = sqliteSchemaDialect;
   readonly readCacheNeedsNotifications = false;
   readonly supportsRowLocks = false;
+  readonly sharedAcrossInstances = false;
   readonly syncDriver: SqliteDriver;
 
   constructor(driver: SqliteDriver) {

@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStore, type McpSessionSignal, StoreValidationError, type ToolshedStore } from '../../src/store/index.js';
+import { createPostgresTestDatabase, type PostgresTestDatabase } from '../support/postgres-test-database.js';
+
+const base = {
+  scope: '/mcp\nws\ntok',
+  protocolVersion: '2025-11-25',
+  clientInfo: { name: 'client', version: '1.0.0' },
+  clientCapabilities: { elicitation: {} },
+};
+
+function defineCases(open: () => Promise<ToolshedStore>, close: () => Promise<void>): void {
+  let store: ToolshedStore;
+  beforeAll(async () => {
+    store = await open();
+    await store.migrate();
+    await store.workspaces.create({ id: 'ws', name: 'Sessions' });
+  });
+  afterAll(async () => {
+    await store.close();
+    await close();
+  });
+
+  it('keeps a session until it expires, pushes its expiry on touch, and forgets it on delete', async () => {
+    const now = Date.now();
+    const created = await store.mcpSessions.create({
+      ...base,
+      id: 'sess-1',
+      workspaceId: 'ws',
+      agentId: 'a1',
+      expiresAt: now + 60_000,
+    });
+    expect(created).toMatchObject({ id: 'sess-1', workspaceId: 'ws', agentId: 'a1', tokenId: null, ...base });
+    expect(await store.mcpSessions.get('sess-1')).toMatchObject({ id: 'sess-1', expiresAt: now + 60_000 });
+    expect(await store.mcpSessions.get('sess-1', now + 60_001)).toBeUndefined();
+    expect(await store.mcpSessions.touch('sess-1', now + 120_000)).toBe(true);
+    expect(await store.mcpSessions.get('sess-1', now + 60_001)).toMatchObject({ expiresAt: now + 120_000 });
+    expect(await store.mcpSessions.pruneExpired(now + 200_000)).toBe(1);
+    expect(await store.mcpSessions.get('sess-1')).toBeUndefined();
+    await store.mcpSessions.create({ ...base, id: 'sess-2', workspaceId: 'ws', expiresAt: now + 60_000 });
+    expect(await store.mcpSessions.delete('sess-2')).toBe(true);
+    expect(await store.mcpSessions.delete('sess-2')).toBe(false);
+  });
+
+  it('refuses malformed sessions and writes nothing', async () => {
+    const now = Date.now();
+    const bad: Array<[Record<string, unknown>, string]> = [
+      [{ id: 'has space' }, 'id'],
+      [{ id: 'x'.repeat(129) }, 'id'],
+      [{ workspaceId: '../etc' }, 'workspaceId'],
+      [{ expiresAt: 'tomorrow' }, 'expiresAt'],
+      [{ expiresAt: 1.5 }, 'expiresAt'],
+      [{ clientCapabilities: [1, 2] }, 'clientCapabilities'],
+      [{ clientInfo: { blob: 'x'.repeat(20_000) } }, 'clientInfo'],
+      [{ protocolVersion: '' }, 'protocolVersion'],
+    ];
+    for (const [patch, field] of bad) {
+      const input = { ...base, id: 'sess-bad', workspaceId: 'ws', expiresAt: now + 60_000, ...patch };
+      const error = await store.mcpSessions.create(input as never).catch((caught: unknown) => caught);
+      expect(StoreValidationError.isInstance(error) && error.field).toBe(field);
+    }
+    await expect(
+      store.mcpSessions.create({ ...base, id: 'sess-x', workspaceId: 'nope', expiresAt: now + 60_000 }),
+    ).rejects.toThrow("Workspace 'nope' does not exist.");
+    expect(await store.db.selectFrom('mcp_sessions').select('id').execute()).toEqual([]);
+    // Hostile ids are unknown sessions, not errors.
+    for (const id of ["' or 1=1 --", 'x'.repeat(500), '']) expect(await store.mcpSessions.get(id)).toBeUndefined();
+  });
+
+  it('delivers signals to listeners, refusing malformed and oversized ones', async () => {
+    const heard: McpSessionSignal[] = [];
+    const stop = store.mcpSessions.onSignal((signal) => heard.push(signal));
+    const signal: McpSessionSignal = {
+      sessionId: 'sess-3',
+      origin: 'srv',
+      kind: 'messages',
+      messages: [{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }],
+    };
+    await store.mcpSessions.signal(signal);
+    const deadline = Date.now() + 5000;
+    while (heard.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    stop();
+    expect(heard).toEqual([signal]);
+    await expect(store.mcpSessions.signal({ ...signal, kind: 'other' } as never)).rejects.toThrow(StoreValidationError);
+    await expect(store.mcpSessions.signal({ ...signal, messages: ['x'.repeat(8000)] })).rejects.toThrow(
+      'the limit is 7900 bytes',
+    );
+  });
+}
+
+describe('MCP sessions on SQLite', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'toolshed-sessions-'));
+  defineCases(
+    () => createStore(join(folder, 'toolshed.db')),
+    async () => rmSync(folder, { recursive: true, force: true }),
+  );
+});
+
+describe('MCP sessions on PostgreSQL', () => {
+  let database: PostgresTestDatabase;
+  defineCases(
+    async () => {
+      database = await createPostgresTestDatabase('toolshed_test', 'The MCP session store tests');
+      return createStore(database.url);
+    },
+    () => database.drop(),
+  );
+
+  it('refuses store options a pool cannot use', async () => {
+    await expect(createStore(database.url, { statementTimeoutMs: 0 })).rejects.toThrow(
+      'Store option statementTimeoutMs must be a whole number greater than 0, got 0.',
+    );
+    await expect(createStore(database.url, { applicationName: 'bad\nname' })).rejects.toThrow(
+      'Store option applicationName must be 1-63 printable ASCII characters',
+    );
+  });
+
+  it('cuts off a statement that runs past statementTimeoutMs, and names its connections', async () => {
+    const store = await createStore(database.url, {
+      statementTimeoutMs: 200,
+      applicationName: 'toolshed_timeout_test',
+    });
+    try {
+      await expect(sql`select pg_sleep(5)`.execute(store.db)).rejects.toThrow('statement timeout');
+      const named = await sql<{ name: string }>`select current_setting('application_name') as name`.execute(store.db);
+      expect(named.rows[0]?.name).toBe('toolshed_timeout_test');
+    } finally {
+      await store.close();
+    }
+  });
+});

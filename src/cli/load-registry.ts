@@ -12,6 +12,7 @@ type LoadToolsMcpLog = (server: string, entry: McpServerLogEntry) => void;
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolsOptions } from './cli-context.js';
 import { CliError } from './cli-error.js';
+import { environmentVariable } from './environment-variable.js';
 import { type CliIo, visible } from './output.js';
 
 /** The configuration file a run reads when `--config` is not given and the file exists. */
@@ -172,7 +173,9 @@ export type ToolsCalled = 'all' | readonly string[];
  * tools rooted at the working folder (said in a note on stderr), unless `builtins` is false (`serve`,
  * whose store holds the service's own built-ins, its files in the database). `mcpPins` pins the
  * definitions of the `mcp_servers:` tools (`serve`: in its database), quarantining changed ones;
- * `mcpLog` hears the log messages they send.
+ * without it, when `TOOLSHED_DATABASE_URL` is set, they are pinned in that database (workspace
+ * `default`), which `toolshed mcp-servers changes|approve` reads, opened only if the configuration
+ * imports a server; `mcpLog` hears the log messages they send.
  *
  * The config module (and with it the registry, the built-ins and the MCP client it imports) loads
  * here, inside the verb's action. Call `close()` when done: configured MCP servers are child
@@ -211,7 +214,24 @@ export async function loadTools(
     };
   }
   const configLabel = displayPath(setup.configFile, io.cwd);
-  const config = await loadConfigOrExplain(setup.configFile, configLabel, io, { mcpPins, mcpLog });
+  const database = mcpPins === undefined ? servicePins(io) : undefined;
+  let config: LoadedConfig;
+  try {
+    config = await loadConfigOrExplain(setup.configFile, configLabel, io, {
+      mcpPins: mcpPins ?? database?.pins,
+      mcpLog,
+    });
+  } catch (error) {
+    await database?.close();
+    throw error;
+  }
+  const closeAll = async () => {
+    try {
+      await config.close();
+    } finally {
+      await database?.close();
+    }
+  };
   try {
     for (const diagnostic of config.diagnostics) {
       // A missing credential matters only to a command that may call its tool.
@@ -228,11 +248,57 @@ export async function loadTools(
       agent = await findAgent(config, setup.agent, configLabel);
       registry = config.agent(agent.id);
     }
-    return { registry, all: config.registry, config, agent, configLabel, close: () => config.close() };
+    return { registry, all: config.registry, config, agent, configLabel, close: closeAll };
   } catch (error) {
-    await config.close();
+    await closeAll();
     throw error;
   }
+}
+
+/** The workspace whose pins the CLI verbs use: the one `toolshed serve` serves by default. */
+const PINS_WORKSPACE = 'default';
+
+/**
+ * Pins in the service database when `TOOLSHED_DATABASE_URL` is set (see {@link loadTools}): the store is
+ * opened at the first review, brought up to date and given the `default` workspace if it lacks it.
+ */
+function servicePins(io: CliIo): { pins: UpstreamPins; close(): Promise<void> } | undefined {
+  if (environmentVariable(io.env, 'TOOLSHED_DATABASE_URL') === undefined) return undefined;
+  let opening: Promise<import('../store/index.js').ToolshedStore> | undefined;
+  const open = async () => {
+    const [{ createStore }, { prepareServiceStore, serviceDatabaseUrl }, { storeCliError }] = await Promise.all([
+      import('../store/index.js'),
+      import('./serve/open-service-store.js'),
+      import('./with-service-store.js'),
+    ]);
+    try {
+      const store = await createStore(serviceDatabaseUrl(io));
+      try {
+        await prepareServiceStore(store);
+        if ((await store.workspaces.get(PINS_WORKSPACE)) === undefined)
+          await store.workspaces.create({ id: PINS_WORKSPACE, name: PINS_WORKSPACE });
+      } catch (error) {
+        await store.close();
+        throw error;
+      }
+      return store;
+    } catch (error) {
+      throw await storeCliError(error);
+    }
+  };
+  return {
+    pins: {
+      review: async (server, definitions) => {
+        opening ??= open();
+        return (await opening).upstreamPins.review(PINS_WORKSPACE, server, definitions);
+      },
+    },
+    close: async () => {
+      if (opening === undefined) return;
+      const store = await opening.catch(() => undefined);
+      await store?.close();
+    },
+  };
 }
 
 /**

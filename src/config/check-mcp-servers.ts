@@ -11,8 +11,8 @@ export interface McpServerProblem {
 
 /**
  * What can be checked of an `mcp_servers` entry without starting it: the command exists (on the
- * `PATH` it is spawned with, or as a path relative to `cwd`) and is executable, the URL is well formed, and every variable
- * `headersEnv` names is set. Values of variables are never quoted.
+ * `PATH` it is spawned with, or as a path relative to `cwd`) and is executable, the URL (and the OAuth
+ * issuer) is well formed, and every variable `headersEnv` and `oauth` name is set. Values of variables are never quoted.
  *
  * `env` is where `headersEnv` variables are read, as when connecting.
  *
@@ -51,6 +51,24 @@ export function checkMcpServer(
       pointer: `/headers_env/${header.replaceAll('~', '~0').replaceAll('/', '~1')}`,
       message: `MCP server '${server.name}' needs the environment variable ${variable} for its ${header} header, which is not set`,
     });
+  }
+  const oauth = server.oauth;
+  if (oauth !== undefined) {
+    if (!URL.canParse(oauth.issuer))
+      problems.push({
+        pointer: '/oauth/issuer',
+        message: `MCP server '${server.name}' has an oauth issuer that is not a well-formed URL`,
+      });
+    for (const [key, variable, what] of [
+      ['client_id_env', oauth.clientIdEnv, 'client id'],
+      ['client_secret_env', oauth.clientSecretEnv, 'client secret'],
+    ] as const) {
+      if ((env[variable] ?? '') !== '') continue;
+      problems.push({
+        pointer: `/oauth/${key}`,
+        message: `MCP server '${server.name}' needs the environment variable ${variable} for its OAuth ${what}, which is not set`,
+      });
+    }
   }
   return problems;
 }

@@ -1,19 +1,33 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  InvalidClientError,
+  OAuthError,
+  UnauthorizedClientError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
+  CreateMessageRequestSchema,
+  type CreateMessageResult,
+  ElicitRequestSchema,
+  type ElicitResult,
+  ErrorCode,
   LoggingMessageNotificationSchema,
+  McpError,
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ContentBlock } from '../core/content-block.js';
 import { defineTool } from '../core/define-tool.js';
+import { CallerCapabilityError } from '../core/errors/caller-capability-error.js';
 import { ToolshedError } from '../core/errors/toolshed-error.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import { ToolResult } from '../core/tool-result.js';
-import type { ToolContext, ToolSpec } from '../core/tool-spec.js';
+import type { SamplingRequest, ToolContext, ToolSpec } from '../core/tool-spec.js';
 import { injectTraceContext, SpanKind, withSpan } from '../core/tracing.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { mcpToolName } from './mcp-tool-name.js';
@@ -32,10 +46,42 @@ export interface McpServerConfig {
   /** HTTP headers whose values come from environment variables: `{ Authorization: 'GITHUB_TOKEN' }`. */
   headersEnv?: Record<string, string>;
   /**
+   * OAuth 2.0 client credentials for an HTTP server that wants a bearer token (see {@link McpServerOAuth}):
+   * the token is fetched before the first request and fetched again when the server answers 401.
+   */
+  oauth?: McpServerOAuth;
+  /**
    * Timeout in milliseconds of the server's `initialize` handshake and of each imported tool's calls
    * (calls default to the registry's timeout, the handshake to 30 s).
    */
   timeoutMs?: number;
+}
+
+/**
+ * The OAuth 2.0 client credentials grant for an HTTP MCP server. The server names its authorization
+ * server in its protected-resource metadata (RFC 9728), whose own metadata (RFC 8414) gives the token
+ * endpoint; the credentials are sent there only if that authorization server is `issuer`. The id and
+ * the secret come from environment variables, never from the file.
+ *
+ * @example
+ * ```ts
+ * const oauth: McpServerOAuth = {
+ *   issuer: 'https://auth.example.com',
+ *   clientIdEnv: 'CRM_CLIENT_ID',
+ *   clientSecretEnv: 'CRM_CLIENT_SECRET',
+ *   scope: 'tools:call',
+ * };
+ * ```
+ */
+export interface McpServerOAuth {
+  /** The authorization server's issuer URL, as its metadata states it. */
+  issuer: string;
+  /** The variable that holds the client id. */
+  clientIdEnv: string;
+  /** The variable that holds the client secret. */
+  clientSecretEnv: string;
+  /** The scopes to ask for, space-separated (default: those the server's metadata lists). */
+  scope?: string;
 }
 
 /** A live import: the registered names, and ways to refresh or end it. */
@@ -146,7 +192,12 @@ const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
  * The entry's timeout bounds the `initialize` handshake; a server that does not come up is killed
  * and the error names it and quotes the tail of its stderr. A server lost later is reconnected with
  * backoff; meanwhile its tools stay registered, marked `metadata.mcpUnavailable` (left out of MCP
- * tool lists), and answer `UPSTREAM_UNAVAILABLE` (retryable while a reconnection is pending).
+ * tool lists), and answer `UPSTREAM_UNAVAILABLE` (retryable while a reconnection is pending). An HTTP
+ * server is lost when it cannot be reached or forgets the session (HTTP 404), noticed when its event
+ * stream drops, not only at the next call.
+ *
+ * The server's sampling and elicitation requests made during a call go to that call's client
+ * (`ctx.sample`, `ctx.elicit`); a client that cannot answer them gets a tool error saying so.
  *
  * @example
  * ```ts
@@ -181,9 +232,43 @@ export async function importMcpServer(
   const redact = redactor(secretValues(config, options.env ?? process.env));
   const maxDelay = backoff.maxDelayMs ?? 30_000;
 
+  /** The calls under way, each with what the server asked of its caller that the caller could not give. */
+  const inFlight = new Map<ToolContext, { refused?: string }>();
+
+  /**
+   * The call a request of the server (sampling, elicitation) belongs to: the one call under way. A
+   * request carries no link to the call that caused it, so with several under way it is refused
+   * rather than put to a caller it may not belong to.
+   */
+  const askingCall = (what: string): { context: ToolContext; refusals: { refused?: string } } => {
+    const [only] = inFlight;
+    if (inFlight.size === 1 && only !== undefined) return { context: only[0], refusals: only[1] };
+    throw refusal(
+      inFlight.size === 0
+        ? `toolshed has no call under way to MCP server '${config.name}' to pass ${what} to.`
+        : `toolshed has ${inFlight.size} calls under way to MCP server '${config.name}' and cannot tell which one ${what} belongs to; ask again when one is running.`,
+    );
+  };
+
+  /** Put a request of the server to the calling client; a caller that cannot answer it is noted, then refused. */
+  const askCaller = async <T>(what: string, ask: (context: ToolContext) => Promise<T>): Promise<T> => {
+    const { context, refusals } = askingCall(what);
+    try {
+      return await ask(context);
+    } catch (error) {
+      if (error instanceof CallerCapabilityError) {
+        refusals.refused = what;
+        throw refusal(`The client calling '${context.tool}' through toolshed does not support ${what}.`);
+      }
+      throw error;
+    }
+  };
+
   const callRemote = async (toolName: string, args: Record<string, unknown>, context: ToolContext) => {
     if (state !== 'up')
       return unavailable(config.name, context.tool, lastError, reconnect !== false && state === 'down');
+    const refusals: { refused?: string } = {};
+    inFlight.set(context, refusals);
     let result: CallToolResult;
     try {
       // An MCP client span, child of the tool's; its context goes upstream in `_meta.traceparent`.
@@ -214,10 +299,10 @@ export async function importMcpServer(
         SpanKind.CLIENT,
       );
     } catch (error) {
-      // An HTTP server that went away shows only as a failed request: the connection is lost.
-      if (state === 'up' && config.url !== undefined && isUnreachable(error)) {
-        lost(`MCP server '${config.name}' cannot be reached (${describeUnreachable(error)})`);
-        void client.close().catch(() => undefined);
+      // An HTTP server that went away (or forgot the session) shows only as a failed request.
+      if (state === 'up' && config.url !== undefined) {
+        const loss = connectionLoss(config.name, error);
+        if (loss !== undefined) loseHttp(client, loss);
       }
       if (error instanceof Error) error.message = redact(error.message);
       if (state !== 'up')
@@ -227,6 +312,19 @@ export async function importMcpServer(
           { retryable: reconnect !== false, details: { mcpServer: config.name, unavailable: true } },
         );
       throw error;
+    } finally {
+      inFlight.delete(context);
+    }
+    const refused = refusals.refused;
+    if (refused !== undefined && result.isError === true) {
+      // The server's own message may not say why; the caller is told what it lacks.
+      const said = toToolResult(config.name, result, redact);
+      const why = said.status === 'error' ? ` It answered: ${said.error.message}` : '';
+      return ToolResult.error(
+        'EXECUTION_FAILED',
+        `MCP server '${config.name}' asked the client for ${refused} during '${context.tool}', and the client calling through toolshed does not support it.${why}`,
+        { details: { mcpServer: config.name, unsupported: refused } },
+      );
     }
     return toToolResult(config.name, result, redact);
   };
@@ -338,6 +436,36 @@ export async function importMcpServer(
     if (reconnect !== false) schedule(initialDelay);
   };
 
+  /** An HTTP server's connection is gone: mark it lost, and close the old client (and its stream's retries). */
+  const loseHttp = (gone: Client, message: string) => {
+    if (client !== gone) return;
+    lost(message);
+    void gone.close().catch(() => undefined);
+  };
+
+  /**
+   * The HTTP transport reported an error (its GET stream dropped, a reconnection of it failed): ask
+   * the server whether it is still there; no answer, or an answer that the session is unknown, is a loss.
+   */
+  let checking = false;
+  const checkHttp = async (asked: Client) => {
+    if (checking || client !== asked || state !== 'up') return;
+    checking = true;
+    try {
+      await asked.ping({ timeout: Math.min(config.timeoutMs ?? 10_000, 10_000) });
+    } catch (error) {
+      if (client === asked && state === 'up') {
+        loseHttp(
+          asked,
+          connectionLoss(config.name, error) ??
+            `MCP server '${config.name}' did not answer a ping after its stream failed (${redact((error as Error).message)})`,
+        );
+      }
+    } finally {
+      checking = false;
+    }
+  };
+
   const schedule = (delay: number) => {
     retry = setTimeout(() => {
       retry = undefined;
@@ -360,7 +488,30 @@ export async function importMcpServer(
   /** Connect (spawning the server if need be), list its tools and mark it up; kill it on failure. */
   const start = async (given: Transport | undefined) => {
     const upstream = given === undefined ? startUpstream(config, options) : { transport: given, tail: () => '' };
-    const next = new Client({ name: 'toolshed', version: '0.1.0' }, { capabilities: {} });
+    // Sampling and elicitation are declared so that the server offers the tools that use them; each
+    // request is passed to the client of the call it belongs to, or refused when that client cannot answer.
+    const next = new Client(
+      { name: 'toolshed', version: '0.1.0' },
+      { capabilities: { sampling: {}, elicitation: { form: {} } } },
+    );
+    next.setRequestHandler(CreateMessageRequestSchema, (request) =>
+      askCaller('sampling (sampling/createMessage)', async (context) => {
+        const answer = await context.sample(request.params as unknown as SamplingRequest);
+        return answer as unknown as CreateMessageResult;
+      }),
+    );
+    next.setRequestHandler(ElicitRequestSchema, (request) => {
+      const params = request.params as { mode?: string; message: string; requestedSchema?: JsonSchema };
+      if (params.mode !== undefined && params.mode !== 'form')
+        throw refusal(`toolshed passes on only form elicitation, not '${params.mode}'.`);
+      return askCaller('elicitation (elicitation/create)', async (context) => {
+        const answer = await context.elicit(
+          params.message,
+          params.requestedSchema ?? { type: 'object', properties: {} },
+        );
+        return answer as ElicitResult;
+      });
+    });
     // Before connecting: a server may log as soon as it is initialized.
     const onLog = options.onLog;
     if (onLog !== undefined) {
@@ -399,6 +550,9 @@ export async function importMcpServer(
         `MCP server '${config.name}' closed the connection${tail === '' ? '' : ` (stderr: ${tail.split('\n').at(-1)})`}`,
       );
     };
+    if (config.url !== undefined && given === undefined) {
+      next.onerror = () => void checkHttp(next);
+    }
     next.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       try {
         await refresh();
@@ -478,9 +632,16 @@ function upstreamExtras(tool: Tool): { mcpUpstream?: Record<string, unknown> } {
   return Object.keys(extras).length === 0 ? {} : { mcpUpstream: extras };
 }
 
-/** Whether a request failed because the server could not be reached (not because it answered). */
-function isUnreachable(error: unknown): boolean {
-  return error instanceof TypeError && /fetch failed/i.test(error.message);
+/**
+ * Why a request to an HTTP server shows the connection is gone: the server cannot be reached, or it
+ * no longer knows the session (HTTP 404: it restarted); undefined when the server answered otherwise.
+ */
+function connectionLoss(server: string, error: unknown): string | undefined {
+  if (error instanceof TypeError && /fetch failed/i.test(error.message))
+    return `MCP server '${server}' cannot be reached (${describeUnreachable(error)})`;
+  if (error instanceof StreamableHTTPError && error.code === 404)
+    return `MCP server '${server}' lost the session (HTTP 404)`;
+  return undefined;
 }
 
 /** The network error behind a failed fetch: `ECONNREFUSED`, `ECONNRESET`, ... */
@@ -493,6 +654,16 @@ function describeUnreachable(error: unknown): string {
 
 /** Why a connection failed; a refusal of the credentials names the variables they come from, never their values. */
 function explain(config: McpServerConfig, error: unknown): string {
+  const oauth = config.oauth;
+  if (oauth !== undefined) {
+    const variables = `${oauth.clientIdEnv} and ${oauth.clientSecretEnv}`;
+    if (error instanceof InvalidClientError || error instanceof UnauthorizedClientError)
+      return `its authorization server ${oauth.issuer} refused the client credentials (${error.errorCode}); check the values of ${variables}.`;
+    if (error instanceof OAuthError)
+      return `its authorization server ${oauth.issuer} refused the token request (${error.errorCode}: ${error.message}).`;
+    if (error instanceof UnauthorizedError || (error instanceof StreamableHTTPError && error.code === 401))
+      return `it refused the request (HTTP 401) even with a token from ${oauth.issuer}: ${error.message}`;
+  }
   if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {
     const sources = Object.entries(config.headersEnv ?? {}).map(
       ([header, variable]) => `${variable} (its ${header} header)`,
@@ -576,9 +747,14 @@ function startUpstream(config: McpServerConfig, options: ImportMcpServerOptions)
     };
   }
   if (config.url !== undefined) {
-    const headers = upstreamHeaders(config, options.env ?? process.env);
+    const env = options.env ?? process.env;
+    const headers = upstreamHeaders(config, env);
+    const authProvider = config.oauth === undefined ? undefined : oauthProvider(config.name, config.oauth, env);
     return {
-      transport: new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } }),
+      transport: new StreamableHTTPClientTransport(new URL(config.url), {
+        requestInit: { headers },
+        ...(authProvider === undefined ? {} : { authProvider }),
+      }),
       tail: () => '',
     };
   }
@@ -601,6 +777,29 @@ function upstreamHeaders(
     headers[header] = value;
   }
   return headers;
+}
+
+/** The SDK's client credentials provider for an entry's `oauth`; a missing variable is an error. */
+function oauthProvider(
+  server: string,
+  oauth: McpServerOAuth,
+  env: Readonly<Record<string, string | undefined>>,
+): ClientCredentialsProvider {
+  const read = (variable: string, what: string) => {
+    const value = env[variable];
+    if (value === undefined || value === '')
+      throw new Error(
+        `MCP server '${server}' needs the environment variable ${variable} for its OAuth ${what}, which is not set.`,
+      );
+    return value;
+  };
+  return new ClientCredentialsProvider({
+    clientId: read(oauth.clientIdEnv, 'client id'),
+    clientSecret: read(oauth.clientSecretEnv, 'client secret'),
+    clientName: 'toolshed',
+    expectedIssuer: oauth.issuer,
+    ...(oauth.scope === undefined ? {} : { scope: oauth.scope }),
+  });
 }
 
 /** The last 10 lines (at most 2 KB) of a stream. */
@@ -696,6 +895,16 @@ function toToolResult(server: string, result: CallToolResult, redact: (text: str
   return ToolResult.content(content, data);
 }
 
+/**
+ * The JSON-RPC error toolshed answers a server's request with when it cannot pass it on. Its message
+ * is set after construction: the SDK's own prefix ("MCP error -32600:") is added again upstream.
+ */
+function refusal(message: string): McpError {
+  const error = new McpError(ErrorCode.InvalidRequest, message);
+  error.message = message;
+  return error;
+}
+
 /** Whether a tool's definition can be pinned: a name of at most 256 characters, a definition of at most 1 MB. */
 function isPinnable(tool: Tool): boolean {
   return (
@@ -718,6 +927,7 @@ function secretValues(config: McpServerConfig, env: Readonly<Record<string, stri
     if (value !== undefined && value.length >= MIN_SECRET_CHARS) values.add(value);
   };
   for (const value of Object.values(config.env ?? {})) add(value);
+  if (config.oauth !== undefined) add(env[config.oauth.clientSecretEnv]);
   for (const variable of Object.values(config.headersEnv ?? {})) {
     const value = env[variable];
     add(value);

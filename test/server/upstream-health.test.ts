@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/output.js';
+import { memoryCliIo, servedAt } from './server-harness.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../../src/mcp/__fixtures__');
 const SECRET = 'sk-live-upstream-0b7e41c9d2';
@@ -34,23 +34,8 @@ writeFileSync(
   ].join('\n'),
 );
 
-function memoryIo(): { io: CliIo; stdout: () => string; stderr: () => string } {
-  const text = { stdout: '', stderr: '' };
-  const output = (stream: 'stdout' | 'stderr') => ({
-    write: (chunk: string) => {
-      text[stream] += chunk;
-      return true;
-    },
-    flush: async () => {},
-  });
-  const io = {
-    stdout: output('stdout'),
-    stderr: output('stderr'),
-    stdin: (async function* () {})(),
-    env: { TOOLSHED_DATABASE_URL: join(folder, 'service.db'), LEAKY_API_KEY: SECRET },
-    cwd: folder,
-  } as unknown as CliIo;
-  return { io, stdout: () => text.stdout, stderr: () => text.stderr };
+function memoryIo() {
+  return memoryCliIo({ TOOLSHED_DATABASE_URL: join(folder, 'service.db'), LEAKY_API_KEY: SECRET }, folder);
 }
 
 async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
@@ -66,12 +51,7 @@ describe('toolshed serve with an MCP server that crashes and logs, and one that 
   it('shows each in /health, /metrics and GET /api/mcp-servers, and never the key', async () => {
     const { io, stderr } = memoryIo();
     const running = runCli(['serve', '--port', '0', '--config', file], io);
-    await poll(
-      async () => stderr(),
-      (text) => text.includes('REST API at'),
-    );
-    const token = /shown once\): (\S+)/.exec(stderr())?.[1] ?? '';
-    const base = /REST API at (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(stderr())?.[1] ?? '';
+    const { base, token } = await servedAt(stderr);
     const headers = { authorization: `Bearer ${token}`, 'x-workspace-id': 'default' };
     const health = async () => (await fetch(`${base}/health`)).json() as Promise<Record<string, unknown>>;
     const metrics = async () => (await fetch(`${base}/metrics`)).text();

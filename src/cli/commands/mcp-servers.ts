@@ -16,7 +16,8 @@ interface PinOptions {
 
 /**
  * Add `toolshed mcp-servers changes|approve`: the tools of `mcp_servers:` whose definition changed
- * since it was pinned (quarantined by `toolshed serve`), in the service database
+ * since it was pinned (quarantined by `toolshed serve`, or by `list`, `call` and `mcp` when
+ * `TOOLSHED_DATABASE_URL` is set), in the service database
  * (`TOOLSHED_DATABASE_URL`), the same as `GET /api/mcp-servers` and `POST /api/mcp-servers/:name/approve`.
  *
  * - `mcp-servers changes [SERVER] --workspace ID` prints each change waiting for approval: the tool,
@@ -39,7 +40,7 @@ export function defineMcpServersCommand(program: Command, context: CliContext): 
   const servers = program
     .command('mcp-servers')
     .description(
-      'Review and approve the changed tools of mcp_servers that toolshed serve quarantined (in the service database).',
+      'Review and approve the changed tools of mcp_servers quarantined by toolshed serve (or by list, call and mcp with TOOLSHED_DATABASE_URL set), in the service database.',
     );
 
   servers

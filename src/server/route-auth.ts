@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { TokenIdentity, ToolshedStore } from '../store/index.js';
+import type { ToolshedStore } from '../store/index.js';
 import { ApiError } from './api-error.js';
-import { authenticate } from './authenticate.js';
+import { authenticate, type RequestIdentity } from './authenticate.js';
+import type { OAuthVerifier } from './oauth-tokens.js';
 import { requestBase, wwwAuthenticate } from './protected-resource.js';
 
 /**
@@ -10,7 +11,8 @@ import { requestBase, wwwAuthenticate } from './protected-resource.js';
  * - `'workspace'` — the REST API: `Authorization: Bearer <token>` and an `X-Workspace-Id` header naming
  *   the token's workspace;
  * - `'token'` — MCP: the bearer token alone picks the workspace (an `X-Workspace-Id`, when sent, must
- *   name the same one), since MCP clients often cannot add headers;
+ *   name the same one), since MCP clients often cannot add headers; with `server.oauth`, an OAuth
+ *   access token of the configured authorization server is accepted too;
  * - `'none'` — public: `/health`, `/metrics` and the web catalog's files.
  *
  * @example
@@ -46,8 +48,11 @@ declare module 'fastify' {
      * empty workspace id.
      */
     readonly workspaceId: string;
-    /** The verified token of the request (its id and workspace); throws a 401 `ApiError` like `workspaceId`. */
-    readonly tokenIdentity: TokenIdentity;
+    /**
+     * The verified token of the request (its id, workspace, and the agent an OAuth access token is bound
+     * to); throws a 401 `ApiError` like `workspaceId`.
+     */
+    readonly tokenIdentity: RequestIdentity;
   }
 }
 
@@ -59,7 +64,7 @@ const PROTECTED_PREFIXES = ['/api', '/mcp'] as const;
 const NO_TOKEN_MESSAGE = 'Send an API token as "Authorization: Bearer <token>".';
 
 /** The identity each authenticated request was given by the hook. */
-const identities = new WeakMap<FastifyRequest, TokenIdentity>();
+const identities = new WeakMap<FastifyRequest, RequestIdentity>();
 
 /** The auth that routes of a plugin scope get when they declare none (see {@link setDefaultRouteAuth}). */
 const scopeDefaults = new WeakMap<object, Exclude<RouteAuth, 'none'>>();
@@ -82,6 +87,10 @@ const tables = new WeakMap<FastifyInstance, RouteAuthEntry[]>();
  * - `request.workspaceId` and `request.tokenIdentity` are getters that throw a 401 `ApiError` when the
  *   request was not authenticated (a public route reading them), never an empty id.
  *
+ * - With `options.oauth`, `'token'` routes also accept that authorization server's access tokens (JWTs),
+ *   their audience bound to the endpoint's resource URL (`<base>/mcp`, or `<base>/mcp/agents/:agentId`
+ *   and `<base>/mcp`); a refused one is 401 with `error_description` in `WWW-Authenticate`.
+ *
  * Call it on the root instance before registering any route.
  *
  * @example
@@ -92,7 +101,11 @@ const tables = new WeakMap<FastifyInstance, RouteAuthEntry[]>();
  * app.get('/api/agents', { config: { auth: 'workspace' } }, async (request) => store.agents.list(request.workspaceId));
  * ```
  */
-export function registerRouteAuth(app: FastifyInstance, store: ToolshedStore): void {
+export function registerRouteAuth(
+  app: FastifyInstance,
+  store: ToolshedStore,
+  options: { oauth?: OAuthVerifier | undefined } = {},
+): void {
   const table: RouteAuthEntry[] = [];
   tables.set(app, table);
   app.decorateRequest('tokenIdentity', {
@@ -140,13 +153,18 @@ export function registerRouteAuth(app: FastifyInstance, store: ToolshedStore): v
         return;
       case 'token':
         try {
-          identities.set(request, await authenticate(store, request, { requireWorkspaceHeader: false }));
+          const oauth =
+            options.oauth === undefined
+              ? undefined
+              : { verifier: options.oauth, resources: resourcesOf(request, requestBase(request)) };
+          identities.set(request, await authenticate(store, request, { requireWorkspaceHeader: false, oauth }));
         } catch (error) {
           // MCP clients read this header to learn how to authenticate (RFC 9728); without it they assume OAuth.
           if (error instanceof ApiError && error.statusCode === 401) {
+            const sent = request.headers.authorization !== undefined;
             reply.header(
               'www-authenticate',
-              wwwAuthenticate(requestBase(request), request.headers.authorization !== undefined),
+              wwwAuthenticate(requestBase(request), sent, sent ? error.message : undefined),
             );
           }
           throw error;
@@ -198,7 +216,19 @@ export function routeAuthTable(app: FastifyInstance): readonly RouteAuthEntry[] 
   return [...(tables.get(app) ?? [])];
 }
 
-function identityOf(request: FastifyRequest): TokenIdentity {
+/**
+ * The resource URLs (RFC 8707) an OAuth access token sent to this MCP route may name as its audience:
+ * the endpoint's own URL, and `<base>/mcp` (the whole server) for an agent's endpoint.
+ */
+function resourcesOf(request: FastifyRequest, base: string): string[] {
+  const agentId = (request.params as { agentId?: unknown } | undefined)?.agentId;
+  if (request.routeOptions.url === '/mcp/agents/:agentId' && typeof agentId === 'string') {
+    return [`${base}/mcp/agents/${encodeURIComponent(agentId)}`, `${base}/mcp`];
+  }
+  return [`${base}/mcp`];
+}
+
+function identityOf(request: FastifyRequest): RequestIdentity {
   const identity = identities.get(request);
   if (identity === undefined) throw new ApiError(401, 'UNAUTHORIZED', NO_TOKEN_MESSAGE);
   return identity;

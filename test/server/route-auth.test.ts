@@ -144,7 +144,7 @@ describe('authentication by the matched route', () => {
       .replace('*', 'COMPANY_API_TOKEN');
   }
 
-  it('declares every route, and leaves public only /health, /metrics, the protected resource metadata and the web catalog', () => {
+  it('declares every route, and leaves public only /health, /metrics, the protected resource metadata, /register and the web catalog', () => {
     const table = routeAuthTable(app);
     const publicRoutes = table.filter((route) => route.auth === 'none').map((route) => `${route.method} ${route.url}`);
     expect(publicRoutes.sort()).toEqual([
@@ -162,6 +162,8 @@ describe('authentication by the matched route', () => {
       'HEAD /.well-known/oauth-protected-resource/mcp/agents/:agentId',
       'HEAD /health',
       'HEAD /metrics',
+      // An RFC 7591 registration error carrying toolshed's message, for clients that try OAuth anyway.
+      'POST /register',
     ]);
     for (const route of table) {
       if (route.url.startsWith('/api'))
@@ -209,7 +211,9 @@ describe('authentication by the matched route', () => {
     for (const route of routeAuthTable(app).filter((entry) => entry.auth === 'none')) {
       for (const target of [pathOf(route.url), `http://127.0.0.1:${port}${pathOf(route.url)}`]) {
         const response = await rawRequest(port, route.method, target, { accept: 'text/html' });
-        expect([route.method, target, response.status]).toEqual([route.method, target, 200]);
+        // POST /register answers every client registration with an RFC 7591 error (400).
+        const expected = route.url === '/register' ? 400 : 200;
+        expect([route.method, target, response.status]).toEqual([route.method, target, expected]);
       }
     }
   });

@@ -14,6 +14,7 @@ export type {
   McpServerConfig,
   McpServerConnection,
   McpServerLogEntry,
+  McpServerOAuth,
   McpServerStatus,
 } from './import-mcp-server.js';
 export { importMcpServer, McpServerUnavailableError } from './import-mcp-server.js';
@@ -26,6 +27,9 @@ export type {
   McpHttpHandler,
   McpHttpHandlerOptions,
   McpSessionQuota,
+  McpSessionSharing,
+  McpSessionSignalMessage,
+  McpSharedSession,
 } from './mcp-http-handler.js';
 export { createMcpHttpHandler } from './mcp-http-handler.js';
 export type { McpCallContext, McpServerOptions } from './mcp-server.js';

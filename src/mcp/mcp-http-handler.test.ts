@@ -6,7 +6,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createConformanceRegistry } from '../../test/mcp/conformance-tools.js';
 import { listen } from '../../test/mcp/listen.js';
 import { defineTool } from '../index.js';
-import { createMcpHttpHandler, type McpHttpHandler, type McpHttpHandlerOptions } from './index.js';
+import {
+  createMcpHttpHandler,
+  type McpHttpHandler,
+  type McpHttpHandlerOptions,
+  type McpSessionSharing,
+  type McpSessionSignalMessage,
+  type McpSharedSession,
+} from './index.js';
 
 type Listening = Awaited<ReturnType<typeof listen>>;
 
@@ -493,5 +500,91 @@ describe('MCP Streamable HTTP handler', () => {
     const statuses = (await Promise.all(answers)).map((response) => response.status).sort();
     expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
     expect(handler.sessionCountOf('a')).toBe(3);
+  });
+});
+
+/** Sessions shared in memory between handlers, as a database and its notifications would share them. */
+function memorySharing(): McpSessionSharing & { records: Map<string, McpSharedSession>; holdReads(): () => void } {
+  const records = new Map<string, McpSharedSession>();
+  const listeners = new Set<(message: McpSessionSignalMessage) => void>();
+  let held: Promise<void> | undefined;
+  return {
+    records,
+    /** Reads from now on see the records as they are now, but answer only once released. */
+    holdReads() {
+      let release = () => {};
+      held = new Promise((resolve) => {
+        release = resolve;
+      });
+      return () => {
+        held = undefined;
+        release();
+      };
+    },
+    async create(session) {
+      records.set(session.id, session);
+    },
+    async get(id) {
+      const record = records.get(id);
+      await held;
+      return record;
+    },
+    async touch(id) {
+      return records.has(id);
+    },
+    async delete(id) {
+      return records.delete(id);
+    },
+    async pruneExpired() {
+      return 0;
+    },
+    async signal(message) {
+      queueMicrotask(() => {
+        for (const listener of listeners) listener(message);
+      });
+    },
+    onSignal(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+describe('MCP Streamable HTTP handler with shared sessions', () => {
+  it('serves a session opened on one server from another, and ends it on both with one DELETE', async () => {
+    const sharing = memorySharing();
+    const a = await start(createConformanceRegistry(), { sessions: sharing });
+    const b = await start(createConformanceRegistry(), { sessions: sharing });
+    const sessionId = await openSession(a.port);
+    const listed = await raw(b.port, { headers: { 'mcp-session-id': sessionId }, body: toolsList });
+    expect(listed.status).toBe(200);
+    expect(b.handler.sessionCount).toBe(1);
+
+    const deleted = await raw(a.port, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+    expect(deleted.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(b.handler.sessionCount).toBe(0);
+    const after = await raw(b.port, { headers: { 'mcp-session-id': sessionId }, body: toolsList });
+    expect(after.status).toBe(404);
+  });
+
+  it('does not keep a session that was ended elsewhere while this server was opening it again', async () => {
+    const sharing = memorySharing();
+    const a = await start(createConformanceRegistry(), { sessions: sharing });
+    const b = await start(createConformanceRegistry(), { sessions: sharing });
+    const sessionId = await openSession(a.port);
+    // B reads the record, but the answer arrives only after the DELETE on A and its signal.
+    const release = sharing.holdReads();
+    const late = raw(b.port, { headers: { 'mcp-session-id': sessionId }, body: toolsList });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const deleted = await raw(a.port, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+    expect(deleted.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    release();
+    expect((await late).status).toBe(404);
+    expect(b.handler.sessionCount).toBe(0);
+    const after = await raw(b.port, { headers: { 'mcp-session-id': sessionId }, body: toolsList });
+    expect(after.status).toBe(404);
+    expect(sharing.records.size).toBe(0);
   });
 });

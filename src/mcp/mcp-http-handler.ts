@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { checkJsonText, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { checkHostAndOrigin, type HostPolicy } from './host-validation.js';
@@ -24,6 +24,84 @@ import { nodeListener } from './node-http-bridge.js';
 export interface McpEndpoint {
   registry: ToolRegistry;
   options?: McpServerOptions;
+  /**
+   * Awaited before each request of a session is served: lets a registry that is being brought up to
+   * date (after a change made by another server) finish first, so what the client lists is current.
+   */
+  settle?: () => Promise<void>;
+}
+
+/**
+ * What a session shares with the other servers answering it (see {@link McpSessionSharing}): enough
+ * of its `initialize` to open it again anywhere.
+ *
+ * @example
+ * ```ts
+ * const session: McpSharedSession = {
+ *   id: '5f0c…', scope: '/mcp\nacme', protocolVersion: '2025-11-25',
+ *   clientInfo: { name: 'inspector', version: '1.0.0' }, clientCapabilities: { elicitation: {} },
+ * };
+ * ```
+ */
+export interface McpSharedSession {
+  id: string;
+  /** The path (and `sessionScope`) it answers on. */
+  scope: string;
+  protocolVersion: string;
+  clientInfo: Record<string, unknown>;
+  clientCapabilities: Record<string, unknown>;
+}
+
+/**
+ * A message between the servers sharing sessions: client messages for whichever server runs the
+ * request they concern (`notifications/cancelled`, answers to elicitation and sampling), or word that
+ * a session was closed. `origin` names the sender, which ignores its own.
+ *
+ * @example
+ * ```ts
+ * const signal: McpSessionSignalMessage = { sessionId: '5f0c…', origin: 'b2e1…', kind: 'closed' };
+ * ```
+ */
+export interface McpSessionSignalMessage {
+  sessionId: string;
+  origin: string;
+  kind: 'messages' | 'closed';
+  messages?: unknown[];
+}
+
+/**
+ * Where sessions live when several servers answer them (behind a load balancer, on one database):
+ * any server can then serve a request of a session another one opened, by opening it again from what
+ * its `initialize` said, and the servers pass each other the client messages and closings of the
+ * sessions through `signal`.
+ *
+ * @example
+ * ```ts
+ * const sharing: McpSessionSharing = {
+ *   create: (session, expiresAt) => db.insert({ ...session, expiresAt }),
+ *   get: (id) => db.find(id),
+ *   touch: (id, expiresAt) => db.extend(id, expiresAt),
+ *   delete: (id) => db.remove(id),
+ *   pruneExpired: () => db.removeExpired(),
+ *   signal: (message) => bus.publish(message),
+ *   onSignal: (listener) => bus.subscribe(listener),
+ * };
+ * const mcp = createMcpHttpHandler(registry, { sessions: sharing });
+ * ```
+ */
+export interface McpSessionSharing {
+  /** Keep a new session, until `expiresAt` (epoch milliseconds); `request` is its `initialize`. */
+  create(session: McpSharedSession, expiresAt: number, request: Request): Promise<void>;
+  /** The session, unless it is unknown or expired. */
+  get(id: string): Promise<McpSharedSession | undefined>;
+  /** Push its expiry to `expiresAt`; false when it is gone. */
+  touch(id: string, expiresAt: number): Promise<boolean>;
+  delete(id: string): Promise<boolean>;
+  /** Forget expired sessions (called by the idle sweep). */
+  pruneExpired(): Promise<number>;
+  /** Tell every server sharing the sessions, this one included. */
+  signal(message: McpSessionSignalMessage): Promise<void>;
+  onSignal(listener: (message: McpSessionSignalMessage) => void): () => void;
 }
 
 /**
@@ -109,6 +187,15 @@ export interface McpHttpHandlerOptions extends McpServerOptions, HostPolicy {
    * quotas well below it one caller cannot fill the server.
    */
   sessionQuotas?: (request: Request) => readonly McpSessionQuota[];
+  /**
+   * Share sessions with other servers (default: sessions live in this process only). With it, a
+   * request for a session this process does not hold is answered after opening the session again
+   * from the shared record, `DELETE` ends the session everywhere, a client's cancellation or answer to
+   * an elicitation reaches the server running the request it concerns, and an idle session is only
+   * let go here (it stays open until no server has seen it for `sessionIdleMs`). `maxSessions` counts
+   * the sessions this process holds; the quotas count those it opened.
+   */
+  sessions?: McpSessionSharing;
 }
 
 /**
@@ -138,6 +225,9 @@ export interface McpHttpHandler {
 
 interface Session {
   id: string;
+  endpoint: ToolRegistry | McpEndpoint;
+  /** When the shared record's expiry was last pushed forward. */
+  touchedAt: number;
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   /** The path (and `sessionScope`) the session was opened with; it answers there only. */
@@ -193,21 +283,58 @@ export function createMcpHttpHandler(
   const report = options.onError ?? (() => {});
   const resolve: McpEndpointResolver =
     typeof registryOrResolver === 'function' ? registryOrResolver : () => registryOrResolver;
+  const shared = options.sessions;
+  /** This handler among those sharing sessions: it ignores its own signals. */
+  const origin = randomUUID();
+  /** Sessions being opened again from their shared record, so two requests open one. */
+  const reviving = new Map<string, Promise<Session | undefined>>();
+  /** Sessions ended elsewhere while being opened again here: not to be kept once opened. */
+  const endedWhileReviving = new Set<string>();
+  /** How often a busy session's shared expiry is pushed forward: a tenth of the idle time, 1 s to 1 min. */
+  const touchEveryMs = Math.max(1000, Math.min(idleMs / 10, 60_000));
+  const stopSignals = shared?.onSignal((signal) => {
+    if (signal.origin === origin) return;
+    const session = sessions.get(signal.sessionId);
+    if (session === undefined) {
+      // Its record may have been read before it was deleted: the revival must not keep it.
+      if (signal.kind === 'closed' && reviving.has(signal.sessionId)) endedWhileReviving.add(signal.sessionId);
+      return;
+    }
+    if (signal.kind === 'closed') {
+      closeSession(session, 'here');
+      return;
+    }
+    // Into the session's own server, as if this process had received them: a cancellation aborts the
+    // request it names, an answer settles the elicitation or sampling request waiting for it.
+    for (const message of signal.messages ?? []) session.transport.onmessage?.(message as JSONRPCMessage);
+  });
 
   const sweep = setInterval(
     () => {
       const now = Date.now();
       for (const session of sessions.values()) {
-        if (session.openStreams === 0 && now - session.lastSeen > idleMs) closeSession(session);
+        // Shared: let go here only; the record expires by itself once no server has seen it for idleMs.
+        if (session.openStreams === 0 && now - session.lastSeen > idleMs) closeSession(session, 'here');
       }
+      shared?.pruneExpired().catch(report);
     },
     Math.max(1000, Math.min(idleMs / 2, 60_000)),
   );
   sweep.unref();
 
-  function closeSession(session: Session): void {
+  /** Close a session in this process, or (`everywhere`) end it for every server sharing it. */
+  function closeSession(session: Session, where: 'here' | 'everywhere'): void {
     forget(session);
     session.server.close().catch(report);
+    if (where === 'everywhere') endShared(session.id);
+  }
+
+  function endShared(id: string): void {
+    if (shared === undefined) return;
+    shared
+      .delete(id)
+      .then(() => shared.signal({ sessionId: id, origin, kind: 'closed' }))
+      .catch(report);
   }
 
   function remember(session: Session): void {
@@ -250,7 +377,7 @@ export function createMcpHttpHandler(
           if (victim === undefined || isBetterVictim(session, victim, own)) victim = session;
         }
         if (victim === undefined) return quota;
-        closeSession(victim);
+        closeSession(victim, 'everywhere');
       }
     }
     return undefined;
@@ -280,7 +407,7 @@ export function createMcpHttpHandler(
 
     if (method !== 'POST') {
       if (sessionId === null) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required.');
-      const session = findSession(sessionId, scope);
+      const session = await findSession(sessionId, scope, request);
       if (session === undefined) return sessionNotFound();
       return serve(session, request, undefined);
     }
@@ -308,8 +435,9 @@ export function createMcpHttpHandler(
     }
 
     if (sessionId !== null) {
-      const session = findSession(sessionId, scope);
+      const session = await findSession(sessionId, scope, request);
       if (session === undefined) return sessionNotFound();
+      if (shared !== undefined) passOn(session, message);
       return serve(session, request, message);
     }
     const initializing = Array.isArray(message) ? message.some(isInitializeRequest) : isInitializeRequest(message);
@@ -359,9 +487,130 @@ export function createMcpHttpHandler(
     }
   }
 
-  function findSession(sessionId: string, scope: string): Session | undefined {
+  async function findSession(sessionId: string, scope: string, request: Request): Promise<Session | undefined> {
     const session = sessions.get(sessionId);
-    return session !== undefined && session.scope === scope ? session : undefined;
+    if (session !== undefined) return session.scope === scope ? session : undefined;
+    if (shared === undefined) return undefined;
+    let opening = reviving.get(sessionId);
+    if (opening === undefined) {
+      opening = revive(sessionId, scope, request).finally(() => {
+        reviving.delete(sessionId);
+        endedWhileReviving.delete(sessionId);
+      });
+      reviving.set(sessionId, opening);
+    }
+    const revived = await opening;
+    return revived !== undefined && revived.scope === scope ? revived : undefined;
+  }
+
+  /**
+   * Open here a session another server opened: a server and transport of its own, given the session's
+   * `initialize` and `notifications/initialized` again (their answers go nowhere), so the SDK's state —
+   * the session id, the negotiated version, the client's capabilities — is what the client set up.
+   */
+  async function revive(sessionId: string, scope: string, request: Request): Promise<Session | undefined> {
+    const record = await (shared as McpSessionSharing).get(sessionId);
+    if (record === undefined || record.scope !== scope) return undefined;
+    const endpoint = await resolve(request);
+    if (endpoint === undefined) return undefined;
+    const { server, transport } = await connectSession(endpoint, () => record.id, undefined);
+    // Counted against the quotas where it was opened only: a quota here never closes a session that
+    // another server opened and may be serving right now.
+    const quotaKeys: readonly string[] = [];
+    const session: Session = {
+      id: record.id,
+      endpoint,
+      touchedAt: Date.now(),
+      transport,
+      server,
+      scope,
+      lastSeen: Date.now(),
+      openStreams: 0,
+      quotaKeys,
+    };
+    hookClose(session);
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: record.protocolVersion,
+        capabilities: record.clientCapabilities,
+        clientInfo: record.clientInfo,
+      },
+    };
+    try {
+      const answer = await transport.handleRequest(
+        new Request(request.url, { method: 'POST', headers, body: JSON.stringify(initialize) }),
+        { parsedBody: initialize },
+      );
+      const text = await answer.text();
+      if (!text.includes('"result"')) throw new Error(`the stored initialize was refused: ${text.slice(0, 300)}`);
+      const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+      await transport.handleRequest(
+        new Request(request.url, {
+          method: 'POST',
+          headers: { ...headers, 'mcp-session-id': record.id },
+          body: JSON.stringify(initialized),
+        }),
+        { parsedBody: initialized },
+      );
+    } catch (error) {
+      await server.close().catch(() => undefined);
+      report(new Error(`MCP session ${record.id} could not be opened again here: ${(error as Error).message}`));
+      return undefined;
+    }
+    if (endedWhileReviving.has(record.id)) {
+      await server.close().catch(report);
+      return undefined;
+    }
+    remember(session);
+    return session;
+  }
+
+  async function connectSession(
+    endpoint: ToolRegistry | McpEndpoint,
+    sessionIdGenerator: () => string,
+    onsessioninitialized: ((id: string) => void | Promise<void>) | undefined,
+  ): Promise<{ server: Server; transport: WebStandardStreamableHTTPServerTransport }> {
+    const registry = isEndpoint(endpoint) ? endpoint.registry : endpoint;
+    const serverOptions = isEndpoint(endpoint) ? { ...options, ...endpoint.options } : options;
+    const server = createMcpServer(registry, serverOptions);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator,
+      ...(onsessioninitialized === undefined ? {} : { onsessioninitialized }),
+      // A DELETE: the client ended the session, for every server, before it is told so.
+      onsessionclosed: async (id) => {
+        const closed = sessions.get(id);
+        if (closed !== undefined) forget(closed);
+        if (shared === undefined) return;
+        await shared.delete(id);
+        await shared.signal({ sessionId: id, origin, kind: 'closed' });
+      },
+    });
+    await server.connect(transport);
+    return { server, transport };
+  }
+
+  function hookClose(session: Session): void {
+    const previousOnClose = session.server.onclose;
+    session.server.onclose = () => {
+      forget(session);
+      previousOnClose?.();
+    };
+  }
+
+  /**
+   * Hand the client's notifications and answers in `message` to the other servers too: the request a
+   * cancellation names, or the elicitation an answer settles, may run on any of them.
+   */
+  function passOn(session: Session, message: unknown): void {
+    const passed = (Array.isArray(message) ? message : [message]).filter(isPassedOn);
+    if (passed.length === 0) return;
+    (shared as McpSessionSharing)
+      .signal({ sessionId: session.id, origin, kind: 'messages', messages: passed })
+      .catch(report);
   }
 
   async function openSession(
@@ -372,35 +621,37 @@ export function createMcpHttpHandler(
     request: Request,
     message: unknown,
   ): Promise<Response> {
-    const registry = isEndpoint(endpoint) ? endpoint.registry : endpoint;
-    const serverOptions = isEndpoint(endpoint) ? { ...options, ...endpoint.options } : options;
-    const server = createMcpServer(registry, serverOptions);
     let session: Session | undefined;
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        // Busy until its initialize is answered, so no other initialize closes it in the meantime.
-        session = { id, transport, server, scope, lastSeen: Date.now(), openStreams: 1, quotaKeys };
-        remember(session);
-        release();
-      },
-      onsessionclosed: (id) => {
-        const closed = sessions.get(id);
-        if (closed !== undefined) forget(closed);
-      },
+    const { server, transport } = await connectSession(endpoint, randomUUID, async (id) => {
+      const now = Date.now();
+      // Busy until its initialize is answered, so no other initialize closes it in the meantime.
+      session = {
+        id,
+        endpoint,
+        touchedAt: now,
+        transport,
+        server,
+        scope,
+        lastSeen: now,
+        openStreams: 1,
+        quotaKeys,
+      };
+      remember(session);
+      release();
+      // Kept before the client learns the id, so its next request may go to any server.
+      if (shared !== undefined) await shared.create(sharedRecordOf(id, scope, message), now + idleMs, request);
     });
     const previousOnClose = server.onclose;
     server.onclose = () => {
       if (session !== undefined) forget(session);
       previousOnClose?.();
     };
-    await server.connect(transport);
     let response: Response;
     try {
       response = await transport.handleRequest(request, { parsedBody: message });
     } catch (error) {
       // Not kept half-open (busy, so never swept).
-      if (session !== undefined) closeSession(session);
+      if (session !== undefined) closeSession(session, 'everywhere');
       else await server.close().catch(report);
       throw error;
     }
@@ -416,10 +667,19 @@ export function createMcpHttpHandler(
   }
 
   async function serve(session: Session, request: Request, message: unknown): Promise<Response> {
-    session.lastSeen = Date.now();
+    const now = Date.now();
+    session.lastSeen = now;
     session.openStreams++;
+    if (shared !== undefined && now - session.touchedAt >= touchEveryMs) {
+      session.touchedAt = now;
+      shared.touch(session.id, now + idleMs).then((known) => {
+        // Ended or expired meanwhile, through another server: gone here too.
+        if (!known) closeSession(session, 'here');
+      }, report);
+    }
     let response: Response;
     try {
+      if (isEndpoint(session.endpoint)) await session.endpoint.settle?.();
       response = await session.transport.handleRequest(request, message === undefined ? {} : { parsedBody: message });
     } finally {
       session.openStreams--;
@@ -443,6 +703,7 @@ export function createMcpHttpHandler(
     sessionCountOf: (key: string) => byQuotaKey.get(key)?.size ?? 0,
     async close() {
       clearInterval(sweep);
+      stopSignals?.();
       const open = [...sessions.values()];
       sessions.clear();
       byQuotaKey.clear();
@@ -454,6 +715,31 @@ export function createMcpHttpHandler(
     get: () => sessions.size,
     enumerable: true,
   }) as McpHttpHandler;
+}
+
+/** Client notifications and answers other servers may need: cancellations, answers to server requests. */
+function isPassedOn(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null) return false;
+  const fields = message as Record<string, unknown>;
+  if (fields.method === 'notifications/cancelled') return true;
+  return fields.method === undefined && 'id' in fields && ('result' in fields || 'error' in fields);
+}
+
+/** What a session's `initialize` said, to keep for the other servers. */
+function sharedRecordOf(id: string, scope: string, message: unknown): McpSharedSession {
+  const initialize = (Array.isArray(message) ? message : [message]).find(isInitializeRequest);
+  const params = (initialize?.params ?? {}) as Record<string, unknown>;
+  return {
+    id,
+    scope,
+    protocolVersion: typeof params.protocolVersion === 'string' ? params.protocolVersion : '',
+    clientInfo: isObject(params.clientInfo) ? params.clientInfo : {},
+    clientCapabilities: isObject(params.capabilities) ? params.capabilities : {},
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Idle sessions are closed least recently used first, the caller's own (under `own`) before others. */

@@ -71,9 +71,10 @@ export interface McpServerOptions {
    */
   onCallResult?: (tool: string, result: ToolResult, args: unknown) => void | Promise<void>;
   /**
-   * Asked before each `tools/call` runs (a quota): return a result to answer with instead of running the
-   * tool, or a function that is called once the call has finished, or nothing (or a promise of one of
-   * these). A call answered this way does not reach `onCallResult`.
+   * Asked before each `tools/call` runs (a quota), inside the call's span and after the registry's
+   * hooks' `before`: return a result to answer with instead of running the tool, or a function that is
+   * called once the call has finished, or nothing (or a promise of one of these). A call answered this
+   * way passes the hooks' `after` and reaches `onCallResult` like any other.
    */
   admitCall?: (tool: string) => ToolResult | (() => void) | undefined | Promise<ToolResult | (() => void) | undefined>;
   /**
@@ -179,18 +180,31 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
   });
 
   const callTool = async (params: CallToolRequest['params'], extra: CallExtra) => {
-    const name = params.name;
-    const admission = await options.admitCall?.(name);
-    if (admission === undefined) return runTool(params, extra);
-    if (typeof admission !== 'function') return toCallToolResult(admission, false);
+    const admitCall = options.admitCall;
+    if (admitCall === undefined) return runTool(params, extra, undefined);
+    // Asked inside the call's door (its span, the hooks): a refusal is the call's result and is
+    // reported to `onCallResult` like any other.
+    let release: (() => void) | undefined;
+    const admit = async () => {
+      const admission = await admitCall(params.name);
+      if (typeof admission === 'function') {
+        release = admission;
+        return undefined;
+      }
+      return admission;
+    };
     try {
-      return await runTool(params, extra);
+      return await runTool(params, extra, admit);
     } finally {
-      admission();
+      release?.();
     }
   };
 
-  const runTool = async (params: CallToolRequest['params'], extra: CallExtra) => {
+  const runTool = async (
+    params: CallToolRequest['params'],
+    extra: CallExtra,
+    admit: (() => Promise<ToolResult | undefined>) | undefined,
+  ) => {
     const name = params.name;
     // Notifications are sent without blocking the tool, but must reach the client before the result.
     const sending: Promise<void>[] = [];
@@ -243,7 +257,12 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
     const meta = params._meta as Record<string, unknown> | undefined;
     const carrier = meta !== undefined && typeof meta.traceparent === 'string' ? meta : extra.requestInfo?.headers;
     const result = await inTraceContext(carrier, () =>
-      registry.call(name, params.arguments ?? {}, { signal: extra.signal, toolCallId, context }),
+      registry.call(name, params.arguments ?? {}, {
+        signal: extra.signal,
+        toolCallId,
+        context,
+        ...(admit === undefined ? {} : { admit }),
+      }),
     );
     await Promise.all(sending);
     if (options.onCallResult !== undefined) {

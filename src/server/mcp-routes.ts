@@ -4,6 +4,7 @@ import {
   createMcpHttpHandler,
   type McpEndpoint,
   type McpHttpHandlerOptions,
+  type McpSessionSharing,
   malformedHttpRequest,
 } from '../mcp/mcp-http-handler.js';
 import { nodeListener } from '../mcp/node-http-bridge.js';
@@ -33,7 +34,7 @@ import type { ServerContext } from './server-context.js';
  * ```
  */
 export interface ServerMcpOptions
-  extends Omit<McpHttpHandlerOptions, 'sessionScope' | 'sessionQuotas' | 'context' | 'onCallResult'> {
+  extends Omit<McpHttpHandlerOptions, 'sessionScope' | 'sessionQuotas' | 'context' | 'onCallResult' | 'sessions'> {
   /**
    * Most MCP sessions one API token may hold open (default 100). At the limit, the token's least
    * recently used idle session is closed to make room for its next `initialize`; when all of them
@@ -47,6 +48,12 @@ export interface ServerMcpOptions
    * else 429. At most `maxSessions`.
    */
   maxSessionsPerWorkspace?: number;
+  /**
+   * Keep MCP sessions in the store's `mcp_sessions` table so that any server on the same database can
+   * answer any request of a session, with client cancellations and elicitation answers passed between
+   * the servers by `NOTIFY` (default: true on PostgreSQL, false on SQLite, where one process serves).
+   */
+  sharedSessions?: boolean;
 }
 
 interface McpTarget {
@@ -69,7 +76,7 @@ interface McpTarget {
  * ```
  */
 export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, options: ServerMcpOptions = {}): void {
-  const { maxSessionsPerToken, maxSessionsPerWorkspace, ...handlerOptions } = options;
+  const { maxSessionsPerToken, maxSessionsPerWorkspace, sharedSessions, ...handlerOptions } = options;
   const perToken = sessionLimit('maxSessionsPerToken', maxSessionsPerToken, DEFAULT_MAX_SESSIONS_PER_TOKEN);
   const perWorkspace = sessionLimit(
     'maxSessionsPerWorkspace',
@@ -85,6 +92,8 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
   const report = options.onError ?? ((error: unknown) => app.log.error(error));
   const views = new McpViews(context, report);
   const targets = new WeakMap<Request, McpTarget>();
+  const sessions =
+    (sharedSessions ?? context.store.sharedAcrossInstances) ? storeSessions(context, targets) : undefined;
 
   const handler = createMcpHttpHandler(
     async (request): Promise<McpEndpoint | undefined> => {
@@ -113,12 +122,14 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
           admitCall: admit,
           catalog: view.catalog,
         },
+        settle: () => views.settled(view),
       };
     },
     {
       ...handlerOptions,
       maxSessions,
       onError: report,
+      ...(sessions === undefined ? {} : { sessions }),
       sessionScope: (request) => {
         const identity = targets.get(request)?.identity;
         return identity === undefined ? undefined : `${identity.workspaceId}\n${identity.tokenId}`;
@@ -146,9 +157,21 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
     },
   );
 
-  const serve = async (request: FastifyRequest, reply: FastifyReply, agentId: string | undefined) => {
+  const serve = async (request: FastifyRequest, reply: FastifyReply, requestedAgentId: string | undefined) => {
+    let agentId = requestedAgentId;
     // Authenticated by the route's `auth: 'token'` before the handler runs.
     const identity = request.tokenIdentity;
+    // An OAuth access token bound to one agent by its agent claim: /mcp is that agent's view, and no other agent's.
+    if (identity.agentId !== undefined) {
+      if (agentId !== undefined && agentId !== identity.agentId) {
+        throw new ApiError(
+          403,
+          'FORBIDDEN',
+          `The access token is for agent '${identity.agentId}' only; use /mcp/agents/${encodeURIComponent(identity.agentId)} or /mcp.`,
+        );
+      }
+      agentId = identity.agentId;
+    }
     if (agentId !== undefined && !(await hasAgent(context, identity.workspaceId, agentId))) {
       const ids = (await context.store.agents.list(identity.workspaceId)).map((agent) => agent.id);
       throw new ApiError(404, 'NOT_FOUND', unknownAgentMessage(agentId, ids));
@@ -186,6 +209,30 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
     views.close();
     await handler.close();
   });
+}
+
+/** MCP sessions in the store's `mcp_sessions` table, with the store's signals between servers. */
+function storeSessions(context: ServerContext, targets: WeakMap<Request, McpTarget>): McpSessionSharing {
+  const sessions = context.store.mcpSessions;
+  return {
+    async create(session, expiresAt, request) {
+      const target = targets.get(request);
+      if (target === undefined) throw new TypeError('An MCP session was opened outside its route.');
+      await sessions.create({
+        ...session,
+        workspaceId: target.identity.workspaceId,
+        agentId: target.agentId ?? null,
+        tokenId: target.identity.tokenId,
+        expiresAt,
+      });
+    },
+    get: (id) => sessions.get(id),
+    touch: (id, expiresAt) => sessions.touch(id, expiresAt),
+    delete: (id) => sessions.delete(id),
+    pruneExpired: () => sessions.pruneExpired(),
+    signal: (message) => sessions.signal(message),
+    onSignal: (listener) => sessions.onSignal(listener),
+  };
 }
 
 function sessionLimit(name: string, value: number | undefined, fallback: number): number {

@@ -89,6 +89,14 @@ export class McpViews {
     return opening;
   }
 
+  /**
+   * Resolves once `view` has taken in every change heard so far (at once when no refresh is under way).
+   */
+  async settled(view: LiveToolView): Promise<void> {
+    const state = view as ViewState;
+    while (state.refreshing !== undefined) await state.refreshing;
+  }
+
   /** Stop following store changes. */
   close(): void {
     this.#unsubscribe();

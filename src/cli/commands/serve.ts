@@ -278,6 +278,8 @@ async function serveTraced(
           options.maxConcurrentCallsPerWorkspace ?? DEFAULT_MAX_CONCURRENT_CALLS_PER_WORKSPACE,
       },
       ...(retentionMs === undefined ? {} : { callLog: { retentionMs } }),
+      // Read at start: a SIGHUP reload does not change the authorization server.
+      ...(tools.config?.config.server.oauth === undefined ? {} : { oauth: tools.config.config.server.oauth }),
       mcp: {
         onError: report,
         maxSessions,

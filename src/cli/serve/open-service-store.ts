@@ -57,9 +57,8 @@ export async function prepareServiceStore(store: ToolshedStore): Promise<Migrati
 }
 
 /**
- * On SQLite with emails stored, index whatever the email index lacks (a database migrated to
- * `0004_emails_search_file` lacks all of it), so the service's first `email_search` does not pay for it.
- * A database without emails gets no search file.
+ * Bring the email search index up to date when it is kept apart from the rows and emails are stored
+ * (see `EmailStore.prepareForService`), so the service's first `email_search` does not pay for it.
  *
  * @example
  * ```ts
@@ -67,12 +66,8 @@ export async function prepareServiceStore(store: ToolshedStore): Promise<Migrati
  * ```
  */
 export async function prepareEmailIndex(store: ToolshedStore): Promise<void> {
-  if (store.dialect !== 'sqlite') return;
-  const { sql } = await import('kysely');
-  const found = await sql<{ any: number }>`select exists (select 1 from emails) as any`.execute(store.db);
-  if (found.rows[0]?.any !== 1) return;
   const { EmailStore } = await import('../../emails/email-store.js');
-  await new EmailStore(store).prepare();
+  await new EmailStore(store).prepareForService();
 }
 
 /**

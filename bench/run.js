@@ -22,7 +22,7 @@ const REPORT_FILE = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
  * @typedef {{ case: string, ok: boolean, error?: string, [figure: string]: unknown }} CaseResult
  * @typedef {{ key: string, id: string, label: string, floor?: string }} DispatchRow
  * @typedef {{ id: string, description: string, figure: string, status: 'PASS' | 'FAIL' | 'SKIPPED' | 'ERROR', value?: number }} TargetResult
- * @typedef {{ mcp?: CaseResult, register?: CaseResult, search?: CaseResult, searchQuality?: CaseResult, exports?: CaseResult, yaml?: CaseResult, cli?: CaseResult, python?: CaseResult, javascript?: CaseResult, emails?: CaseResult, web?: CaseResult }} SingleResults
+ * @typedef {{ mcp?: CaseResult, mcpHttp?: CaseResult, register?: CaseResult, search?: CaseResult, searchQuality?: CaseResult, exports?: CaseResult, yaml?: CaseResult, cli?: CaseResult, python?: CaseResult, javascript?: CaseResult, emails?: CaseResult, web?: CaseResult }} SingleResults
  */
 
 /**
@@ -112,6 +112,7 @@ const DISPATCH_ROWS = [
 /** Cases run once each, after the dispatch passes, in this order. */
 const SINGLE_CASES = [
   'mcp-tools-call',
+  'mcp-http',
   'register-100k',
   'search-100k',
   'search-bfcl',
@@ -425,7 +426,7 @@ function summariseDispatch(passes) {
  * @param {SingleResults} single
  * @returns {TargetResult[]}
  */
-function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python, javascript, emails, web }) {
+function evaluateTargets(ns, { mcp, mcpHttp, register, search, exports, yaml, cli, python, javascript, emails, web }) {
   const call = ns('e');
   const floor = ns('d');
   /** @param {CaseResult | undefined} result @param {string} field */
@@ -502,6 +503,15 @@ function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python
       (value) =>
         `${formatPercent(value)} (${grouped(Number(mcp?.toolshedCallsPerS), 0)} vs ${grouped(Number(mcp?.bareCallsPerS), 0)} calls/s)`,
       missing(mcp),
+    ),
+    target(
+      'mcp-http',
+      "MCP `tools/call` over Streamable HTTP through `toolshed serve` (token, view, call log) ≥ 70 % of the calls/s of a bare SDK `McpServer` over the SDK's Node transport (section 3)",
+      figure(mcpHttp, 'ratio'),
+      (value) => value >= 0.7,
+      (value) =>
+        `${formatPercent(value)} (${grouped(Number(mcpHttp?.toolshedRps), 0)} vs ${grouped(Number(mcpHttp?.bareRps), 0)} calls/s)`,
+      missing(mcpHttp),
     ),
     target(
       'register-100k',
@@ -634,6 +644,22 @@ function evaluateTargets(ns, { mcp, register, search, exports, yaml, cli, python
       },
       missing(emails),
     ),
+    target(
+      'emails-search-postgres',
+      '`email_search` at 500 000 generated emails on PostgreSQL: p99 ≤ 25 ms (the same 200 queries)',
+      emailFigure('postgres', 'searchP99Ms'),
+      (value) => value <= 25,
+      (value) => `p99 ${formatMs(value)} (p50 ${postgresMs('searchP50Ms')})`,
+      missing(emails),
+    ),
+    target(
+      'emails-import-postgres',
+      '`importEmails` of 500 000 emails from JSONL into a fresh PostgreSQL database ≥ 20 000 emails/s',
+      emailFigure('postgres', 'importPerS'),
+      (value) => value >= 20_000,
+      (value) => `${grouped(value, 0)} emails/s`,
+      missing(emails),
+    ),
   ];
 }
 
@@ -658,6 +684,7 @@ async function main() {
   /** @type {SingleResults} */
   const single = {
     mcp: passes.get('mcp-tools-call')?.[0],
+    mcpHttp: passes.get('mcp-http')?.[0],
     register: passes.get('register-100k')?.[0],
     search: passes.get('search-100k')?.[0],
     searchQuality: passes.get('search-bfcl')?.[0],
@@ -674,7 +701,7 @@ async function main() {
   const targets = [
     ...evaluateTargets(dispatch.ns, single),
     searchQualityTarget(single.searchQuality),
-    ...restTargets(single.restSqlite),
+    ...restTargets(single.restSqlite, single.restPostgres),
   ];
   const rest = restTable(single.restSqlite, single.restPostgres);
   const machine = machineInfo();
@@ -714,7 +741,7 @@ async function main() {
   ]);
   const scaleHeader = ['measure', 'figure'];
   const scaleRows = scaleTable(single.register, single.yaml, single.cli);
-  const mcpRows = mcpTable(single.mcp);
+  const mcpRows = mcpTable(single.mcp, single.mcpHttp);
   const searchRows = searchTable(single.search);
   const quality = searchQualityTable(single.searchQuality);
   const exportsHeader = [
@@ -792,9 +819,10 @@ function show(result, field, format) {
  * Rows of the MCP `tools/call` table: each server's calls/s and the ratios.
  *
  * @param {CaseResult | undefined} mcp
+ * @param {CaseResult | undefined} mcpHttp
  * @returns {string[][]}
  */
-function mcpTable(mcp) {
+function mcpTable(mcp, mcpHttp) {
   const callsPerS = (/** @type {number} */ value) => `${grouped(value, 0)} calls/s`;
   const nsPerCall = (/** @type {number} */ value) => `${formatNs(value)} ns`;
   return [
@@ -815,6 +843,18 @@ function mcpTable(mcp) {
     [
       'control: bare ÷ a second bare server, calls/s (1 on a quiet machine)',
       show(mcp, 'controlThroughputRatio', (value) => formatPercent(value)),
+    ],
+    [
+      `Streamable HTTP: bare SDK ${versionOf('@modelcontextprotocol/sdk')} \`McpServer\`, its Node transport, one session, 10 connections`,
+      show(mcpHttp, 'bareRps', callsPerS),
+    ],
+    [
+      'Streamable HTTP: `toolshed serve` `/mcp` (token, view, call log, SQLite), one session, 10 connections',
+      show(mcpHttp, 'toolshedRps', callsPerS),
+    ],
+    [
+      '**Streamable HTTP: toolshed ÷ bare, calls/s** (median of the per-round ratios; the target)',
+      show(mcpHttp, 'ratio', (value) => formatPercent(value)),
     ],
   ];
 }
@@ -1085,6 +1125,11 @@ ${mcpTable}
 Both paths go through the same SDK \`Client\`, \`Protocol\` and in-memory transport; the
 difference between them is the server side alone (zod validation in \`McpServer\`, \`registry.call\`
 with its context in toolshed).
+
+The Streamable HTTP rows (\`bench/cases/mcp-http.js\`) run both servers as child processes: each
+gets one session opened by the SDK client, then autocannon sends \`tools/call add_numbers\` in it from
+10 connections, each request with its own JSON-RPC id, in rounds that load the two back to back.
+toolshed's side does what a deployment does per call: the token, the workspace's view, the call log.
 
 ## 4. Tool search: \`registry.search(query, {limit: 10})\` at 100 000 tools (Zipf catalogue)
 

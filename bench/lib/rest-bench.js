@@ -37,7 +37,7 @@ const MIXED_S = Math.max(2, Math.round(60 * SCALE));
 const SHARED_AGENTS = 20;
 
 /** The `--config` tool the call comparison calls: `add_numbers({a, b})`, a one-line handler. */
-const TRIVIAL_TOOL = 'add_numbers';
+export const TRIVIAL_TOOL = 'add_numbers';
 
 /**
  * Write `toolshed.yaml` with the trivial tool in `tools/` and the two built-ins the load uses (a
@@ -46,7 +46,7 @@ const TRIVIAL_TOOL = 'add_numbers';
  *
  * @param {string} folder
  */
-function writeConfig(folder) {
+export function writeConfig(folder) {
   mkdirSync(join(folder, 'tools'));
   writeFileSync(join(folder, 'toolshed.yaml'), 'tools: [./tools]\nbuiltins: [calculator, read_file]\n');
   writeFileSync(join(folder, 'package.json'), '{"type": "module"}\n');
@@ -106,7 +106,7 @@ async function requestsPerSecond(options) {
  * @param {import('autocannon').Options} toolshed
  * @param {import('autocannon').Options} bare
  */
-async function comparePair(toolshed, bare) {
+export async function comparePair(toolshed, bare) {
   await requestsPerSecond({ ...toolshed, duration: WARMUP_S });
   await requestsPerSecond({ ...bare, duration: WARMUP_S });
   const toolshedRps = [];

@@ -29,14 +29,19 @@ function missing(result) {
   return result === undefined ? 'ERROR: not run' : `ERROR: ${result.error ?? 'no figures'}`;
 }
 
+const POSTGRES_CALL_TARGET =
+  '`POST /api/tools/:id/call` of a trivial `--config` tool on PostgreSQL ≥ 40 % of the req/s of a bare Fastify POST route (section 6)';
+
 /**
- * The REST targets, judged on the SQLite run.
+ * The REST targets, judged on the SQLite run, and the PostgreSQL call target on its own run.
  *
  * @param {CaseResult | undefined} sqlite
+ * @param {CaseResult | undefined} [postgres]
  * @returns {TargetResult[]}
  */
-export function restTargets(sqlite) {
+export function restTargets(sqlite, postgres) {
   const figures = figuresOf(sqlite);
+  const postgresFigures = figuresOf(postgres);
   /**
    * @param {string} id
    * @param {string} description
@@ -65,6 +70,20 @@ export function restTargets(sqlite) {
       (value) => value >= 0.5,
       (f) => `${percent(f.call.ratio)} (${rps(f.call.toolshedRps)} vs ${rps(f.call.bareRps)})`,
     ),
+    postgresFigures === undefined
+      ? {
+          id: 'rest-tool-call-postgres',
+          description: POSTGRES_CALL_TARGET,
+          figure: missing(postgres),
+          status: 'ERROR',
+        }
+      : {
+          id: 'rest-tool-call-postgres',
+          description: POSTGRES_CALL_TARGET,
+          figure: `${percent(postgresFigures.call.ratio)} (${rps(postgresFigures.call.toolshedRps)} vs ${rps(postgresFigures.call.bareRps)})`,
+          status: postgresFigures.call.ratio >= 0.4 ? 'PASS' : 'FAIL',
+          value: postgresFigures.call.ratio,
+        },
     target(
       'rest-mixed-errors',
       'mixed load (reads, calls, attach/detach, agent creates; 10 connections) for 60 s: 0 errors (SQLite, section 6)',

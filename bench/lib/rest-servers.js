@@ -12,6 +12,7 @@ import pg from 'pg';
 
 const CLI = fileURLToPath(new URL('../../bin/toolshed.js', import.meta.url));
 const BARE_SERVER = fileURLToPath(new URL('./bare-fastify-server.js', import.meta.url));
+const BARE_MCP_SERVER = fileURLToPath(new URL('./bare-mcp-http-server.js', import.meta.url));
 
 /**
  * @typedef {{
@@ -125,12 +126,20 @@ export async function startToolshed({ databaseUrl, cwd, config }) {
  * @param {string} bodiesFile
  * @returns {Promise<ServerProcess>}
  */
-export async function startBareFastify(bodiesFile) {
-  const { child, match } = await spawnUntil([BARE_SERVER, bodiesFile], {
-    ready: /listening (\d+)\n/,
-    stream: 'stdout',
-  });
-  if (child.pid === undefined) throw new Error('the bare Fastify server has no pid');
+export function startBareFastify(bodiesFile) {
+  return startBareServer([BARE_SERVER, bodiesFile], 'the bare Fastify server');
+}
+
+/**
+ * Spawn a baseline server (`node ...args`) that prints `listening PORT` on stdout once bound.
+ *
+ * @param {string[]} args
+ * @param {string} what names it in errors
+ * @returns {Promise<ServerProcess>}
+ */
+async function startBareServer(args, what) {
+  const { child, match } = await spawnUntil(args, { ready: /listening (\d+)\n/, stream: 'stdout' });
+  if (child.pid === undefined) throw new Error(`${what} has no pid`);
   const pid = child.pid;
   return {
     base: `http://127.0.0.1:${match[1]}`,
@@ -138,6 +147,16 @@ export async function startBareFastify(bodiesFile) {
     rssBytes: () => rssOf(pid),
     stop: () => stopChild(child),
   };
+}
+
+/**
+ * Start the bare MCP baseline (`bench/lib/bare-mcp-http-server.js`): an SDK `McpServer` over
+ * Streamable HTTP at `POST /mcp`.
+ *
+ * @returns {Promise<ServerProcess>}
+ */
+export function startBareMcpHttp() {
+  return startBareServer([BARE_MCP_SERVER], 'the bare MCP server');
 }
 
 /** Admin URLs tried for the throwaway database (`TOOLSHED_BENCH_POSTGRES_URL` overrides). */

@@ -33,16 +33,41 @@ export function toWebRequest(incoming: IncomingMessage, signal: AbortSignal): Re
 }
 
 /**
+ * How {@link writeWebResponse} sends an event stream's headers.
+ *
+ * @example
+ * ```ts
+ * const options: WriteWebResponseOptions = { holdEventStreamHeaders: true };
+ * ```
+ */
+export interface WriteWebResponseOptions {
+  /**
+   * Send an event stream's headers with its first event instead of at once (at the latest after
+   * {@link EVENT_STREAM_HEADER_HOLD_MS}). Right for the answer to a POST, whose client waits for it
+   * anyway: a quick answer then leaves in one write (headers, event and end together) instead of
+   * three. A standalone stream (GET) needs its headers at once, so it is never held.
+   */
+  holdEventStreamHeaders?: boolean;
+}
+
+/** How long a held event stream's headers wait for its first event before they are sent alone. */
+export const EVENT_STREAM_HEADER_HOLD_MS = 50;
+
+/**
  * Write a web-standard `Response` to a node:http response, streaming its body chunk by chunk (so
  * server-sent events reach the client as they are produced) and cancelling the body when the client
- * disconnects.
+ * disconnects. Chunks produced in one turn of the event loop leave in one write.
  *
  * @example
  * ```ts
  * await writeWebResponse(new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } }), outgoing);
  * ```
  */
-export async function writeWebResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+export async function writeWebResponse(
+  response: Response,
+  outgoing: ServerResponse,
+  options: WriteWebResponseOptions = {},
+): Promise<void> {
   outgoing.statusCode = response.status;
   for (const [key, value] of response.headers) {
     if (key !== 'set-cookie') outgoing.setHeader(key, value);
@@ -53,8 +78,17 @@ export async function writeWebResponse(response: Response, outgoing: ServerRespo
     outgoing.end();
     return;
   }
-  // An event stream may stay silent for a while; the client needs the headers now.
-  if (response.headers.get('content-type')?.startsWith('text/event-stream') === true) outgoing.flushHeaders();
+  let headerTimer: ReturnType<typeof setTimeout> | undefined;
+  // An event stream may stay silent for a while; the client needs the headers now (or soon, when held).
+  if (response.headers.get('content-type')?.startsWith('text/event-stream') === true) {
+    if (options.holdEventStreamHeaders === true) {
+      headerTimer = setTimeout(() => {
+        if (!outgoing.headersSent && !outgoing.writableEnded) outgoing.flushHeaders();
+      }, EVENT_STREAM_HEADER_HOLD_MS);
+    } else {
+      outgoing.flushHeaders();
+    }
+  }
   const reader = response.body.getReader();
   let closed = false;
   const onClose = () => {
@@ -62,15 +96,31 @@ export async function writeWebResponse(response: Response, outgoing: ServerRespo
     reader.cancel().catch(() => {});
   };
   outgoing.on('close', onClose);
+  // Writes wait, corked, until the event loop turns: a body that ends at once leaves with its end.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    outgoing.uncork();
+  };
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done || closed) break;
+      if (headerTimer !== undefined) {
+        clearTimeout(headerTimer);
+        headerTimer = undefined;
+      }
+      if (!corked) {
+        corked = true;
+        outgoing.cork();
+        setImmediate(uncork);
+      }
       if (!outgoing.write(value)) await drained(outgoing);
     }
   } catch {
     // The body failed or the client went away mid-stream: there is no one left to tell.
   } finally {
+    if (headerTimer !== undefined) clearTimeout(headerTimer);
     outgoing.off('close', onClose);
     if (!outgoing.writableEnded) outgoing.end();
   }
@@ -126,7 +176,8 @@ export function nodeListener(
         await writeWebResponse(malformed(), outgoing);
         return;
       }
-      await writeWebResponse(await fetch(request), outgoing);
+      // The answer to a POST is awaited by its client: its event stream's headers may wait for the first event.
+      await writeWebResponse(await fetch(request), outgoing, { holdEventStreamHeaders: incoming.method === 'POST' });
     } finally {
       outgoing.off('close', onClose);
     }

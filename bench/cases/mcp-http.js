@@ -1,0 +1,108 @@
+// MCP `tools/call` over Streamable HTTP: `toolshed serve`'s /mcp (token auth, the workspace's view,
+// the call log, on SQLite) beside a bare SDK `McpServer` over the SDK's Node transport, both child
+// processes. Each side gets one session opened by the SDK client; autocannon (10 connections) then
+// sends `tools/call add_numbers` in that session, each request with its own JSON-RPC id, in rounds
+// that load the two back to back (bench/lib/rest-bench.js's comparePair).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { check, runCase } from '../lib/case.js';
+import { comparePair, TRIVIAL_TOOL, writeConfig } from '../lib/rest-bench.js';
+import { startBareMcpHttp, startToolshed } from '../lib/rest-servers.js';
+
+/**
+ * Open a session with the SDK client, prove `add_numbers` answers 42, and return what a raw request
+ * of that session needs.
+ *
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @param {string} who
+ */
+async function openSession(url, headers, who) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const client = new Client({ name: 'bench-client', version: '1.0.0' });
+  await client.connect(transport);
+  const result = await client.callTool({ name: TRIVIAL_TOOL, arguments: { a: 6, b: 36 } });
+  check(
+    Array.isArray(result.content) && result.content[0]?.text === '42',
+    `${who}: tools/call answered ${JSON.stringify(result)}`,
+  );
+  const sessionId = transport.sessionId;
+  check(typeof sessionId === 'string', `${who}: no session id`);
+  return {
+    client,
+    headers: {
+      ...headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': /** @type {string} */ (sessionId),
+      'mcp-protocol-version': transport.protocolVersion ?? '2025-11-25',
+    },
+  };
+}
+
+/**
+ * autocannon options for `tools/call` in one session: every request its own id, so concurrent calls
+ * of one session never share one.
+ *
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @returns {import('autocannon').Options}
+ */
+function callLoad(url, headers) {
+  let id = 1000;
+  return {
+    url,
+    method: 'POST',
+    headers,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: ++id,
+            method: 'tools/call',
+            params: { name: TRIVIAL_TOOL, arguments: { a: 6, b: 36 } },
+          }),
+        }),
+      },
+    ],
+  };
+}
+
+await runCase('mcp-http', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'toolshed-bench-mcp-http-'));
+  /** @type {Array<() => Promise<void>>} */
+  const cleanups = [];
+  try {
+    writeConfig(folder);
+    const server = await startToolshed({
+      databaseUrl: join(folder, 'toolshed.db'),
+      cwd: folder,
+      config: join(folder, 'toolshed.yaml'),
+    });
+    cleanups.push(() => server.stop());
+    const bare = await startBareMcpHttp();
+    cleanups.push(() => bare.stop());
+    const toolshedSession = await openSession(
+      `${server.base}/mcp`,
+      { authorization: `Bearer ${server.token}` },
+      'toolshed serve /mcp',
+    );
+    cleanups.push(() => toolshedSession.client.close());
+    const bareSession = await openSession(`${bare.base}/mcp`, {}, 'bare McpServer');
+    cleanups.push(() => bareSession.client.close());
+    const calls = await comparePair(
+      callLoad(`${server.base}/mcp`, toolshedSession.headers),
+      callLoad(`${bare.base}/mcp`, bareSession.headers),
+    );
+    return { transport: 'streamable-http', ...calls };
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    rmSync(folder, { recursive: true, force: true });
+  }
+});

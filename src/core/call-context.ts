@@ -1,3 +1,4 @@
+import { CallerCapabilityError } from './errors/caller-capability-error.js';
 import type { JsonSchema } from './json-schema.js';
 import type { ElicitationResult, LogLevel, SamplingRequest, SamplingResult, ToolContext } from './tool-spec.js';
 
@@ -112,7 +113,8 @@ export class CallContext implements ToolContext {
     const elicit = this.#options?.elicit;
     if (elicit === undefined) {
       return Promise.reject(
-        new Error(
+        new CallerCapabilityError(
+          'elicitation',
           `Tool '${this.tool}' asked the user a question, but this caller cannot ask (elicitation needs an MCP client that supports it).`,
         ),
       );
@@ -124,7 +126,8 @@ export class CallContext implements ToolContext {
     const sample = this.#options?.sample;
     if (sample === undefined) {
       return Promise.reject(
-        new Error(
+        new CallerCapabilityError(
+          'sampling',
           `Tool '${this.tool}' asked for a model completion, but this caller cannot provide one (sampling needs an MCP client that supports it).`,
         ),
       );

@@ -429,7 +429,7 @@ describe('the handler context', () => {
       }),
     );
     expect(expectFailure(await registry.call('ask')).error.message).toBe(
-      "Tool 'ask' failed: Error: Tool 'ask' asked the user a question, but this caller cannot ask (elicitation needs an MCP client that supports it).",
+      "Tool 'ask' failed: CallerCapabilityError: Tool 'ask' asked the user a question, but this caller cannot ask (elicitation needs an MCP client that supports it).",
     );
   });
 
@@ -446,7 +446,7 @@ describe('the handler context', () => {
       }),
     );
     expect(expectFailure(await registry.call('summarize')).error.message).toBe(
-      "Tool 'summarize' failed: Error: Tool 'summarize' asked for a model completion, but this caller cannot provide one (sampling needs an MCP client that supports it).",
+      "Tool 'summarize' failed: CallerCapabilityError: Tool 'summarize' asked for a model completion, but this caller cannot provide one (sampling needs an MCP client that supports it).",
     );
   });
 

@@ -41,6 +41,20 @@ export interface CallOptions {
   /** The model's id for this tool call, echoed in metadata and `ctx.toolCallId`. */
   toolCallId?: string;
   context?: CallContextOptions;
+  /**
+   * Asked once before the call runs, inside its span and after the hooks' `before`: a result returned
+   * (a `RATE_LIMITED` refusal, say) ends the call with it, as its result, without running the tool;
+   * `undefined` lets the call go on. A throw ends the call with an internal failure. The refused call
+   * still passes the hooks' `after` and ends its span, so whatever observes calls sees it once.
+   *
+   * @example
+   * ```ts
+   * await registry.call('search', { query: 'x' }, {
+   *   admit: () => (quota.full() ? ToolResult.error('RATE_LIMITED', 'Too many calls running.') : undefined),
+   * });
+   * ```
+   */
+  admit?: () => ToolResult | undefined | Promise<ToolResult | undefined>;
 }
 
 /** What middleware sees of a call. */
@@ -216,6 +230,12 @@ export function dispatchCall(
   runtime: DispatchRuntime,
 ): Promise<ToolResult> {
   const started = clock.now();
+  const admit = options?.admit;
+  if (admit !== undefined) {
+    return throughDoor(callInfo(tool.spec.name, rawArgs, options), tool.spec.description, runtime, () =>
+      admitted(admit, tool.spec.name, options, started, () => run(tool, rawArgs, options, runtime, started)),
+    );
+  }
   if (runtime.hooks.length > 0 || activeTracer() !== undefined) {
     return throughDoor(callInfo(tool.spec.name, rawArgs, options), tool.spec.description, runtime, () =>
       run(tool, rawArgs, options, runtime, started),
@@ -241,6 +261,28 @@ function run(
     return stampResult(internalFailure(tool.spec.name, error), tool.spec.name, started, options?.toolCallId);
   }
   return outcome;
+}
+
+/** Ask the call's `admit` option first: a result it gives ends the call (stamped), none runs `next`. */
+function admitted(
+  admit: NonNullable<CallOptions['admit']>,
+  name: string,
+  options: CallOptions | undefined,
+  started: number,
+  next: () => Outcome,
+): Outcome {
+  const refuse = (result: ToolResult) => stampResult(result, name, started, options?.toolCallId);
+  const broken = (error: unknown) => refuse(internalFailure(name, error));
+  let verdict: ReturnType<typeof admit>;
+  try {
+    verdict = admit();
+  } catch (error) {
+    return broken(error);
+  }
+  if (verdict instanceof Promise) {
+    return verdict.then((result) => (result === undefined ? next() : refuse(result)), broken);
+  }
+  return verdict === undefined ? next() : refuse(verdict);
 }
 
 /**
@@ -285,8 +327,9 @@ export function runApproved(
 }
 
 /**
- * Deliver a result decided before dispatch (an unknown tool, a factory that failed) through the
- * registry's hooks, so middleware sees every call.
+ * Deliver a result decided before dispatch (an unknown tool, a factory that failed, a denied
+ * approval, whose id `approvalId` gives the hooks and the span) through the registry's hooks and the
+ * call's span, so middleware sees every call.
  *
  * @example
  * ```ts
@@ -299,14 +342,15 @@ export function deliverFailure(
   options: CallOptions | undefined,
   runtime: DispatchRuntime,
   failure: ToolFailure,
+  approvalId?: string,
 ): Promise<ToolResult> {
   const started = clock.now();
   if (runtime.hooks.length === 0 && activeTracer() === undefined) {
     return Promise.resolve(stampResult(failure, name, started, options?.toolCallId));
   }
-  return throughDoor(callInfo(name, rawArgs, options), undefined, runtime, () =>
-    stampResult(failure, name, started, options?.toolCallId),
-  );
+  const info = callInfo(name, rawArgs, options);
+  if (approvalId !== undefined) info.approvalId = approvalId;
+  return throughDoor(info, undefined, runtime, () => stampResult(failure, name, started, options?.toolCallId));
 }
 
 function callInfo(name: string, rawArgs: unknown, options: CallOptions | undefined): CallInfo {

@@ -5,6 +5,7 @@ import { type InMemoryTracing, parentSpanId, startInMemoryTracing } from '../../
 import { ToolRegistry } from '../registry/tool-registry.js';
 import { defineTool } from './define-tool.js';
 import type { CallInfo } from './dispatch.js';
+import { ToolResult } from './tool-result.js';
 import { activeTracer, extractTraceContext, injectTraceContext, inTraceContext, withSpan } from './tracing.js';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
@@ -194,5 +195,103 @@ describe('tracing with an SDK registered', () => {
     expect(spans[1]?.attributes).toMatchObject({ 'toolshed.approval.id': approvalId, 'gen_ai.tool.call.id': 'call_9' });
     // The hooks run inside the call's span.
     expect(activeInHook).toBe(spans[1]?.spanContext().spanId);
+  });
+
+  it('sends a denied approval through the hooks and a span once, with its approval id, running nothing', async () => {
+    const tools = registry();
+    const seen: string[] = [];
+    tools.use({
+      name: 'recorder',
+      before: (call: CallInfo) => {
+        seen.push(`before ${call.tool} ${call.approvalId ?? '-'}`);
+      },
+      after: (call: CallInfo, result) => {
+        seen.push(
+          `after ${call.tool} ${call.approvalId ?? '-'} ${'error' in result ? result.error.code : result.status}`,
+        );
+      },
+    });
+    const pending = await tools.call('delete_file', { path: '/tmp/y' }, { toolCallId: 'call_10' });
+    if (pending.status !== 'pending_approval') throw new Error('expected a pending approval');
+    const approvalId = pending.approval.id;
+    tracing.reset();
+    const result = await tools.resolveApproval(approvalId, 'deny');
+    expect(result).toMatchObject({
+      status: 'cancelled',
+      error: { code: 'CANCELLED', message: "The call to 'delete_file' was denied by the approver; do not retry it." },
+      metadata: { tool: 'delete_file', approvalId, toolCallId: 'call_10' },
+    });
+    expect(seen.slice(2)).toEqual([`before delete_file ${approvalId}`, `after delete_file ${approvalId} CANCELLED`]);
+    const [span, ...others] = tracing.named('execute_tool delete_file');
+    expect(others).toEqual([]);
+    expect(span?.attributes).toMatchObject({
+      'toolshed.approval.id': approvalId,
+      'gen_ai.tool.call.id': 'call_10',
+      'toolshed.status': 'cancelled',
+      'error.type': 'CANCELLED',
+    });
+  });
+
+  it('runs a call refused by its admit option through the hooks and a span once, without running it', async () => {
+    const tools = registry();
+    const seen: string[] = [];
+    let ran = 0;
+    tools.register(
+      defineTool({
+        name: 'counted',
+        description: 'Count its runs.',
+        input: z.object({}),
+        handler: () => {
+          ran += 1;
+          return ran;
+        },
+      }),
+    );
+    tools.use({
+      name: 'recorder',
+      before: (call: CallInfo) => {
+        seen.push(`before ${call.tool}`);
+      },
+      after: (call: CallInfo, result) => {
+        seen.push(`after ${call.tool} ${'error' in result ? result.error.code : result.status}`);
+      },
+    });
+    const refusal = ToolResult.error('RATE_LIMITED', 'Too many calls running at once.');
+    const refused = await tools.call('counted', {}, { toolCallId: 'call_11', admit: async () => refusal });
+    expect(refused).toMatchObject({
+      status: 'error',
+      error: { code: 'RATE_LIMITED', message: 'Too many calls running at once.', retryable: true },
+      metadata: { tool: 'counted', toolCallId: 'call_11' },
+    });
+    const admitted = await tools.call('counted', {}, { admit: () => undefined });
+    expect(admitted.status === 'success' && admitted.data).toBe(1);
+    const broken = await tools.call(
+      'counted',
+      {},
+      {
+        admit: () => {
+          throw new Error('store down');
+        },
+      },
+    );
+    expect(broken).toMatchObject({
+      status: 'error',
+      error: { code: 'EXECUTION_FAILED', message: "Tool 'counted' could not be dispatched: store down" },
+    });
+    expect(ran).toBe(1);
+    expect(seen).toEqual([
+      'before counted',
+      'after counted RATE_LIMITED',
+      'before counted',
+      'after counted success',
+      'before counted',
+      'after counted EXECUTION_FAILED',
+    ]);
+    const spans = tracing.named('execute_tool counted');
+    expect(spans.map((span) => span.attributes['error.type'] ?? span.attributes['toolshed.status'])).toEqual([
+      'RATE_LIMITED',
+      'success',
+      'EXECUTION_FAILED',
+    ]);
   });
 });

@@ -119,8 +119,9 @@ export function startToolSpan(tracer: Tracer, info: ToolSpanInfo): { span: Span;
 }
 
 /**
- * Record a call's result on its span and end it: `toolshed.status` always; for a failure
- * `toolshed.error.code`, `error.type` (the same code) and the span status `ERROR` with the message.
+ * Record a call's result on its span and end it: `toolshed.status` always; for a failure (status
+ * `error`, `timeout` or `cancelled`) `toolshed.error.code`, `error.type` (the same code) and the span
+ * status `ERROR` with the message.
  *
  * @example
  * ```ts
@@ -130,7 +131,8 @@ export function startToolSpan(tracer: Tracer, info: ToolSpanInfo): { span: Span;
  */
 export function endToolSpan(span: Span, result: ToolResult): void {
   span.setAttribute('toolshed.status', result.status);
-  if (result.status === 'error') {
+  // Every failure, a timeout and a cancellation (a denied approval) too, names its code.
+  if (result.status === 'error' || result.status === 'timeout' || result.status === 'cancelled') {
     span.setAttribute('toolshed.error.code', result.error.code);
     span.setAttribute('error.type', result.error.code);
     span.setStatus({ code: SpanStatusCode.ERROR, message: result.error.message });

@@ -2,13 +2,14 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { canonicalJson } from '../core/approvals.js';
 import { describeValue } from '../core/define-tool.js';
+import { ToolResult } from '../core/tool-result.js';
 import { inTraceContext } from '../core/tracing.js';
 import { STORE_LIMITS, TOOL_CALL_STATUSES, type ToolCallStatus } from '../store/index.js';
 import { ApiError, notFound, validationError } from './api-error.js';
 import { toolCallView } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { isLimitRefusal, retryAfterMsOf } from './call-limits.js';
-import { admitCall, callApprovedTool } from './call-tool.js';
+import { admitCall, callApprovedTool, refuseApprovedTool } from './call-tool.js';
 import type { ServerContext } from './server-context.js';
 
 /** `GET /api/calls` (the call log) and `POST /api/approvals/:id` (decide a pending call). */
@@ -87,6 +88,11 @@ export function registerActivityRoutes(app: FastifyInstance, context: ServerCont
         ? await admitCall(context, request.tokenIdentity, record.toolId, record.agentId)
         : undefined;
     if (admission !== undefined && !admission.admitted) {
+      // Never run, but logged, counted and traced as a refused call.
+      const refusal = admission.result;
+      await inTraceContext(request.headers, () =>
+        refuseApprovedTool(context, workspaceId, record, refusal, request.tokenIdentity.tokenId),
+      );
       const { message, hint } = admission.result.error;
       if (isLimitRefusal(admission.result)) {
         reply.header('retry-after', String(Math.ceil(retryAfterMsOf(admission.result) / 1000)));
@@ -104,6 +110,13 @@ export function registerActivityRoutes(app: FastifyInstance, context: ServerCont
         throw new ApiError(409, 'APPROVAL_INVALID', `Approval '${id}' was already decided.`);
       }
       if (decision === 'deny') {
+        const denied = ToolResult.error(
+          'CANCELLED',
+          `The call to '${record.toolId}' was denied by the approver; do not retry it.`,
+        );
+        await inTraceContext(request.headers, () =>
+          refuseApprovedTool(context, workspaceId, record, denied, request.tokenIdentity.tokenId),
+        );
         return { approval: { id, status: 'denied' } };
       }
       const result = await inTraceContext(request.headers, () =>

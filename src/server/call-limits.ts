@@ -281,8 +281,11 @@ function holderOf(limit: ActiveCallLimit): string {
   }
 }
 
-/** The results of calls a limit refused, so the REST route can answer them 429. */
-const refusals = new WeakSet<ToolFailure>();
+/**
+ * The errors of calls a limit refused, so the REST route can answer them 429: the error object, which
+ * the copies dispatch makes of a refusal while it stamps the call's metadata keep.
+ */
+const refusals = new WeakSet<object>();
 
 /**
  * Whether `result` is a refusal by a call limit (never a tool's own `RATE_LIMITED`): the REST call
@@ -294,7 +297,9 @@ const refusals = new WeakSet<ToolFailure>();
  * ```
  */
 export function isLimitRefusal(result: unknown): result is ToolFailure {
-  return typeof result === 'object' && result !== null && refusals.has(result as ToolFailure);
+  if (typeof result !== 'object' || result === null) return false;
+  const error = (result as { error?: unknown }).error;
+  return typeof error === 'object' && error !== null && refusals.has(error);
 }
 
 /**
@@ -336,6 +341,6 @@ function refusal(
     },
     metadata: { tool: call.tool },
   });
-  refusals.add(result);
+  refusals.add(result.error);
   return { admitted: false, retryAfterMs, result };
 }

@@ -15,7 +15,8 @@ import { toolScopeOf } from './tool-scope.js';
  * `tool_calls` and count it in the metrics. A name outside those tools is a 404 naming the closest of
  * them; a tool without a handler on this server is an `EXECUTION_FAILED` result saying why
  * (`unavailableReason`); a call past the token's or workspace's concurrent-call quota, or past a
- * call limit of the workspace, is a `RATE_LIMITED` result, counted but neither run nor logged. An agent the
+ * call limit of the workspace, is a `RATE_LIMITED` result, never run but counted, logged and traced
+ * like any call (the admission runs inside the call's span, after the hooks' `before`). An agent the
  * workspace does not have is the store's not-found error.
  *
  * @example
@@ -52,8 +53,8 @@ export async function callTool(
     await recordCall(context, identity.workspaceId, name, result, agentId, { tokenId: identity.tokenId, args });
     return result;
   }
-  const admission = await admitCall(context, identity, name, agentId);
-  if (!admission.admitted) return admission.result;
+  // Admitted inside the call's door: a refused call passes the hooks and its span, and is logged.
+  let admission: CallAdmitted | CallRefused | undefined;
   let result: ToolResult;
   try {
     result = await scope.registry.call(name, args, {
@@ -62,9 +63,13 @@ export async function callTool(
         // Stored with an approval the call may need, so the approved call runs with the same tools.
         ...(agentId === undefined ? {} : { agentId }),
       },
+      admit: async () => {
+        admission = await admitCall(context, identity, name, agentId);
+        return admission.admitted ? undefined : admission.result;
+      },
     });
   } finally {
-    admission.release();
+    if (admission?.admitted) admission.release();
   }
   await recordCall(context, identity.workspaceId, name, result, agentId, { tokenId: identity.tokenId, args });
   return result;
@@ -94,6 +99,41 @@ export async function callApprovedTool(
     ...(Object.hasOwn(scope.config, record.toolId) ? { context: { config: scope.config[record.toolId] } } : {}),
   });
   release?.();
+  await recordCall(context, workspaceId, record.toolId, result, record.agentId, {
+    ...(tokenId === undefined ? {} : { tokenId }),
+    approvalId: record.id,
+    argumentsJson: record.arguments,
+  });
+  return result;
+}
+
+/**
+ * Answer a stored approval's call with `failure` instead of running it: a denial (`CANCELLED`) or a
+ * refusal by a limit (`RATE_LIMITED`, the approval staying pending). The failure passes the hooks and
+ * the `execute_tool` span of the agent's tools, then is logged with the approval's id and counted, as
+ * {@link callApprovedTool} does for a run, so each refused call shows once wherever calls are seen.
+ *
+ * @example
+ * ```ts
+ * const denied = ToolResult.error('CANCELLED', "The call to 'delete_file' was denied by the approver; do not retry it.");
+ * await refuseApprovedTool(context, 'acme', record, denied, request.tokenIdentity.tokenId);
+ * ```
+ */
+export async function refuseApprovedTool(
+  context: ServerContext,
+  workspaceId: string,
+  record: ApprovalRecord,
+  failure: ToolResult,
+  tokenId?: string,
+): Promise<ToolResult> {
+  const scope = await toolScopeOf(context, workspaceId, record.agentId ?? undefined);
+  const stamped = { ...failure, metadata: { ...failure.metadata, approvalId: record.id } } as ToolResult;
+  const result = scope.registry.has(record.toolId)
+    ? await scope.registry.call(record.toolId, JSON.parse(record.arguments), {
+        ...(record.agentId === null ? {} : { context: { agentId: record.agentId } }),
+        admit: () => stamped,
+      })
+    : stamped;
   await recordCall(context, workspaceId, record.toolId, result, record.agentId, {
     ...(tokenId === undefined ? {} : { tokenId }),
     approvalId: record.id,
@@ -194,7 +234,8 @@ function sha256(text: string): string {
 /**
  * Let a call of `tool` for `identity` (and `agentId`) in: first under the server's concurrent-call
  * quotas (in this process), then under the workspace's call limits (shared through the store). A
- * refused call is counted in the metrics (it is never run, so never logged).
+ * refusal is only answered here: the caller delivers it as the call's result, which is then logged
+ * and counted like any other ({@link recordCall}, {@link refuseApprovedTool}).
  *
  * @example
  * ```ts
@@ -209,10 +250,7 @@ export async function admitCall(
   agentId?: string | null,
 ): Promise<CallAdmitted | CallRefused> {
   const quota = context.calls.admit(identity, tool);
-  if (!quota.admitted) {
-    context.metrics.observe(tool, quota.result);
-    return quota;
-  }
+  if (!quota.admitted) return quota;
   let limits: Awaited<ReturnType<ServerContext['limits']['admit']>>;
   try {
     limits = await context.limits.admit({ ...identity, tool, agentId: agentId ?? null });
@@ -222,7 +260,6 @@ export async function admitCall(
   }
   if (!limits.admitted) {
     quota.release();
-    context.metrics.observe(tool, limits.result);
     return { admitted: false, result: limits.result };
   }
   return {

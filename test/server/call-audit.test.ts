@@ -8,13 +8,29 @@ import { z } from 'zod';
 import { defineTool } from '../../src/core/define-tool.js';
 import { createServer } from '../../src/server/index.js';
 import type { ToolshedStore } from '../../src/store/index.js';
-import { postgresHarness, type ServerStoreHarness, sqliteHarness } from './server-harness.js';
+import {
+  createTestWorkspace,
+  injectJson,
+  postgresHarness,
+  type ServerStoreHarness,
+  sqliteHarness,
+} from './server-harness.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness[]) {
+  // One database for the file's cases on this dialect: each case has workspaces of its own.
+  let store: ToolshedStore;
+  beforeAll(async () => {
+    store = await harness.open();
+    await store.migrate();
+  }, 60_000);
+  afterAll(async () => {
+    await store?.close();
+    await harness.teardown();
+  }, 60_000);
+
   describe(`the call log as an audit trail on ${harness.dialect}`, () => {
-    let store: ToolshedStore;
     let app: FastifyInstance;
     let base: string;
     let counter = 0;
@@ -42,8 +58,6 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
     });
 
     beforeAll(async () => {
-      store = await harness.open();
-      await store.migrate();
       app = createServer({ store, builtins: false, webCatalog: false, tools: [echo, fail, approved] });
       await app.listen({ host: '127.0.0.1', port: 0 });
       base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -51,36 +65,15 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
 
     afterAll(async () => {
       await app?.close();
-      await store?.close();
-      await harness.teardown();
     }, 60_000);
 
-    async function workspace() {
+    const workspace = () => {
       counter += 1;
-      const { id } = await store.workspaces.create({ id: `ws_audit_${counter}`, name: 'Audit' });
-      const created = await store.tokens.create(id, { name: 'caller' });
-      return {
-        id,
-        token: created.token,
-        tokenId: created.id,
-        headers: { authorization: `Bearer ${created.token}`, 'x-workspace-id': id, 'content-type': 'application/json' },
-      };
-    }
+      return createTestWorkspace(store, `ws_audit_${counter}`, 'Audit');
+    };
 
-    async function send(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: unknown) {
-      const response = await app.inject({
-        method,
-        url,
-        headers,
-        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-      });
-      return {
-        status: response.statusCode,
-        headers: response.headers,
-        text: response.body,
-        json: () => response.json(),
-      };
-    }
+    const send = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: unknown) =>
+      injectJson(app, method, url, headers, body);
 
     it('logs who called what: token, agent, arguments digest, result size, and the approval', async () => {
       const acme = await workspace();
@@ -260,19 +253,14 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
   });
 
   describe(`call log retention on ${harness.dialect}`, () => {
-    let store: ToolshedStore;
     let app: FastifyInstance | undefined;
 
     beforeAll(async () => {
-      store = await harness.open();
-      await store.migrate();
       await store.workspaces.create({ id: 'keep', name: 'Keep' });
     });
 
     afterAll(async () => {
       await app?.close();
-      await store?.close();
-      await harness.teardown();
     });
 
     it('deletes calls older than the retention when the server gets ready, and again every interval', async () => {

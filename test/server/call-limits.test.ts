@@ -7,13 +7,16 @@ import { z } from 'zod';
 import { defineTool } from '../../src/core/define-tool.js';
 import { createServer, DEFAULT_SLOT_LEASE_MS, reloadServedConfig } from '../../src/server/index.js';
 import { callLimitKey, type ToolshedStore } from '../../src/store/index.js';
-import { postgresHarness, type ServerStoreHarness, sqliteHarness } from './server-harness.js';
+import {
+  createTestWorkspace,
+  injectJson,
+  type JsonReply,
+  postgresHarness,
+  type ServerStoreHarness,
+  sqliteHarness,
+} from './server-harness.js';
 
-interface Reply {
-  status: number;
-  headers: Record<string, unknown>;
-  body: Record<string, unknown>;
-}
+type Reply = JsonReply;
 
 for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness[]) {
   describe(`call limits through the REST API on ${harness.dialect}`, () => {
@@ -81,36 +84,18 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
       await harness.teardown();
     }, 60_000);
 
-    async function workspace(): Promise<{ id: string; headers: Record<string, string>; tokenId: string }> {
+    const workspace = () => {
       counter += 1;
-      const { id } = await store.workspaces.create({ id: `ws_limits_${counter}`, name: 'Limits' });
-      const created = await store.tokens.create(id, { name: 'caller' });
-      return {
-        id,
-        tokenId: created.id,
-        headers: { authorization: `Bearer ${created.token}`, 'x-workspace-id': id, 'content-type': 'application/json' },
-      };
-    }
+      return createTestWorkspace(store, `ws_limits_${counter}`, 'Limits');
+    };
 
-    async function send(
+    const send = (
       method: 'GET' | 'PUT' | 'DELETE' | 'POST',
       url: string,
       headers: Record<string, string>,
       body?: unknown,
       on: FastifyInstance = app,
-    ): Promise<Reply> {
-      const response = await on.inject({
-        method,
-        url,
-        headers,
-        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-      });
-      return {
-        status: response.statusCode,
-        headers: response.headers,
-        body: response.body === '' ? {} : (JSON.parse(response.body) as Record<string, unknown>),
-      };
-    }
+    ): Promise<Reply> => injectJson(on, method, url, headers, body);
 
     const call = (headers: Record<string, string>, tool: string, extra: object = {}, on?: FastifyInstance) =>
       send('POST', `/api/tools/${tool}/call`, headers, { arguments: {}, ...extra }, on);
@@ -299,8 +284,18 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
         clock += 100;
         expect((await call(acme.headers, 'quick', { agent_id: agent })).status).toBe(200);
         expect((await call(acme.headers, 'quick', { agent_id: agent })).status).toBe(429);
-        // Refused calls are not logged: three, then one.
-        expect((await send('GET', '/api/calls', acme.headers)).body.calls).toHaveLength(4);
+        // Refused calls are logged too: three and two, then one and one.
+        const logged = (await send('GET', '/api/calls', acme.headers)).body.calls as Array<Record<string, unknown>>;
+        // Newest first.
+        expect(logged.map((row) => row.error_code ?? row.status)).toEqual([
+          'RATE_LIMITED',
+          'success',
+          'RATE_LIMITED',
+          'RATE_LIMITED',
+          'success',
+          'success',
+          'success',
+        ]);
       },
     );
 
@@ -324,6 +319,25 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
       });
       // Every slot was given back.
       expect((await call(acme.headers, 'busy')).status).toBe(200);
+    });
+
+    it('holds a concurrency cap under 200 simultaneous calls (across two servers on PostgreSQL)', async () => {
+      // Two servers on one SQLite file are two processes; two stores of it in one process wait on each
+      // other's write lock synchronously, so on SQLite one server takes them all.
+      const servers = harness.dialect === 'postgres' ? [app, other] : [app];
+      const acme = await workspace();
+      await send('PUT', '/api/limits/tool/busy', acme.headers, { max_concurrent: 4 });
+      inFlight = 0;
+      maxInFlight = 0;
+      const replies = await Promise.all(
+        Array.from({ length: 200 }, (_, index) => call(acme.headers, 'busy', {}, servers[index % servers.length])),
+      );
+      expect(replies.filter((reply) => reply.status === 200).length).toBeGreaterThanOrEqual(4);
+      expect(replies.every((reply) => reply.status === 200 || reply.status === 429)).toBe(true);
+      // The handler counts the calls of both servers: never more than the cap at once.
+      expect(maxInFlight).toBeLessThanOrEqual(4);
+      expect(maxInFlight).toBeGreaterThanOrEqual(1);
+      expect((await call(acme.headers, 'busy', {}, other)).status).toBe(200);
     });
 
     it('frees the slot of a server that died once its lease expires', async () => {

@@ -156,7 +156,7 @@ describe('concurrent-call quotas in the service (REST, MCP and approvals togethe
     expect(started).toBe(count);
   }
 
-  it('refuses a token past its limit without running or logging the call, and lets others in', async () => {
+  it('refuses a token past its limit without running the call, logs the refusal, and lets others in', async () => {
     started = 0;
     const workspaceId = await workspace();
     const alice = await token(workspaceId);
@@ -190,9 +190,16 @@ describe('concurrent-call quotas in the service (REST, MCP and approvals togethe
       'success',
       'success',
     ]);
-    // Only the calls that ran are in the call log.
+    // The calls that ran, and each refused call once, as RATE_LIMITED (newest first).
+    await store.toolCalls.flush();
     const log = await store.toolCalls.listRecent(workspaceId, {});
-    expect(log.map((entry) => entry.status)).toEqual(['success', 'success', 'success']);
+    expect(log.map((entry) => entry.errorCode ?? entry.status)).toEqual([
+      'success',
+      'success',
+      'success',
+      'RATE_LIMITED',
+      'RATE_LIMITED',
+    ]);
 
     // With the slots free again, the token calls as before.
     const again = call(alice, 'hold');

@@ -130,14 +130,29 @@ describe('tool call spans in the service', () => {
     expect(parentSpanId(span!)).toBeUndefined();
   });
 
+  const metricLine = async (status: string, tool = 'approved_echo') => {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const line = text
+      .split('\n')
+      .find((row) => row.startsWith(`toolshed_tool_calls_total{tool="${tool}",status="${status}"}`));
+    return Number(line?.split(' ').at(-1) ?? 0);
+  };
+  const decideApproval = (id: string, decision: 'approve' | 'deny') =>
+    fetch(`${base}/api/approvals/${id}`, {
+      method: 'POST',
+      headers: { ...headers, traceparent: TRACEPARENT },
+      body: JSON.stringify({ decision }),
+    });
+  const ask = async (note: string) => {
+    const pending = (await (await call('approved_echo', { note })).json()) as { approval: { id: string } };
+    return pending.approval.id;
+  };
+  const loggedCalls = async (tool: string) => {
+    await store.toolCalls.flush();
+    return (await store.toolCalls.listRecent(workspaceId, {})).filter((row) => row.toolId === tool);
+  };
+
   it('shows an approved call once in the spans, the metrics and the call log', async () => {
-    const metricLine = async (status: string) => {
-      const text = await (await fetch(`${base}/metrics`)).text();
-      const line = text
-        .split('\n')
-        .find((row) => row.startsWith(`toolshed_tool_calls_total{tool="approved_echo",status="${status}"}`));
-      return Number(line?.split(' ').at(-1) ?? 0);
-    };
     const before = { pending: await metricLine('pending_approval'), success: await metricLine('success') };
 
     const pending = (await (await call('approved_echo', { note: 'ship it' })).json()) as {
@@ -174,5 +189,110 @@ describe('tool call spans in the service', () => {
       'success',
       'pending_approval',
     ]);
+  });
+
+  it('shows a call refused by a rate limit once in the spans, the metrics and the call log, over REST and MCP', async () => {
+    const limited = await fetch(`${base}/api/limits/tool/echo`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ calls_per_minute: 1, burst: 1 }),
+    });
+    expect(limited.status).toBe(200);
+    const before = await metricLine('error', 'echo');
+    const logged = (await loggedCalls('echo')).length;
+    try {
+      // The bucket's one token: the first runs, the second is refused.
+      expect((await call('echo', { note: 'one' })).status).toBe(200);
+      const refused = await call('echo', { note: 'two' }, { traceparent: TRACEPARENT });
+      expect(refused.status).toBe(429);
+      const client = await mcpClient();
+      const overMcp = await client.callTool({ name: 'echo', arguments: { note: 'three' } });
+      expect(overMcp.isError).toBe(true);
+
+      const refusals = tracing
+        .named('execute_tool echo')
+        .filter((span) => span.attributes['toolshed.error.code'] === 'RATE_LIMITED');
+      expect(refusals).toHaveLength(2);
+      for (const span of refusals) {
+        expect(span.attributes).toMatchObject({
+          'gen_ai.tool.name': 'echo',
+          'toolshed.status': 'error',
+          'error.type': 'RATE_LIMITED',
+        });
+      }
+      // The REST refusal continues the caller's trace, like a call that ran.
+      expect(refusals.some((span) => parentSpanId(span) === CALLER_SPAN)).toBe(true);
+      expect(await metricLine('error', 'echo')).toBe(before + 2);
+      const all = await loggedCalls('echo');
+      const rows = all.slice(0, all.length - logged);
+      expect(rows.map((row) => [row.status, row.errorCode])).toEqual([
+        ['error', 'RATE_LIMITED'],
+        ['error', 'RATE_LIMITED'],
+        ['success', null],
+      ]);
+    } finally {
+      await fetch(`${base}/api/limits/tool/echo`, { method: 'DELETE', headers });
+    }
+  });
+
+  it('shows a denied approval once in the spans, the metrics and the call log, and runs nothing', async () => {
+    const ranBefore = ran;
+    const before = await metricLine('cancelled');
+    const id = await ask('drop it');
+    tracing.reset();
+    const denied = await decideApproval(id, 'deny');
+    expect(denied.status).toBe(200);
+    expect(await denied.json()).toEqual({ approval: { id, status: 'denied' } });
+    expect(ran).toBe(ranBefore);
+
+    const [span, ...others] = tracing.named('execute_tool approved_echo');
+    expect(others).toEqual([]);
+    expect(span?.attributes).toMatchObject({ 'toolshed.status': 'cancelled', 'error.type': 'CANCELLED' });
+    expect(parentSpanId(span!)).toBe(CALLER_SPAN);
+    expect(await metricLine('cancelled')).toBe(before + 1);
+    const [row] = await loggedCalls('approved_echo');
+    expect(row).toMatchObject({ status: 'cancelled', errorCode: 'CANCELLED', approvalId: id });
+  });
+
+  it('shows an approval refused by a limit once as RATE_LIMITED, and the approved run once later', async () => {
+    const id = await ask('later');
+    await fetch(`${base}/api/limits/tool/approved_echo`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ max_concurrent: 1 }),
+    });
+    // A server that took the only slot (no release): the approval is refused and stays pending.
+    const key = `${workspaceId}\ntool\napproved_echo`;
+    await store.callLimits.acquireSlot(
+      key,
+      1,
+      { id: 'lse_held', holder: 'srv_other', expiresAt: Date.now() + 60_000 },
+      Date.now(),
+    );
+    const before = await metricLine('error');
+    try {
+      tracing.reset();
+      const refused = await decideApproval(id, 'approve');
+      expect(refused.status).toBe(429);
+      const [span] = tracing.named('execute_tool approved_echo');
+      expect(span?.attributes).toMatchObject({ 'toolshed.status': 'error', 'error.type': 'RATE_LIMITED' });
+      expect(await metricLine('error')).toBe(before + 1);
+      const [row] = await loggedCalls('approved_echo');
+      expect(row).toMatchObject({ status: 'error', errorCode: 'RATE_LIMITED', approvalId: id });
+    } finally {
+      await store.callLimits.releaseSlot('lse_held');
+    }
+    tracing.reset();
+    const used = await decideApproval(id, 'approve');
+    expect(used.status).toBe(200);
+    expect(tracing.named('execute_tool approved_echo').map((span) => span.attributes['toolshed.status'])).toEqual([
+      'success',
+    ]);
+    const rows = await loggedCalls('approved_echo');
+    expect(rows.slice(0, 2).map((row) => [row.status, row.errorCode, row.approvalId])).toEqual([
+      ['success', null, id],
+      ['error', 'RATE_LIMITED', id],
+    ]);
+    await fetch(`${base}/api/limits/tool/approved_echo`, { method: 'DELETE', headers });
   });
 });

@@ -6,6 +6,7 @@ import { createServer } from '../../src/server/index.js';
 import { createStore, type ToolshedStore } from '../../src/store/index.js';
 import {
   type EscapeAttempt,
+  JAVASCRIPT_ESCAPE_TIMEOUT_MS,
   JAVASCRIPT_ESCAPES,
   PYTHON_ESCAPE_HOST_FILE,
   PYTHON_ESCAPES,
@@ -17,8 +18,11 @@ import { type Expectation, startLoopbackServer, watchEventLoop } from '../sandbo
 // as it does in the bare pool, come back within the sandbox's time limit, leave the host serving
 // (a bystander tool answers meanwhile, the event loop keeps ticking) and the next call working.
 
-/** The sandbox's time limit in the service here: the catalogue's slowest attempt (urllib) needs 5 s. */
-const TIMEOUT_MS = 5_000;
+/**
+ * The sandbox's time limit of each language's server here: the Python catalogue's slowest attempt
+ * (urllib) needs 5 s; the JavaScript catalogue runs under its own limit, as in the bare pool.
+ */
+const TIMEOUT_MS = { python: 5_000, javascript: JAVASCRIPT_ESCAPE_TIMEOUT_MS } as const;
 /** How long after the limit an answer may come: killing and replacing the process, the HTTP round trip. */
 const SLACK_MS = 5_000;
 /**
@@ -47,10 +51,17 @@ function javascriptTool(id: string, attack: string): string {
   return `function ${id}() {\n  return eval(${JSON.stringify(attack)});\n}\n`;
 }
 
-const withoutLine = (text: string) => text.replace(/ \(line \d+\)\./, '.').replace('1.5 s', `${TIMEOUT_MS / 1000} s`);
+const withoutLine = (text: string, timeoutMs: number) =>
+  text.replace(/ \(line \d+\)\./, '.').replace('1.5 s', `${timeoutMs / 1000} s`);
 
 /** A tool's answer meets what the bare sandbox's outcome was expected to be. */
-function expectContained(name: string, id: string, result: ToolResultBody, expected: Expectation): void {
+function expectContained(
+  name: string,
+  id: string,
+  result: ToolResultBody,
+  expected: Expectation,
+  timeoutMs: number,
+): void {
   const shown = JSON.stringify(result).slice(0, 600);
   if (expected.ok) {
     if (name === 'a huge result value') {
@@ -80,24 +91,31 @@ function expectContained(name: string, id: string, result: ToolResultBody, expec
   }
   expect(result.error?.details?.reason, shown).toBe(expected.reason);
   if (expected.errorType !== undefined) expect(result.error?.details?.errorType, shown).toBe(expected.errorType);
-  const firstLine = withoutLine(result.error?.message.split('\n')[0] ?? '');
-  if (typeof expected.message === 'string') expect(firstLine, shown).toBe(withoutLine(expected.message));
+  const firstLine = withoutLine(result.error?.message.split('\n')[0] ?? '', timeoutMs);
+  if (typeof expected.message === 'string') expect(firstLine, shown).toBe(withoutLine(expected.message, timeoutMs));
   // What the code printed follows the first line of the message (the bare outcome keeps it apart).
   if (expected.message instanceof RegExp) expect(firstLine, shown).toMatch(expected.message);
 }
 
 describe('the sandbox escape catalogues through stored code tools', () => {
-  let store: ToolshedStore;
-  let app: FastifyInstance;
+  type Language = 'python' | 'javascript';
+  /** The server each language's catalogue goes to, its sandbox limited to that catalogue's time. */
+  const servers = new Map<Language, { store: ToolshedStore; app: FastifyInstance; headers: Record<string, string> }>();
   let loopback: Awaited<ReturnType<typeof startLoopbackServer>>;
-  let headers: Record<string, string>;
 
-  const catalogues: Array<{ language: 'python' | 'javascript'; prefix: string; attempts: EscapeAttempt[] }> = [
+  const catalogues: Array<{ language: Language; prefix: string; attempts: EscapeAttempt[] }> = [
     { language: 'python', prefix: 'escape_py', attempts: PYTHON_ESCAPES },
     { language: 'javascript', prefix: 'escape_js', attempts: JAVASCRIPT_ESCAPES },
   ];
 
-  async function post(url: string, body: unknown): Promise<{ status: number; body: ToolResultBody }> {
+  async function post(
+    language: Language,
+    url: string,
+    body: unknown,
+  ): Promise<{ status: number; body: ToolResultBody }> {
+    const server = servers.get(language);
+    if (server === undefined) throw new Error(`no server for ${language}`);
+    const { app, headers } = server;
     const response = await app.inject({ method: 'POST', url, headers, payload: JSON.stringify(body) });
     return { status: response.statusCode, body: response.json() as ToolResultBody };
   }
@@ -105,19 +123,30 @@ describe('the sandbox escape catalogues through stored code tools', () => {
   beforeAll(async () => {
     rmSync(PYTHON_ESCAPE_HOST_FILE, { force: true });
     loopback = await startLoopbackServer();
-    store = await createStore(':memory:');
-    await store.migrate();
-    await store.tools.upsertBuiltins(createBuiltins());
-    app = createServer({ store, builtins: { sandbox: { size: 2, timeoutMs: TIMEOUT_MS }, emails: false } });
-    await app.ready();
-    await store.workspaces.create({ id: 'attacker', name: 'Attacker' });
-    const { token } = await store.tokens.create('attacker');
-    headers = { authorization: `Bearer ${token}`, 'x-workspace-id': 'attacker', 'content-type': 'application/json' };
-    const bodies = [
-      { id: 'bystander_py', type: 'python', code: 'def bystander_py():\n    return sum(range(10))\n' },
-      { id: 'bystander_js', type: 'javascript', code: 'function bystander_js() { return 6 * 7; }' },
-      ...catalogues.flatMap(({ language, prefix, attempts }) =>
-        attempts.map((attempt, index) => {
+    const bystanders = {
+      python: { id: 'bystander_py', type: 'python', code: 'def bystander_py():\n    return sum(range(10))\n' },
+      javascript: { id: 'bystander_js', type: 'javascript', code: 'function bystander_js() { return 6 * 7; }' },
+    };
+    for (const { language, prefix, attempts } of catalogues) {
+      const store = await createStore(':memory:');
+      await store.migrate();
+      await store.tools.upsertBuiltins(createBuiltins());
+      const app = createServer({
+        store,
+        builtins: { sandbox: { size: 2, timeoutMs: TIMEOUT_MS[language] }, emails: false },
+      });
+      await app.ready();
+      await store.workspaces.create({ id: 'attacker', name: 'Attacker' });
+      const { token } = await store.tokens.create('attacker');
+      const headers = {
+        authorization: `Bearer ${token}`,
+        'x-workspace-id': 'attacker',
+        'content-type': 'application/json',
+      };
+      servers.set(language, { store, app, headers });
+      const bodies = [
+        bystanders[language],
+        ...attempts.map((attempt, index) => {
           const id = `${prefix}_${index}`;
           const code = attempt.code(loopback.port);
           const returns = attempt.expect.ok && 'result' in attempt.expect && attempt.expect.result !== undefined;
@@ -127,26 +156,28 @@ describe('the sandbox escape catalogues through stored code tools', () => {
             code: language === 'python' ? pythonTool(id, code, returns) : javascriptTool(id, code),
           };
         }),
-      ),
-    ];
-    // Each creation compiles and loads the code in the sandbox (never calling the function).
-    const created = await Promise.all(
-      bodies.map((body) =>
-        post('/api/tools', {
-          ...body,
-          description: 'An escape attempt.',
-          parameters: { type: 'object', properties: {} },
-        }),
-      ),
-    );
-    for (const [index, response] of created.entries()) {
-      expect(response.status, `${bodies[index]?.id}: ${JSON.stringify(response.body)}`).toBe(201);
+      ];
+      // Each creation compiles and loads the code in the sandbox (never calling the function).
+      const created = await Promise.all(
+        bodies.map((body) =>
+          post(language, '/api/tools', {
+            ...body,
+            description: 'An escape attempt.',
+            parameters: { type: 'object', properties: {} },
+          }),
+        ),
+      );
+      for (const [index, response] of created.entries()) {
+        expect(response.status, `${bodies[index]?.id}: ${JSON.stringify(response.body)}`).toBe(201);
+      }
     }
   }, 180_000);
 
   afterAll(async () => {
-    await app?.close();
-    await store?.close();
+    for (const { app, store } of servers.values()) {
+      await app.close();
+      await store.close();
+    }
     await loopback?.close();
     rmSync(PYTHON_ESCAPE_HOST_FILE, { force: true });
   }, 30_000);
@@ -159,13 +190,13 @@ describe('the sandbox escape catalogues through stored code tools', () => {
         const loop = watchEventLoop();
         const startedAt = performance.now();
         let attackDoneAt = Number.POSITIVE_INFINITY;
-        const attack = post(`/api/tools/${prefix}_${index}/call`, { arguments: {} }).then((response) => {
+        const attack = post(language, `/api/tools/${prefix}_${index}/call`, { arguments: {} }).then((response) => {
           attackDoneAt = performance.now();
           return response;
         });
         if (attempt.long === true) {
           // While the attack runs, another sandbox answers another tool of the same workspace.
-          const other = await post(`/api/tools/${bystander}/call`, { arguments: {} });
+          const other = await post(language, `/api/tools/${bystander}/call`, { arguments: {} });
           const bystanderDoneAt = performance.now();
           expect(other.body).toMatchObject({ status: 'success', data: bystanderValue });
           if (!attempt.expect.ok && attempt.expect.reason === 'timeout') {
@@ -175,11 +206,11 @@ describe('the sandbox escape catalogues through stored code tools', () => {
         const response = await attack;
         const { longestGapMs } = loop.stop();
         expect(response.status).toBe(200);
-        expectContained(attempt.name, `${prefix}_${index}`, response.body, attempt.expect);
-        expect(attackDoneAt - startedAt).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+        expectContained(attempt.name, `${prefix}_${index}`, response.body, attempt.expect, TIMEOUT_MS[language]);
+        expect(attackDoneAt - startedAt).toBeLessThan(TIMEOUT_MS[language] + SLACK_MS);
         expect(longestGapMs).toBeLessThan(LOOP_GAP_MS);
         // Whatever happened, the next call succeeds (on a replacement sandbox if need be).
-        expect((await post(`/api/tools/${bystander}/call`, { arguments: {} })).body).toMatchObject({
+        expect((await post(language, `/api/tools/${bystander}/call`, { arguments: {} })).body).toMatchObject({
           status: 'success',
           data: bystanderValue,
         });

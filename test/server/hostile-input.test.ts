@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBuiltins } from '../../src/builtins/index.js';
-import { createServer } from '../../src/server/index.js';
 import type { ToolshedStore } from '../../src/store/index.js';
 import { databaseSnapshot } from './database-snapshot.js';
-import { postgresHarness, sqliteHarness } from './server-harness.js';
+import { openHostileServer, postgresHarness, sqliteHarness } from './server-harness.js';
 
 // The cases measured by hand against `toolshed serve`: each a 400 naming the limit and the field,
 // nothing written by a refused request, and every 5xx logged, counted and carrying its request id.
@@ -27,24 +25,7 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
     }
 
     beforeAll(async () => {
-      store = await harness.open();
-      await store.migrate();
-      await store.tools.upsertBuiltins(createBuiltins());
-      app = createServer({
-        store,
-        builtins: false,
-        webCatalog: false,
-        logger: { stream: { write: (line: string) => logLines.push(line) } },
-      });
-      await app.ready();
-      await store.workspaces.create({ id: 'ws_hostile', name: 'Hostile' });
-      const { token } = await store.tokens.create('ws_hostile', { name: 'test' });
-      await store.agents.create('ws_hostile', { id: 'research', name: 'Research' });
-      headers = {
-        authorization: `Bearer ${token}`,
-        'x-workspace-id': 'ws_hostile',
-        'content-type': 'application/json',
-      };
+      ({ store, app, headers } = await openHostileServer(harness, 'ws_hostile', logLines));
     }, 30_000);
 
     afterAll(async () => {

@@ -1,11 +1,10 @@
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBuiltins } from '../../src/builtins/index.js';
-import { createServer, type ServerRoute, serverRoutes } from '../../src/server/index.js';
+import { type ServerRoute, serverRoutes } from '../../src/server/index.js';
 import type { ToolshedStore } from '../../src/store/index.js';
 import { databaseSnapshot } from './database-snapshot.js';
-import { postgresHarness, sqliteHarness } from './server-harness.js';
+import { openHostileServer, postgresHarness, sqliteHarness } from './server-harness.js';
 
 // Hostile requests at every route of the server, enumerated from Fastify (a route added later is
 // fuzzed without changing this file), and at the MCP endpoint: never a 5xx, always the documented
@@ -270,6 +269,12 @@ function hasApiErrorShape(body: unknown): boolean {
   return typeof error?.code === 'string' && typeof error.message === 'string';
 }
 
+// OAuth dynamic client registration answers errors as RFC 7591 says (what OAuth clients read).
+function hasOAuthErrorShape(body: unknown): boolean {
+  const message = body as { error?: unknown; error_description?: unknown } | null;
+  return typeof message?.error === 'string' && typeof message.error_description === 'string';
+}
+
 function hasJsonRpcErrorShape(body: unknown): boolean {
   const message = body as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown } } | null;
   return (
@@ -285,19 +290,7 @@ for (const [harness, share] of [
   describe(`hostile HTTP requests at every route on ${harness.dialect}`, () => {
     beforeAll(async () => {
       logLines.length = 0;
-      store = await harness.open();
-      await store.migrate();
-      await store.tools.upsertBuiltins(createBuiltins());
-      app = createServer({
-        store,
-        builtins: false,
-        webCatalog: false,
-        logger: { stream: { write: (line: string) => logLines.push(line) } },
-      });
-      await app.ready();
-      await store.workspaces.create({ id: 'ws_fuzz', name: 'Fuzz' });
-      token = (await store.tokens.create('ws_fuzz', { name: 'fuzz' })).token;
-      await store.agents.create('ws_fuzz', { id: 'research', name: 'Research' });
+      ({ store, app, token } = await openHostileServer(harness, 'ws_fuzz', logLines));
       routes = serverRoutes(app);
     }, 60_000);
 
@@ -366,7 +359,14 @@ for (const [harness, share] of [
                     parsed = undefined;
                   }
                   const isMcp = route.url.startsWith('/mcp');
-                  if (!(hasApiErrorShape(parsed) || (isMcp && hasJsonRpcErrorShape(parsed)))) {
+                  const isOAuth = route.url === '/register';
+                  if (
+                    !(
+                      hasApiErrorShape(parsed) ||
+                      (isMcp && hasJsonRpcErrorShape(parsed)) ||
+                      (isOAuth && hasOAuthErrorShape(parsed))
+                    )
+                  ) {
                     badShapes += 1;
                     failures.push(`shape: ${shown}`);
                   }

@@ -251,7 +251,7 @@ describe('MCP authentication hints', () => {
     });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('www-authenticate')).toBe(
-      `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource"`,
+      `Bearer error="invalid_token", error_description="The API token is malformed, unknown or revoked.", resource_metadata="${base}/.well-known/oauth-protected-resource"`,
     );
     // The REST API keeps its own 401 (its clients are not OAuth clients).
     const rest = await fetch(`${base}/api/tools`);

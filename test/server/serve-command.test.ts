@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -8,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { runServe } from '../../src/cli/commands/serve.js';
 import { runCli } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/output.js';
+import { CLIENTS, startAuthorizationServer } from './fake-authorization-server.js';
 
 it('serves the REST API from the store and prints the default token once', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
@@ -277,12 +279,61 @@ describe('toolshed serve: call limits and the call log retention', () => {
         ],
       });
       const calls = (await (await fetch(`${base}/api/calls`, { headers })).json()) as {
-        calls: Array<{ tool_id: string }>;
+        calls: Array<{ tool_id: string; error_code: string | null }>;
       };
-      expect(calls.calls.map((logged) => logged.tool_id)).toEqual(['calculator', 'calculator']);
+      // The refused call is logged too, newest first.
+      expect(calls.calls.map((logged) => [logged.tool_id, logged.error_code])).toEqual([
+        ['calculator', 'RATE_LIMITED'],
+        ['calculator', null],
+        ['calculator', null],
+      ]);
       process.emit('SIGINT');
       expect(await running).toBe(0);
     } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('toolshed serve: OAuth access tokens of server.oauth', () => {
+  it('names the issuer in the metadata and serves the workspace a token maps to over /mcp', async () => {
+    const auth = await startAuthorizationServer();
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    const { io, stderr } = memoryIo(folder);
+    writeFileSync(
+      join(folder, 'toolshed.yaml'),
+      [
+        'builtins: [calculator]',
+        'server:',
+        '  oauth:',
+        `    issuer: ${auth.issuer}`,
+        '    workspace_claim: org',
+        '    workspaces:',
+        '      org-acme: default',
+        '',
+      ].join('\n'),
+    );
+    try {
+      const { running, base } = await serveIn(io, stderr, ['--config', join(folder, 'toolshed.yaml')]);
+      const metadata = (await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()) as {
+        authorization_servers: string[];
+      };
+      expect(metadata.authorization_servers).toEqual([auth.issuer]);
+      const client = new Client({ name: 'oauth', version: '1.0.0' });
+      const authProvider = new ClientCredentialsProvider({
+        clientId: 'acme-bot',
+        clientSecret: CLIENTS['acme-bot']?.secret ?? '',
+        expectedIssuer: auth.issuer,
+      });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider }));
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('calculator');
+      const result = await client.callTool({ name: 'calculator', arguments: { expression: '6 * 7' } });
+      expect(JSON.stringify(result.content)).toContain('42');
+      await client.close();
+      process.emit('SIGINT');
+      expect(await running).toBe(0);
+    } finally {
+      await auth.close();
       rmSync(folder, { recursive: true, force: true });
     }
   }, 60_000);

@@ -100,7 +100,9 @@ function defineServiceBuiltinCases(harness: ServerStoreHarness): void {
     const email = await call('email_get', { message_id: '<quarterly@example.com>' });
     expect(email).toMatchObject({ status: 'success', data: { recipients: ['jeff@example.com'] } });
     const hostile = await call('email_search', { query: '") OR 1=1; --', inbox_id: 'jeff@example.com' });
-    expect(hostile).toEqual(expect.objectContaining({ status: 'success', data: { emails: [], total: 0 } }));
+    expect(hostile).toEqual(
+      expect.objectContaining({ status: 'success', data: { emails: [], total: 0, total_is_lower_bound: false } }),
+    );
     const wordless = await call('email_search', { query: '"*" ( -', inbox_id: 'jeff@example.com' });
     expect(wordless.error?.code).toBe('INVALID_ARGUMENTS');
   });

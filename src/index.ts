@@ -31,6 +31,7 @@ export type { JsonSchemaToolOptions, SchemaToolOptions, ToolOptionsBase } from '
 export { defineTool, isToolSpec, MAX_INPUT_EXAMPLES, TOOL_NAME_PATTERN } from './core/define-tool.js';
 export { closestNames } from './core/did-you-mean.js';
 export type { CallHook, CallInfo, CallOptions } from './core/dispatch.js';
+export { CallerCapabilityError } from './core/errors/caller-capability-error.js';
 export type { ErrorCode } from './core/errors/error-code.js';
 export { ERROR_CODES, isRetryable } from './core/errors/error-code.js';
 export { expectedArguments } from './core/errors/failures.js';
@@ -117,7 +118,7 @@ export type { ExportResult, ExportTarget, ExportWarning, ExportWarningKind } fro
 export type { ToolSource } from './exporters/shared/tool-source.js';
 export type { WireNameMap } from './exporters/shared/wire-name.js';
 export { createWireNameMap, toWireName, WIRE_NAME_PATTERN } from './exporters/shared/wire-name.js';
-export type { BatchCall } from './registry/call-many.js';
+export type { BatchCall, CallManyOptions } from './registry/call-many.js';
 export type { CatalogChange } from './registry/content-catalog.js';
 export { ContentCatalog } from './registry/content-catalog.js';
 export type { LoggerHookOptions, StructuredLogger } from './registry/logger-hook.js';
@@ -129,10 +130,9 @@ export type {
   RegisterOptions,
   RegistrableTool,
   RegistryChange,
-  RegistryEvents,
-  ToolDefinition,
-  ToolRegistryOptions,
-} from './registry/tool-registry.js';
+} from './registry/registration.js';
+export type { SubsetOptions } from './registry/subset-view.js';
+export type { RegistryEvents, ToolDefinition, ToolRegistryOptions } from './registry/tool-registry.js';
 export { ToolRegistry } from './registry/tool-registry.js';
 export { compileValidator, describeSchema } from './schema/compile-validator.js';
 export type { EmbeddingProvider, OpenAIEmbeddingsOptions } from './search/embeddings.js';

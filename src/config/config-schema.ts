@@ -99,6 +99,17 @@ export const MCP_SERVER_SCHEMA: JsonSchema = {
     cwd: { type: 'string' },
     url: { type: 'string', pattern: '^https?://' },
     headers_env: { type: 'object', additionalProperties: ENV_NAME },
+    oauth: {
+      type: 'object',
+      properties: {
+        issuer: { type: 'string', pattern: '^https?://', maxLength: 2048 },
+        client_id_env: ENV_NAME,
+        client_secret_env: ENV_NAME,
+        scope: { type: 'string', minLength: 1, maxLength: 1000 },
+      },
+      required: ['issuer', 'client_id_env', 'client_secret_env'],
+      additionalProperties: false,
+    },
     timeout: SECONDS,
   },
   required: ['name'],
@@ -245,7 +256,39 @@ export const CALL_LIMIT_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
-/** The `server:` section: settings of `toolshed serve` (the call log's retention, call limits). */
+const CLAIM_NAME: JsonSchema = { type: 'string', minLength: 1, maxLength: 200 };
+
+/**
+ * `server.oauth:` — the external OAuth 2.1 authorization server whose access tokens (JWTs) `/mcp`
+ * accepts beside toolshed's API tokens, and how their claims pick a workspace (and an agent).
+ */
+export const OAUTH_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    issuer: { type: 'string', pattern: '^https?://', maxLength: 2048 },
+    jwks_uri: { type: 'string', pattern: '^https?://', maxLength: 2048 },
+    // One resource URL or a list of them (`pattern` applies to a string, `items` to a list).
+    audience: {
+      type: ['string', 'array'],
+      pattern: '^https?://',
+      maxLength: 2048,
+      minItems: 1,
+      maxItems: 100,
+      items: { type: 'string', pattern: '^https?://', maxLength: 2048 },
+    },
+    workspace_claim: CLAIM_NAME,
+    agent_claim: CLAIM_NAME,
+    workspaces: {
+      type: 'object',
+      maxProperties: 10_000,
+      additionalProperties: { type: 'string', minLength: 1, maxLength: 200 },
+    },
+  },
+  required: ['issuer', 'workspace_claim', 'workspaces'],
+  additionalProperties: false,
+};
+
+/** The `server:` section: settings of `toolshed serve` (the call log's retention, call limits, OAuth). */
 export const SERVER_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
@@ -255,6 +298,7 @@ export const SERVER_SCHEMA: JsonSchema = {
       additionalProperties: false,
     },
     limits: { type: 'array', items: CALL_LIMIT_SCHEMA, maxItems: 1000 },
+    oauth: OAUTH_SCHEMA,
   },
   additionalProperties: false,
 };

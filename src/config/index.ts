@@ -14,5 +14,12 @@ export type { LoadConfigOptions, LoadedConfig } from './load-config.js';
 export { loadConfig } from './load-config.js';
 export type { SecretFinding } from './secrets.js';
 export { findLiteralSecrets } from './secrets.js';
-export type { AgentConfig, CatalogEntry, ConfigCheck, ConfigOptions, ToolshedConfig } from './validate-config.js';
+export type {
+  AgentConfig,
+  CatalogEntry,
+  ConfigCheck,
+  ConfigOptions,
+  OAuthConfig,
+  ToolshedConfig,
+} from './validate-config.js';
 export { validateConfig } from './validate-config.js';

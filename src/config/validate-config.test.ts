@@ -62,6 +62,21 @@ describe('the server section', () => {
     });
   });
 
+  it('reads the OAuth authorization server of server.oauth, a single audience as a list', async () => {
+    const check = await validateConfig(join(FIXTURES, 'server-oauth-valid', 'toolshed.yaml'), {
+      env: {},
+      builtins: BUILTINS,
+    });
+    expect(check.config?.server.oauth).toEqual({
+      issuer: 'https://auth.example.com/tenants/acme',
+      jwksUri: 'https://auth.example.com/tenants/acme/keys',
+      audience: ['https://tools.example.com/mcp'],
+      workspaceClaim: 'org',
+      agentClaim: 'toolshed_agent',
+      workspaces: { 'org-42': 'acme', '1001': 'globex' },
+    });
+  });
+
   it('has no server settings when the file names none', async () => {
     const check = await validateConfig(join(FIXTURES, 'valid-basic', 'toolshed.yaml'), { env: {}, builtins: BUILTINS });
     expect(check.config?.server).toEqual({ limits: [] });

@@ -18,7 +18,7 @@ import { loadDefinitionDirectory, loadDefinitionFile } from '../definitions/load
 import { parseYamlSource, type YamlSource } from '../definitions/yaml-source.js';
 import { formatSchemaFinding, lintInputExamples, lintSchema } from '../exporters/schema-lint.js';
 import type { McpServerConfig } from '../mcp/import-mcp-server.js';
-import type { RegistrableTool } from '../registry/tool-registry.js';
+import type { RegistrableTool } from '../registry/registration.js';
 import { validate as validateToolshedConfig } from '../schema/generated/toolshed-config.js';
 import { runStandalone } from '../schema/run-standalone.js';
 import type { CallLimitInput, CallLimitScope } from '../store/index.js';
@@ -30,6 +30,7 @@ import {
   CALL_LIMIT_SCHEMA,
   CONFIG_SCHEMA,
   MCP_SERVER_SCHEMA,
+  OAUTH_SCHEMA,
   REST_TOOL_SCHEMA,
   SERVER_SCHEMA,
 } from './config-schema.js';
@@ -73,7 +74,39 @@ export interface ToolshedConfig {
    * `server:` — settings of `toolshed serve`: how long the call log keeps a call
    * (`call_log.retention`, absent: for ever) and the served workspace's call limits (`limits`).
    */
-  server: { callLogRetentionMs?: number; limits: CallLimitInput[] };
+  server: { callLogRetentionMs?: number; limits: CallLimitInput[]; oauth?: OAuthConfig };
+}
+
+/**
+ * `server.oauth:` as `toolshed serve` uses it: the external authorization server whose access tokens
+ * (JWTs) the MCP endpoints accept beside API tokens.
+ *
+ * @example
+ * ```ts
+ * const oauth: OAuthConfig = {
+ *   issuer: 'https://auth.example.com',
+ *   workspaceClaim: 'org',
+ *   agentClaim: 'toolshed_agent',
+ *   workspaces: { 'org-42': 'acme' },
+ * };
+ * ```
+ */
+export interface OAuthConfig {
+  /** The authorization server's issuer identifier; a token's `iss` must equal it. */
+  issuer: string;
+  /** Where its signing keys are; absent: the `jwks_uri` of its metadata (RFC 8414, then OpenID discovery). */
+  jwksUri?: string;
+  /**
+   * The audiences a token may name (RFC 8707 resource indicators). Absent: the URL of the MCP endpoint
+   * the request reached (`<base>/mcp`, or `<base>/mcp/agents/:agentId` and `<base>/mcp`).
+   */
+  audience?: string[];
+  /** The claim whose value picks the workspace through `workspaces`. */
+  workspaceClaim: string;
+  /** The claim whose value, when a token has it, is the one agent the token may use. */
+  agentClaim?: string;
+  /** Workspace claim value → workspace id. A value not listed is refused. */
+  workspaces: Record<string, string>;
 }
 
 /** A tool the configuration makes available, and where it comes from. */
@@ -241,6 +274,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     error(source, issue.pointer, message);
   }
   checkCallLimits(value.server, (pointer, message) => error(source, pointer, message));
+  checkOAuth(value.server, (pointer, message) => error(source, pointer, message));
   const servers = (value.mcp_servers as Array<Record<string, unknown>> | undefined) ?? [];
   servers.forEach((server, index) => {
     if (!isPlainObject(server)) return;
@@ -254,6 +288,24 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
           ? `MCP server '${name}' needs either a command (stdio) or a url (Streamable HTTP)`
           : `MCP server '${name}' has both a command and a url; keep one`,
       );
+    }
+    if (isPlainObject(server.oauth)) {
+      const name = asWrittenOr(`/mcp_servers/${index}/name`, server.name);
+      if (server.url === undefined)
+        error(
+          source,
+          `/mcp_servers/${index}/oauth`,
+          `MCP server '${name}' has oauth, which only a server reached by url (Streamable HTTP) can use`,
+        );
+      const authorization = Object.keys(isPlainObject(server.headers_env) ? server.headers_env : {}).find(
+        (header) => header.toLowerCase() === 'authorization',
+      );
+      if (authorization !== undefined)
+        error(
+          source,
+          `/mcp_servers/${index}/headers_env/${authorization}`,
+          `MCP server '${name}' has both oauth and an ${authorization} header in headers_env; keep one`,
+        );
     }
   });
   if (
@@ -579,6 +631,15 @@ function toMcpServerConfig(entry: Record<string, unknown>): McpServerConfig {
   if (typeof entry.cwd === 'string') config.cwd = entry.cwd;
   if (typeof entry.url === 'string') config.url = entry.url;
   if (isPlainObject(entry.headers_env)) config.headersEnv = entry.headers_env as Record<string, string>;
+  if (isPlainObject(entry.oauth)) {
+    const oauth = entry.oauth;
+    config.oauth = {
+      issuer: oauth.issuer as string,
+      clientIdEnv: oauth.client_id_env as string,
+      clientSecretEnv: oauth.client_secret_env as string,
+      ...(typeof oauth.scope === 'string' ? { scope: oauth.scope } : {}),
+    };
+  }
   if (typeof entry.timeout === 'number') config.timeoutMs = entry.timeout * 1000;
   return config;
 }
@@ -627,6 +688,57 @@ function checkCallLimits(server: unknown, report: (pointer: string, message: str
   });
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * `server.oauth` past its schema: URLs that parse, `https://` except on a loopback host (tokens and
+ * keys must not travel in the clear), no query or fragment in the issuer, and no claim used twice.
+ */
+function checkOAuth(server: unknown, report: (pointer: string, message: string) => void): void {
+  if (!isPlainObject(server) || !isPlainObject(server.oauth)) return;
+  const oauth = server.oauth;
+  const checkUrl = (pointer: string, field: string, value: unknown, issuer = false) => {
+    if (typeof value !== 'string' || !/^https?:\/\//.test(value)) return;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      report(pointer, `'${field}' is not a valid URL: ${JSON.stringify(value)}`);
+      return;
+    }
+    if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
+      report(
+        pointer,
+        `'${field}' must be an https:// URL (http:// only on localhost, 127.0.0.1 or [::1]), got ${JSON.stringify(value)}`,
+      );
+    }
+    if (issuer && (url.search !== '' || url.hash !== '')) {
+      report(pointer, `'${field}' is an issuer identifier: no query or fragment, got ${JSON.stringify(value)}`);
+    }
+  };
+  checkUrl('/server/oauth/issuer', 'server.oauth.issuer', oauth.issuer, true);
+  checkUrl('/server/oauth/jwks_uri', 'server.oauth.jwks_uri', oauth.jwks_uri);
+  if (Array.isArray(oauth.audience)) {
+    oauth.audience.forEach((audience: unknown, index: number) => {
+      checkUrl(`/server/oauth/audience/${index}`, `server.oauth.audience[${index}]`, audience);
+    });
+  } else {
+    checkUrl('/server/oauth/audience', 'server.oauth.audience', oauth.audience);
+  }
+  if (isPlainObject(oauth.workspaces) && Object.keys(oauth.workspaces).length === 0) {
+    report(
+      '/server/oauth/workspaces',
+      "'server.oauth.workspaces' is empty: map each value of the workspace claim to a workspace id, such as 'org-42: acme'",
+    );
+  }
+  if (typeof oauth.agent_claim === 'string' && oauth.agent_claim === oauth.workspace_claim) {
+    report(
+      '/server/oauth/agent_claim',
+      `'server.oauth.agent_claim' is the workspace claim '${oauth.agent_claim}' too; name the claim that holds the agent id`,
+    );
+  }
+}
+
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
@@ -649,6 +761,17 @@ function toServer(value: unknown): ToolshedConfig['server'] {
   if (!isPlainObject(value)) return server;
   const retention = isPlainObject(value.call_log) ? durationMs(value.call_log.retention) : undefined;
   if (retention !== undefined) server.callLogRetentionMs = retention;
+  if (isPlainObject(value.oauth)) {
+    const oauth = value.oauth;
+    server.oauth = {
+      issuer: oauth.issuer as string,
+      workspaceClaim: oauth.workspace_claim as string,
+      workspaces: { ...(oauth.workspaces as Record<string, string>) },
+      ...(typeof oauth.jwks_uri === 'string' ? { jwksUri: oauth.jwks_uri } : {}),
+      ...(oauth.audience === undefined ? {} : { audience: [oauth.audience as string | string[]].flat() }),
+      ...(typeof oauth.agent_claim === 'string' ? { agentClaim: oauth.agent_claim } : {}),
+    };
+  }
   if (Array.isArray(value.limits)) {
     for (const limit of value.limits) {
       if (!isPlainObject(limit) || typeof limit.scope !== 'string') continue;
@@ -681,6 +804,7 @@ function unknownKeyMessage(field: string): string {
     server: SERVER_SCHEMA,
     'server.call_log': SERVER_SCHEMA.properties?.call_log,
     'server.limits': CALL_LIMIT_SCHEMA,
+    'server.oauth': OAUTH_SCHEMA,
   };
   const known = Object.keys(schemas[section]?.properties ?? {});
   if (known.length === 0) return `unknown key '${key}' in '${parent}'`;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { RestToolOptions } from '../builtins/web/rest-tool.js';
+import type { OAuthConfig } from '../config/index.js';
 import { checkJsonText, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { ToolRegistryOptions } from '../registry/tool-registry.js';
@@ -23,6 +24,7 @@ import { codeToolFactories } from './code-tool.js';
 import { registerEmailRoutes } from './email-routes.js';
 import { registerLimitRoutes } from './limit-routes.js';
 import { registerMcpRoutes, type ServerMcpOptions } from './mcp-routes.js';
+import { createOAuthVerifier } from './oauth-tokens.js';
 import { registerProtectedResourceRoutes } from './protected-resource.js';
 import { registerRouteAuth, setDefaultRouteAuth } from './route-auth.js';
 import { registerSecretRoutes } from './secret-routes.js';
@@ -121,6 +123,11 @@ export interface ServerOptions {
    * `GET /api/mcp-servers`, and re-read when a change of their tools is approved over the API.
    */
   upstreams?: UpstreamServers;
+  /**
+   * An external OAuth 2.1 authorization server (`server.oauth` of `toolshed.yaml`) whose access tokens
+   * (JWTs) the MCP endpoints accept beside API tokens; named in the protected resource metadata.
+   */
+  oauth?: OAuthConfig;
 }
 
 /**
@@ -213,7 +220,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     ...(codeSandboxes === undefined ? {} : { codeSandboxes }),
   };
   // First, so every route registered below declares its auth and no other hook runs before it.
-  registerRouteAuth(app, store);
+  const oauth = options.oauth === undefined ? undefined : createOAuthVerifier(options.oauth);
+  registerRouteAuth(app, store, { oauth });
   if (shared !== undefined) app.addHook('onClose', () => shared.close());
   app.addHook('onClose', async () => context.limits.close());
   if (retentionMs !== undefined) {
@@ -282,7 +290,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   app.get('/health', { config: { auth: 'none' } }, async () => healthOf(options.upstreams));
-  registerProtectedResourceRoutes(app);
+  registerProtectedResourceRoutes(app, oauth === undefined ? [] : [oauth.issuer]);
   // Public, as Prometheus scrapers expect; it names no workspace's tools (see ServerMetrics).
   app.get('/metrics', { config: { auth: 'none' } }, async (_request, reply) => {
     reply.type(context.metrics.contentType);

@@ -50,6 +50,14 @@ export {
   DEFAULT_MAX_SESSIONS_PER_TOKEN,
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
 } from './mcp-session-limits.js';
+export type { OAuthIdentity, OAuthVerifier } from './oauth-tokens.js';
+export {
+  createOAuthVerifier,
+  looksLikeJwt,
+  OAUTH_ALGORITHMS,
+  OAUTH_CLOCK_TOLERANCE_SECONDS,
+  OAuthTokenError,
+} from './oauth-tokens.js';
 export type { ServedConfig, ServedConfigSync, ServedToolSource } from './served-config.js';
 export { syncServedConfig } from './served-config.js';
 export type { ServiceBuiltins, ServiceBuiltinsOptions } from './service-builtins.js';

@@ -107,6 +107,11 @@ const DISPATCH_ROWS = [
     label: `toolshed \`registry.call\`, with an OpenTelemetry SDK ${versionOf('@opentelemetry/sdk-trace-base')} registered (a recorded span per call, no exporter)`,
     floor: 'e',
   },
+  {
+    key: 'e₀',
+    id: 'toolshed-call-untraced',
+    label: 'toolshed `registry.call`, with tracing compiled out (`activeTracer()` answers at once, by a loader hook)',
+  },
 ];
 
 /** Cases run once each, after the dispatch passes, in this order. */
@@ -473,6 +478,13 @@ function evaluateTargets(ns, { mcp, mcpHttp, register, search, exports, yaml, cl
       ratio(ns('f'), ns('d′')),
       (value) => value <= 1.3,
       (value) => `${formatRatio(value)} (${formatNs(ns('f') ?? 0)} vs ${formatNs(ns('d′') ?? 0)} ns)`,
+    ),
+    target(
+      'tracing-off',
+      '`registry.call` with `@opentelemetry/api` loaded and no SDK registered (e) ≤ 1.05× the same call with tracing compiled out (e ÷ e₀)',
+      ratio(call, ns('e₀')),
+      (value) => value <= 1.05,
+      (value) => `${formatRatio(value)} (${formatNs(call ?? 0)} vs ${formatNs(ns('e₀') ?? 0)} ns)`,
     ),
     target(
       'ai-sdk-zod',
@@ -1027,7 +1039,7 @@ the floor) is shown for comparison and has no target.
   of calls until one chunk takes 20 ms, then runs time-boxed rounds: chunks of calls until 300 ms
   have passed (so a round lasts 300-340 ms whatever the load), elapsed time over calls made. It
   reports the median ns/call of 5 rounds, after one warm-up round, with a full GC before each.
-  The whole list of dispatch cases runs ${DISPATCH_PASSES} times, interleaved (a … e‴, then a … e‴
+  The whole list of dispatch cases runs ${DISPATCH_PASSES} times, interleaved (a … e₀, then a … e₀
   again), and the pass with the lower median counts: load from other processes only ever slows a
   case down. A † marks a case whose passes differed by more than ${Math.round((NOISY_SPREAD - 1) * 100)}% (a noisy figure;
   every pass and round is in \`results.json\`).
@@ -1112,7 +1124,8 @@ What the figures say, from this run${noisyRows > 0 ? ` (${noisyRows} of ${DISPAT
 - LangChain's AsyncLocalStorage in the process: d″ ÷ d = ${times('d″', 'd')} for the floor, e″ ÷ e = ${times('e″', 'e')} for \`registry.call\`.
 - Tracing: every row loads \`@opentelemetry/api\` and registers no SDK, so e is a call with tracing off
   (one check of the registered tracer provider); with an SDK registered, every call a recorded span:
-  e‴ − e = ${difference('e‴', 'e')}, e‴ ÷ e = ${times('e‴', 'e')}.
+  e‴ − e = ${difference('e‴', 'e')}, e‴ ÷ e = ${times('e‴', 'e')}. e₀ is e with that check compiled out, the
+  call as it would be without tracing: e ÷ e₀ = ${times('e', 'e₀')}.
 
 ## 2. Scale: 100 000 tools, 1 000 YAML files, CLI start
 

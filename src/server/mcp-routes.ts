@@ -232,6 +232,10 @@ function storeSessions(context: ServerContext, targets: WeakMap<Request, McpTarg
     pruneExpired: () => sessions.pruneExpired(),
     signal: (message) => sessions.signal(message),
     onSignal: (listener) => sessions.onSignal(listener),
+    onResync: (listener) =>
+      context.store.onChange((change) => {
+        if (change.kind === 'resync') listener();
+      }),
   };
 }
 

@@ -56,6 +56,11 @@ const DISPATCH_ROWS = [
   },
   { key: 'd′', id: 'floor-async-handler', label: 'floor with an `async` handler' },
   {
+    key: 't',
+    id: 'clock-read',
+    label: 'one `performance.now()`, the clock read `registry.call` makes twice for `metadata.durationMs`',
+  },
+  {
     key: 'e',
     id: 'toolshed-call-sync',
     label: "**toolshed `registry.call('add', {a, b})`**, sync handler, JSON Schema",
@@ -994,6 +999,10 @@ function renderMarkdown({
     const delta = top - bottom;
     return `${delta < 0 ? '−' : '+'}${formatNs(Math.abs(delta))} ns`;
   };
+  const twoClockReads = () => {
+    const read = ns('t');
+    return read === undefined ? 'n/a' : `${formatNs(2 * read)} ns`;
+  };
   /** @param {string} left @param {string} right */
   const times = (left, right) => {
     const top = ns(left);
@@ -1117,7 +1126,9 @@ e (the same call without an SDK) for e‴.
 
 What the figures say, from this run${noisyRows > 0 ? ` (${noisyRows} of ${DISPATCH_ROWS.length} rows are marked †: the machine was busy, so a difference of less than ~2× between two rows may be noise; re-run before acting on one)` : ''}:
 
-- toolshed's own cost over the floor, sync handler: e − d = ${difference('e', 'd')} per call.
+- toolshed's own cost over the floor, sync handler: e − d = ${difference('e', 'd')} per call, of which
+  two clock reads for \`metadata.durationMs\` (the floor keeps no duration) take 2 × t = ${twoClockReads()}
+  (see docs/decisions/017-call-duration-clock.md).
 - An \`async\` handler: f − e = ${difference('f', 'e')} in toolshed; d′ − d = ${difference('d′', 'd')} in the floor.
 - A zod \`input\`: g − e = ${difference('g', 'e')}; toolshed runs both Ajv (on the derived JSON Schema) and zod.
 - JSON text arguments: h − e = ${difference('h', 'e')} in toolshed; i − d = ${difference('i', 'd')} in the floor.

@@ -182,6 +182,20 @@ describe('ToolSearchIndex', () => {
     expect(index.search('please help')[0]?.name).toBe('help');
   });
 
+  it('puts a tool the query names outright first', () => {
+    const index = catalogue();
+    expect(index.search('read the file')[0]?.name).toBe('read_file');
+    expect(index.search('read the file with write_file.')[0]?.name).toBe('write_file');
+    expect(
+      index
+        .search('first `Send_Email`, then read the file')
+        .map((hit) => hit.name)
+        .slice(0, 2),
+    ).toEqual(['send_email', 'read_file']);
+    expect(index.search('read the file with no_such_tool')[0]?.name).toBe('read_file');
+    expect(index.search('write_file', { category: 'email' })).toEqual([]);
+  });
+
   it('filters by category and honours the limit', () => {
     const index = catalogue();
     expect(index.search('file email web', { category: 'email' }).map((hit) => hit.name)).toEqual(['send_email']);

@@ -41,7 +41,9 @@ interface Postings {
 
 // Field weights: a word in the name says more than one in a parameter description. A parameter's
 // allowed values (`enum`: `Comedy`, `Psychiatrist`, `celsius`) name what the tool deals in as plainly
-// as its description does; measured on the BFCL retrieval set, 0.75 to 1.5 rank alike.
+// as its description does; measured on the BFCL retrieval set, 0.75 to 1.5 rank alike. They are a
+// menu, not prose, so they do not count in the tool's length: a long list of choices does not dilute
+// the tool's other words (BM25's length normalisation).
 const FIELD_WEIGHTS = {
   name: 3,
   title: 2,
@@ -205,6 +207,16 @@ export class ToolSearchIndex {
         if (word.length >= 4) for (const term of this.#closeTerms(word)) scoreTerm(term, FUZZY_WEIGHT);
       }
     }
+    // A tool named outright ("then use `sort_list`") comes before every tool that only shares words.
+    const named = this.#namedTools(query.slice(0, 1_000));
+    if (named.length > 0) {
+      let highest = 0;
+      for (const slot of touched) highest = Math.max(highest, scores[slot]!);
+      for (const slot of named) {
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot]! += highest + 1;
+      }
+    }
 
     const best = topK(
       touched,
@@ -240,7 +252,7 @@ export class ToolSearchIndex {
     for (const field of Object.keys(FIELD_WEIGHTS) as Array<keyof typeof FIELD_WEIGHTS>) {
       const weight = FIELD_WEIGHTS[field];
       const tokens = searchTerms(fields[field]);
-      length += weight * tokens.length;
+      if (field !== 'choices') length += weight * tokens.length;
       for (const token of tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + weight);
     }
     const slot = this.#tools.length;
@@ -286,6 +298,20 @@ export class ToolSearchIndex {
     this.#slotOf.clear();
     for (const [slot, tool] of tools.entries()) this.#slotOf.set(tool.name, slot);
     this.#tombstones = 0;
+  }
+
+  // The tools whose whole name the query spells out: only compound names (`send_email`,
+  // `math.factorial`, `getWeather`), as a plain word such as `help` is left to the ranking.
+  #namedTools(query: string): number[] {
+    const slots: number[] = [];
+    for (const token of query.split(/[^\p{L}\p{N}_.-]+/u)) {
+      const name = token.replace(/^[.-]+|[.-]+$/g, '');
+      if (name.length < 3 || !/[_.-]|\p{Ll}\p{Lu}/u.test(name)) continue;
+      const slot = this.#slotOf.get(name) ?? this.#slotOf.get(name.toLowerCase());
+      if (slot !== undefined && !slots.includes(slot)) slots.push(slot);
+      if (slots.length >= 32) break;
+    }
+    return slots;
   }
 
   #termsStartingWith(prefix: string): string[] {

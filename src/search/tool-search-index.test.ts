@@ -135,6 +135,7 @@ describe('ToolSearchIndex', () => {
               },
             },
             currency: { const: 'EUR' },
+            note: { type: 'string', title: 'Delivery instructions' },
           },
         },
       }),
@@ -144,6 +145,7 @@ describe('ToolSearchIndex', () => {
     expect(index.search('psychologist')[0]?.name).toBe('find_provider');
     expect(index.search('large pepperoni')[0]?.name).toBe('create_order');
     expect(index.search('eur')[0]?.name).toBe('create_order');
+    expect(index.search('delivery instructions')[0]?.name).toBe('create_order');
   });
 
   it('reads a bounded part of huge and self-referencing parameter schemas', () => {

@@ -75,11 +75,13 @@ export type SearchableTool = Pick<
 
 /**
  * A BM25F index over tools: name (split on `_`, `.`, `-` and camelCase), title, description,
- * when-to-use, tags, and parameter names and descriptions, each field weighted. Words are stemmed
- * (Porter: `cooking` finds `cook`), and English stop words are left out, as are a query's bare numbers
- * beside other words, so a question such as "How much is 100 euros in dollars?" is matched on `euro`
- * and `dollar`. Updated one
- * tool at a time as the registry changes; removals leave tombstones that are compacted in bulk.
+ * when-to-use, tags, parameter names, titles and descriptions (nested objects and array items too),
+ * and parameters' allowed values (`enum`, `const`), each field weighted. Words are stemmed (Porter:
+ * `cooking` finds `cook`), and English stop words are left out, as are a query's bare numbers and
+ * words of asking (`please`, `help`) beside other words, so a question such as "Could you help me
+ * convert 100 euros to dollars, please?" is matched on `convert`, `euro` and `dollar`. A tool the
+ * query names outright (`send_email`) comes first. Updated one tool at a time as the registry
+ * changes; removals leave tombstones that are compacted in bulk.
  *
  * Queries score only the postings of their terms into a reused score array and keep the best `limit`
  * with a small heap, so a query matching half of 100 000 tools stays in single-digit milliseconds
@@ -367,7 +369,7 @@ const MAX_SCHEMA_DEPTH = 4;
 const MAX_CHOICES = 200;
 
 /**
- * The words of parameter schemas: each property's name and description, and its allowed string
+ * The words of parameter schemas: each property's name, title and description, and its allowed string
  * values (`enum`, `const`), through nested objects, array items and `anyOf`/`oneOf`/`allOf` branches
  * (where zod and others put an optional or nullable choice).
  */
@@ -387,6 +389,7 @@ function collectSchemaText(
 function collectSchemaNode(schema: unknown, depth: number, parameters: string[], choices: string[]): void {
   if (typeof schema !== 'object' || schema === null || depth >= MAX_SCHEMA_DEPTH) return;
   const node = schema as JsonSchema;
+  if (typeof node.title === 'string') parameters.push(node.title);
   if (typeof node.description === 'string') parameters.push(node.description);
   const allowed = Array.isArray(node.enum) ? node.enum : node.const === undefined ? [] : [node.const];
   for (const value of allowed) {

@@ -41,7 +41,7 @@ interface Postings {
 
 // Field weights: a word in the name says more than one in a parameter description. A parameter's
 // allowed values (`enum`: `Comedy`, `Psychiatrist`, `celsius`) name what the tool deals in as plainly
-// as its description does; measured on the BFCL retrieval set, 0.75 to 1.5 rank alike. They are a
+// as its description does; measured on the BFCL retrieval set, 0.5 to 1.5 rank alike. They are a
 // menu, not prose, so they do not count in the tool's length: a long list of choices does not dilute
 // the tool's other words (BM25's length normalisation).
 const FIELD_WEIGHTS = {

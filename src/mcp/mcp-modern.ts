@@ -1,0 +1,414 @@
+import { createRequire } from 'node:module';
+import type { Server as LegacyServer } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  type CacheScope,
+  createMcpHandler,
+  isLegacyRequest,
+  LOG_LEVEL_META_KEY,
+  type McpHttpHandler as ModernHttpHandler,
+  Server as ModernServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { CallContextOptions } from '../core/call-context.js';
+import type { LogLevel } from '../core/tool-spec.js';
+import { inTraceContext } from '../core/tracing.js';
+import { ContentCatalog } from '../registry/content-catalog.js';
+import type { ToolRegistry } from '../registry/tool-registry.js';
+import { toCallToolResult } from './mcp-call-result.js';
+import { serveCatalog, toolOutputLink } from './mcp-catalog-handlers.js';
+import { pageOf } from './mcp-cursor.js';
+import type { McpServerOptions } from './mcp-server.js';
+import { listMcpTools } from './mcp-tool-list.js';
+
+/**
+ * The protocol revision served without a session, beside the `initialize`-based ones: every request
+ * carries its version, client identity and capabilities in `_meta`.
+ *
+ * @example
+ * ```ts
+ * console.log(MODERN_PROTOCOL_VERSION); // '2026-07-28'
+ * ```
+ */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** Default freshness of list results (`ttlMs`) for 2026-07-28 clients: one minute. */
+export const DEFAULT_LIST_TTL_MS = 60_000;
+
+/**
+ * Settings of {@link createModernMcpServer}: those of the 2025-11-25 server, and the cache hints of
+ * the 2026-07-28 results.
+ *
+ * @example
+ * ```ts
+ * const options: ModernMcpServerOptions = { name: 'support-tools', cacheScope: 'private', listTtlMs: 30_000 };
+ * ```
+ */
+export interface ModernMcpServerOptions extends McpServerOptions {
+  /**
+   * Who may cache the lists, `resources/read` and `server/discover`: `'public'` (any client or shared
+   * cache, for every caller) or `'private'` (only for the same credentials). Default `'public'`;
+   * serve a view that depends on who asks (a workspace's tools, an agent's) as `'private'`.
+   */
+  cacheScope?: CacheScope;
+  /**
+   * How long (ms) a client may use `tools/list`, `prompts/list`, `resources/list`,
+   * `resources/templates/list` and `server/discover` results without asking again (default
+   * {@link DEFAULT_LIST_TTL_MS}). `resources/read` is always `0`: a resource may change at any time.
+   */
+  listTtlMs?: number;
+}
+
+const LOG_LEVELS: readonly LogLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+const DEFAULT_PAGE_SIZE = 200;
+
+const toolshedVersion = readVersion();
+
+/**
+ * A server for one 2026-07-28 request (`@modelcontextprotocol/server`'s low-level `Server`) that
+ * serves a registry's tools and a catalog's prompts and resources, as {@link createMcpServer} does
+ * for 2025-11-25 sessions:
+ *
+ * - `tools/list` is the same listing (the registry's JSON Schemas as they are, `_meta.tools_hash`),
+ *   paged by `pageSize` with the same cursors; `prompts/*`, `resources/list`, `resources/read`,
+ *   `resources/templates/list` and `completion/complete` are the same handlers.
+ * - Lists, `resources/read` and `server/discover` carry `ttlMs` and `cacheScope` (see
+ *   {@link ModernMcpServerOptions}).
+ * - `tools/call` runs `registry.call` with the request's signal, which aborts when the client closes
+ *   the response stream (2026-07-28's cancellation). Progress goes to the call's own stream when the
+ *   request carries a `progressToken`; tool logs only when it carries
+ *   `_meta["io.modelcontextprotocol/logLevel"]`, at that level or above. The trace context is the
+ *   request's `_meta.traceparent`, else its HTTP headers. Failures are `isError: true` results.
+ * - Elicitation and sampling are not offered: a tool that asks gets the error of a client that
+ *   cannot answer (2026-07-28 asks through `input_required` results, which are not served yet).
+ *
+ * Serve it with {@link createModernMcpHandler}, or the SDK's `createMcpHandler`.
+ *
+ * @example
+ * ```ts
+ * import { createMcpHandler } from '@modelcontextprotocol/server';
+ *
+ * const handler = createMcpHandler(() => createModernMcpServer(registry, { name: 'my-tools' }), {
+ *   legacy: 'reject',
+ * });
+ * ```
+ */
+export function createModernMcpServer(registry: ToolRegistry, options: ModernMcpServerOptions = {}): ModernServer {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
+    throw new TypeError(`pageSize must be a whole number of at least 1, got ${String(pageSize)}.`);
+  }
+  const listTtlMs = options.listTtlMs ?? DEFAULT_LIST_TTL_MS;
+  if (!Number.isSafeInteger(listTtlMs) || listTtlMs < 0) {
+    throw new TypeError(`listTtlMs must be a whole number of milliseconds, 0 or more, got ${String(listTtlMs)}.`);
+  }
+  const cacheScope: CacheScope = options.cacheScope ?? 'public';
+  if (cacheScope !== 'public' && cacheScope !== 'private') {
+    throw new TypeError(`cacheScope must be 'public' or 'private', got ${String(cacheScope)}.`);
+  }
+  const listHint = { ttlMs: listTtlMs, cacheScope };
+  const server = new ModernServer(
+    { name: options.name ?? 'toolshed', version: options.version ?? toolshedVersion },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        completions: {},
+      },
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      cacheHints: {
+        'tools/list': listHint,
+        'prompts/list': listHint,
+        'resources/list': listHint,
+        'resources/templates/list': listHint,
+        'server/discover': listHint,
+        'resources/read': { ttlMs: 0, cacheScope },
+      },
+    },
+  );
+  const report = options.onError ?? (() => {});
+  const catalog = options.catalog ?? new ContentCatalog();
+  serveCatalog(legacyFacade(server), registry, catalog, { pageSize, report });
+
+  server.setRequestHandler('tools/list', (request) => {
+    const listing = listMcpTools(registry);
+    const page = pageOf('tools', listing.tools, request.params?.cursor, pageSize);
+    if (request.params?.cursor === undefined) for (const skipped of listing.skipped) report(skipped.error);
+    return {
+      tools: page.items,
+      ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+      _meta: { tools_hash: listing.toolsHash },
+    } as never;
+  });
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const name = request.params.name;
+    try {
+      return (await callTool(registry, options, name, request.params, ctx, report)) as never;
+    } catch (error) {
+      // Only a throwing `context` option gets here (`registry.call` never throws); still a result.
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        content: [
+          {
+            type: 'text' as const,
+            text: `Error [EXECUTION_FAILED]: The call to '${name}' could not be prepared: ${message}`,
+          },
+        ],
+        isError: true,
+        _meta: { error_code: 'EXECUTION_FAILED', retryable: false },
+      };
+    }
+  });
+  return server;
+}
+
+async function callTool(
+  registry: ToolRegistry,
+  options: ModernMcpServerOptions,
+  name: string,
+  params: { arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+  ctx: ServerContext,
+  report: (error: unknown) => void,
+) {
+  // Notifications are sent without blocking the tool, but must reach the client before the result.
+  const sending: Promise<void>[] = [];
+  const send = (notification: { method: string; params: Record<string, unknown> }) => {
+    sending.push(ctx.mcpReq.notify(notification).catch(report));
+  };
+  const base = typeof options.context === 'function' ? options.context(name) : options.context;
+  const context: CallContextOptions = { ...base };
+  const meta = params._meta;
+  const progressToken = meta?.progressToken;
+  if (typeof progressToken === 'string' || typeof progressToken === 'number') {
+    context.onProgress = (event) => send({ method: 'notifications/progress', params: { progressToken, ...event } });
+  }
+  // 2026-07-28: logs only for a request that names a level, and at that level or above.
+  const requested = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
+  const threshold = LOG_LEVELS.indexOf(requested as LogLevel);
+  if (threshold !== -1) {
+    context.onLog = (level, data) => {
+      if (LOG_LEVELS.indexOf(level) < threshold) return;
+      send({ method: 'notifications/message', params: { level, logger: name, data } });
+    };
+  }
+  const carrier =
+    meta !== undefined && typeof meta.traceparent === 'string' ? meta : headerRecord(ctx.http?.req?.headers);
+  const admitCall = options.admitCall;
+  let release: (() => void) | undefined;
+  const admit =
+    admitCall === undefined
+      ? undefined
+      : async () => {
+          const admission = await admitCall(name);
+          if (typeof admission === 'function') {
+            release = admission;
+            return undefined;
+          }
+          return admission;
+        };
+  let result: Awaited<ReturnType<ToolRegistry['call']>>;
+  try {
+    result = await inTraceContext(carrier, () =>
+      registry.call(name, params.arguments ?? {}, {
+        signal: ctx.mcpReq.signal,
+        toolCallId: String(ctx.mcpReq.id),
+        context,
+        ...(admit === undefined ? {} : { admit }),
+      }),
+    );
+  } finally {
+    release?.();
+  }
+  await Promise.all(sending);
+  if (options.onCallResult !== undefined) {
+    try {
+      await options.onCallResult(name, result, params.arguments ?? {});
+    } catch (error) {
+      report(error);
+    }
+  }
+  const answer = toCallToolResult(result, listMcpTools(registry).structured.has(name));
+  const handle = result.metadata.outputHandle;
+  // The marker names read_tool_output for models; the link lets any MCP client read the whole output.
+  if (result.status === 'success' && typeof handle === 'string') answer.content.push(toolOutputLink(name, handle));
+  return answer;
+}
+
+/**
+ * The catalog's handlers are written against the 2025-11-25 SDK's `setRequestHandler(schema, …)`:
+ * this facade registers each on the 2026-07-28 server under the schema's method, leaving out
+ * `resources/subscribe` and `resources/unsubscribe` (2026-07-28 subscribes with `subscriptions/listen`).
+ */
+function legacyFacade(server: ModernServer): LegacyServer {
+  const facade = {
+    setRequestHandler(schema: unknown, handler: (request: unknown, extra: unknown) => unknown) {
+      const method = (schema as { shape?: { method?: { value?: unknown } } }).shape?.method?.value;
+      if (typeof method !== 'string') throw new TypeError('A catalog handler was registered without its method.');
+      if (method === 'resources/subscribe' || method === 'resources/unsubscribe') return;
+      server.setRequestHandler(method as 'prompts/list', (request, ctx) => handler(request, ctx) as never);
+    },
+    // Updates reach 2026-07-28 clients through subscriptions/listen, not through this server.
+    transport: undefined,
+  };
+  return facade as unknown as LegacyServer;
+}
+
+function headerRecord(headers: Headers | undefined): Record<string, string> | undefined {
+  if (headers === undefined) return undefined;
+  const record: Record<string, string> = {};
+  headers.forEach((value, key) => {
+    record[key] = value;
+  });
+  return record;
+}
+
+/**
+ * What {@link createModernMcpHandler} serves a request with: the registry, and the server options for
+ * this request (its caller's context, call log and admission).
+ *
+ * @example
+ * ```ts
+ * const endpoint: ModernMcpEndpoint = { registry, options: { cacheScope: 'private' } };
+ * ```
+ */
+export interface ModernMcpEndpoint {
+  registry: ToolRegistry;
+  options?: ModernMcpServerOptions;
+}
+
+/**
+ * Settings of {@link createModernMcpHandler}.
+ *
+ * @example
+ * ```ts
+ * const options: ModernMcpHandlerOptions = { onError: (error) => console.error(error) };
+ * ```
+ */
+export interface ModernMcpHandlerOptions {
+  /** Told about requests the SDK refused (a header that does not match the body) and lost notifications. */
+  onError?: (error: unknown) => void;
+  /** Most `subscriptions/listen` streams open at once for one registry (default 1 024). */
+  maxSubscriptions?: number;
+}
+
+/**
+ * Serves 2026-07-28 requests (no session) for any number of registries: `fetch` answers one
+ * request with a fresh {@link createModernMcpServer} for the endpoint given. `subscriptions/listen`
+ * streams are kept per registry, and get `notifications/tools/list_changed` when the registry's tools
+ * change and the prompt and resource notifications of the endpoint's catalog.
+ *
+ * @example
+ * ```ts
+ * const modern = createModernMcpHandler();
+ * const response = await modern.fetch(request, { registry }, JSON.parse(body));
+ * await modern.close();
+ * ```
+ */
+export interface ModernMcpHandler {
+  /** Answer one 2026-07-28 request (its body already parsed) for `endpoint`. */
+  fetch(request: Request, endpoint: ModernMcpEndpoint, parsedBody: unknown): Promise<Response>;
+  /** End every open `subscriptions/listen` stream and stop listening to the registries. */
+  close(): Promise<void>;
+}
+
+/**
+ * A {@link ModernMcpHandler}: 2026-07-28 served by `@modelcontextprotocol/server`'s
+ * `createMcpHandler`, one per registry, strict (a request without the 2026-07-28 `_meta` is refused:
+ * route those to the 2025-11-25 handler first, see {@link isModernMcpRequest}).
+ *
+ * @example
+ * ```ts
+ * const modern = createModernMcpHandler({ onError: console.error });
+ * if (await isModernMcpRequest(request, message)) return modern.fetch(request, { registry }, message);
+ * ```
+ */
+export function createModernMcpHandler(options: ModernMcpHandlerOptions = {}): ModernMcpHandler {
+  const report = options.onError ?? (() => {});
+  /** The endpoint each request in flight is served with, for the SDK's per-request server factory. */
+  const endpoints = new WeakMap<Request, ModernMcpEndpoint>();
+  const handlers = new WeakMap<ToolRegistry, ModernHttpHandler>();
+  const open = new Set<{ handler: ModernHttpHandler; stop: () => void }>();
+
+  function handlerFor(endpoint: ModernMcpEndpoint): ModernHttpHandler {
+    let handler = handlers.get(endpoint.registry);
+    if (handler !== undefined) return handler;
+    handler = createMcpHandler(
+      ({ requestInfo }) => {
+        const served = requestInfo === undefined ? undefined : endpoints.get(requestInfo);
+        if (served === undefined) throw new Error('A 2026-07-28 request reached the server without its endpoint.');
+        return createModernMcpServer(served.registry, served.options);
+      },
+      {
+        legacy: 'reject',
+        onerror: report,
+        ...(options.maxSubscriptions === undefined ? {} : { maxSubscriptions: options.maxSubscriptions }),
+      },
+    );
+    const notify = handler.notify;
+    const stopTools = endpoint.registry.on('change', () => notify.toolsChanged());
+    const stopCatalog = endpoint.options?.catalog?.on((change) => {
+      if (change.type === 'prompts') notify.promptsChanged();
+      else if (change.type === 'resources') notify.resourcesChanged();
+      else notify.resourceUpdated(change.uri);
+    });
+    open.add({
+      handler,
+      stop: () => {
+        stopTools();
+        stopCatalog?.();
+      },
+    });
+    handlers.set(endpoint.registry, handler);
+    return handler;
+  }
+
+  return {
+    async fetch(request, endpoint, parsedBody) {
+      endpoints.set(request, endpoint);
+      return handlerFor(endpoint).fetch(request, { parsedBody });
+    },
+    async close() {
+      const closing = [...open];
+      open.clear();
+      for (const entry of closing) entry.stop();
+      await Promise.all(closing.map((entry) => entry.handler.close().catch(report)));
+    },
+  };
+}
+
+/**
+ * Whether a request speaks 2026-07-28 (or a later revision): it carries the per-request `_meta`
+ * envelope or a modern `MCP-Protocol-Version` header. An `initialize`, a request of a 2025-11-25
+ * session, a `GET` or `DELETE`, and a body that is not JSON-RPC are not.
+ *
+ * @example
+ * ```ts
+ * if (await isModernMcpRequest(request, JSON.parse(body))) console.log('2026-07-28');
+ * ```
+ */
+export async function isModernMcpRequest(request: Request, parsedBody: unknown): Promise<boolean> {
+  if (request.method !== 'POST') return false;
+  return !(await isLegacyRequest(request, parsedBody));
+}
+
+function readVersion(): string {
+  try {
+    // src/mcp and dist/mcp are both two levels below the package root.
+    const manifest = createRequire(import.meta.url)('../../package.json') as { version?: unknown };
+    return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

@@ -395,9 +395,10 @@ describe('one endpoint, 2025-11-25 and 2026-07-28', () => {
 });
 
 describe('hostile 2026-07-28 requests', () => {
-  it('refuses an Mcp-Name that does not match the body with -32020 and runs nothing', async () => {
+  it('refuses an Mcp-Name that does not match the body with -32020, runs nothing and reports nothing', async () => {
     const { registry, calls } = countingRegistry();
-    const { port } = await start(registry);
+    const reported: unknown[] = [];
+    const { port } = await start(registry, { onError: (error) => reported.push(error) });
     const response = await modern(
       port,
       'tools/call',
@@ -408,6 +409,8 @@ describe('hostile 2026-07-28 requests', () => {
     expect(answer(response).error).toMatchObject({ code: -32020 });
     expect(String((answer(response).error as { message: string }).message)).toContain('Mcp-Name');
     expect(calls()).toBe(0);
+    // The client's mistake, answered with its error: nothing for the server's error log.
+    expect(reported).toEqual([]);
   });
 
   it('refuses a missing Mcp-Method header with -32020 and runs nothing', async () => {
@@ -426,7 +429,8 @@ describe('hostile 2026-07-28 requests', () => {
 
   it('refuses a protocol version it does not serve with -32022 naming the ones it does', async () => {
     const { registry, calls } = countingRegistry();
-    const { port } = await start(registry);
+    const reported: unknown[] = [];
+    const { port } = await start(registry, { onError: (error) => reported.push(error) });
     const response = await modern(
       port,
       'tools/call',
@@ -442,6 +446,7 @@ describe('hostile 2026-07-28 requests', () => {
     expect(error.data.supported).toContain(MODERN_PROTOCOL_VERSION);
     expect(error.data.requested).toBe('2099-01-01');
     expect(calls()).toBe(0);
+    expect(reported).toEqual([]);
   });
 
   it('refuses a wrong-typed envelope and wrong-typed params with -32602 and runs nothing', async () => {

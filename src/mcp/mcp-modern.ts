@@ -7,6 +7,7 @@ import {
   LOG_LEVEL_META_KEY,
   type McpHttpHandler as ModernHttpHandler,
   Server as ModernServer,
+  ProtocolError,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { CallContextOptions } from '../core/call-context.js';
@@ -297,7 +298,11 @@ export interface ModernMcpEndpoint {
  * ```
  */
 export interface ModernMcpHandlerOptions {
-  /** Told about requests the SDK refused (a header that does not match the body) and lost notifications. */
+  /**
+   * Told about problems on the server's side: a failing server factory, a lost notification. Requests
+   * refused for the client's own mistake (a header that does not match the body, an unsupported
+   * version) are answered with their error and not reported.
+   */
   onError?: (error: unknown) => void;
   /** Most `subscriptions/listen` streams open at once for one registry (default 1 024). */
   maxSubscriptions?: number;
@@ -335,7 +340,10 @@ export interface ModernMcpHandler {
  * ```
  */
 export function createModernMcpHandler(options: ModernMcpHandlerOptions = {}): ModernMcpHandler {
-  const report = options.onError ?? (() => {});
+  const onError = options.onError ?? (() => {});
+  const report = (error: unknown) => {
+    if (!isClientRefusal(error)) onError(error);
+  };
   /** The endpoint each request in flight is served with, for the SDK's per-request server factory. */
   const endpoints = new WeakMap<Request, ModernMcpEndpoint>();
   const handlers = new WeakMap<ToolRegistry, ModernHttpHandler>();
@@ -401,6 +409,12 @@ export function createModernMcpHandler(options: ModernMcpHandlerOptions = {}): M
 export async function isModernMcpRequest(request: Request, parsedBody: unknown): Promise<boolean> {
   if (request.method !== 'POST') return false;
   return !(await isLegacyRequest(request, parsedBody));
+}
+
+/** A request the SDK refused for the client's mistake: its JSON-RPC error already says why. */
+function isClientRefusal(error: unknown): boolean {
+  if (error instanceof ProtocolError) return true;
+  return error instanceof Error && error.message.startsWith('Rejected inbound request');
 }
 
 function readVersion(): string {

@@ -394,6 +394,140 @@ describe('one endpoint, 2025-11-25 and 2026-07-28', () => {
   });
 });
 
+describe('elicitation and sampling over multi round-trip requests', () => {
+  it('asks with input_required and finishes the call on the retry (the SDK client answers itself)', async () => {
+    const { url } = await start();
+    const client = new ModernClient(
+      { name: 'toolshed-mrtr-test', version: '1.0.0' },
+      {
+        capabilities: { elicitation: {}, sampling: {} },
+        versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } },
+      },
+    );
+    const asked: unknown[] = [];
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+    });
+    client.setRequestHandler('sampling/createMessage', () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'Paris' },
+      model: 'test-model',
+      stopReason: 'endTurn',
+    }));
+    await client.connect(new ModernTransport(new URL(url)));
+    cleanups.push(() => client.close());
+    const elicited = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+    expect(elicited.content).toEqual([
+      { type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' },
+    ]);
+    expect(asked).toEqual([
+      expect.objectContaining({
+        message: 'Who are you?',
+        requestedSchema: expect.objectContaining({ type: 'object' }),
+      }),
+    ]);
+    const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Capital of France?' } });
+    expect(sampled.content).toEqual([{ type: 'text', text: 'LLM response: Paris' }]);
+  });
+
+  it('runs the tool again per round, answering earlier questions from requestState, and logs only the finished call', async () => {
+    const registry = createConformanceRegistry();
+    let runs = 0;
+    registry.register(
+      defineTool({
+        name: 'two_questions',
+        description: 'Asks two questions, one after the other.',
+        inputSchema: { type: 'object', properties: {} },
+        handler: async (_args, ctx) => {
+          runs += 1;
+          const first = await ctx.elicit('First?', { type: 'object', properties: { a: { type: 'string' } } });
+          const second = await ctx.elicit('Second?', { type: 'object', properties: { b: { type: 'string' } } });
+          return `${JSON.stringify(first.content)} ${JSON.stringify(second.content)}`;
+        },
+      }),
+    );
+    const logged: string[] = [];
+    const { port } = await start(registry, { onCallResult: (tool) => void logged.push(tool) });
+    const capable = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+    const call = (extra: Record<string, unknown>) =>
+      modern(port, 'tools/call', { name: 'two_questions', arguments: {}, ...extra }, { meta: capable });
+    const round1 = answer(await call({})).result as Record<string, unknown>;
+    expect(round1).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'input-0': { method: 'elicitation/create', params: { mode: 'form', message: 'First?' } } },
+    });
+    const round2 = answer(
+      await call({
+        inputResponses: { 'input-0': { action: 'accept', content: { a: 'one' } } },
+        requestState: round1.requestState,
+      }),
+    ).result as Record<string, unknown>;
+    expect(round2).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'input-1': { method: 'elicitation/create', params: { message: 'Second?' } } },
+    });
+    expect(Object.keys(round2.inputRequests as object)).toEqual(['input-1']);
+    const round3 = answer(
+      await call({
+        inputResponses: { 'input-1': { action: 'accept', content: { b: 'two' } } },
+        requestState: round2.requestState,
+      }),
+    ).result;
+    expect(round3).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: '{"a":"one"} {"b":"two"}' }],
+    });
+    expect(runs).toBe(3);
+    expect(logged).toEqual(['two_questions']);
+  });
+
+  it('refuses a requestState it did not make for this tool (-32602), and fails a call on a malformed answer', async () => {
+    const { port } = await start();
+    const capable = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+    for (const requestState of [
+      'not base64 !',
+      Buffer.from('{"tool":"test_sampling","answers":[]}').toString('base64url'),
+      Buffer.from('[1,2]').toString('base64url'),
+      Buffer.from(JSON.stringify({ tool: 'test_elicitation', answers: new Array(65).fill({}) })).toString('base64url'),
+    ]) {
+      const refused = answer(
+        await modern(
+          port,
+          'tools/call',
+          { name: 'test_elicitation', arguments: { message: 'x' }, requestState },
+          { meta: capable },
+        ),
+      );
+      expect(refused.error).toEqual({
+        code: -32602,
+        message:
+          "Invalid requestState for 'test_elicitation': send back the requestState of this call's input_required result unchanged, or none to start over.",
+      });
+    }
+    const wrongShape = answer(
+      await modern(
+        port,
+        'tools/call',
+        { name: 'test_elicitation', arguments: { message: 'x' }, inputResponses: { 'input-0': { action: 'maybe' } } },
+        { meta: capable },
+      ),
+    ).result as { isError: boolean; content: Array<{ text: string }> };
+    expect(wrongShape.isError).toBe(true);
+    expect(wrongShape.content[0]?.text).toContain(
+      `The client's answer 'input-0' is not a result of elicitation/create: {"action":"maybe"}.`,
+    );
+  });
+
+  it('does not ask a client that did not declare the capability', async () => {
+    const { port } = await start();
+    const result = answer(await modern(port, 'tools/call', { name: 'test_elicitation', arguments: { message: 'x' } }))
+      .result as { isError: boolean; content: Array<{ text: string }> };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toContain('elicitation needs an MCP client that supports it');
+  });
+});
+
 describe('hostile 2026-07-28 requests', () => {
   it('refuses an Mcp-Name that does not match the body with -32020, runs nothing and reports nothing', async () => {
     const { registry, calls } = countingRegistry();

@@ -2,7 +2,9 @@ import { createRequire } from 'node:module';
 import type { Server as LegacyServer } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   type CacheScope,
+  CLIENT_CAPABILITIES_META_KEY,
   createMcpHandler,
+  inputRequired,
   isLegacyRequest,
   LOG_LEVEL_META_KEY,
   type McpHttpHandler as ModernHttpHandler,
@@ -11,13 +13,14 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { CallContextOptions } from '../core/call-context.js';
-import type { LogLevel } from '../core/tool-spec.js';
+import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-spec.js';
 import { inTraceContext } from '../core/tracing.js';
 import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { toCallToolResult } from './mcp-call-result.js';
 import { serveCatalog, toolOutputLink } from './mcp-catalog-handlers.js';
 import { pageOf } from './mcp-cursor.js';
+import { INVALID_PARAMS, requestError } from './mcp-request-error.js';
 import type { McpServerOptions } from './mcp-server.js';
 import { listMcpTools } from './mcp-tool-list.js';
 
@@ -89,8 +92,11 @@ const toolshedVersion = readVersion();
  *   request carries a `progressToken`; tool logs only when it carries
  *   `_meta["io.modelcontextprotocol/logLevel"]`, at that level or above. The trace context is the
  *   request's `_meta.traceparent`, else its HTTP headers. Failures are `isError: true` results.
- * - Elicitation and sampling are not offered: a tool that asks gets the error of a client that
- *   cannot answer (2026-07-28 asks through `input_required` results, which are not served yet).
+ * - A tool's `ctx.elicit` and `ctx.sample` (offered when the request's client capabilities include
+ *   `elicitation` / `sampling`) end the round: the call is answered with an `input_required` result
+ *   asking the client for them, and a `requestState` holding the answers so far. The client's retry
+ *   runs the tool again from the start, its earlier questions answered from the state and the new one
+ *   from `inputResponses`, until it finishes. Only the finished round reaches `onCallResult`.
  *
  * Serve it with {@link createModernMcpHandler}, or the SDK's `createMcpHandler`.
  *
@@ -158,7 +164,9 @@ export function createModernMcpServer(registry: ToolRegistry, options: ModernMcp
     try {
       return (await callTool(registry, options, name, request.params, ctx, report)) as never;
     } catch (error) {
-      // Only a throwing `context` option gets here (`registry.call` never throws); still a result.
+      // A refused request (a requestState this server did not make) is a JSON-RPC error.
+      if (typeof (error as { code?: unknown }).code === 'number') throw error;
+      // Otherwise only a throwing `context` option gets here (`registry.call` never throws); still a result.
       const message = error instanceof Error ? error.message : String(error);
       return {
         content: [
@@ -204,6 +212,21 @@ async function callTool(
       send({ method: 'notifications/message', params: { level, logger: name, data } });
     };
   }
+  const rounds = new InputRounds(name, ctx);
+  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    | Record<string, unknown>
+    | undefined;
+  if (capabilities?.elicitation !== undefined) {
+    context.elicit = (message, requestedSchema) =>
+      rounds.ask<ElicitationResult>({
+        method: 'elicitation/create',
+        params: { mode: 'form', message, requestedSchema },
+      });
+  }
+  if (capabilities?.sampling !== undefined) {
+    context.sample = (sampling) =>
+      rounds.ask<SamplingResult>({ method: 'sampling/createMessage', params: { ...sampling } });
+  }
   const carrier =
     meta !== undefined && typeof meta.traceparent === 'string' ? meta : headerRecord(ctx.http?.req?.headers);
   const admitCall = options.admitCall;
@@ -223,7 +246,7 @@ async function callTool(
   try {
     result = await inTraceContext(carrier, () =>
       registry.call(name, params.arguments ?? {}, {
-        signal: ctx.mcpReq.signal,
+        signal: rounds.signal,
         toolCallId: String(ctx.mcpReq.id),
         context,
         ...(admit === undefined ? {} : { admit }),
@@ -233,6 +256,8 @@ async function callTool(
     release?.();
   }
   await Promise.all(sending);
+  const asking = rounds.pending();
+  if (asking !== undefined) return asking;
   if (options.onCallResult !== undefined) {
     try {
       await options.onCallResult(name, result, params.arguments ?? {});
@@ -245,6 +270,104 @@ async function callTool(
   // The marker names read_tool_output for models; the link lets any MCP client read the whole output.
   if (result.status === 'success' && typeof handle === 'string') answer.content.push(toolOutputLink(name, handle));
   return answer;
+}
+
+/** Thrown by a question of a round that has no answer yet: the round ends with `input_required`. */
+class InputPending extends Error {
+  constructor() {
+    super('The client was asked for input; the call goes on when it retries with the answer.');
+  }
+}
+
+/** The most questions one call may ask over all its rounds. */
+const MAX_QUESTIONS = 64;
+
+/**
+ * The questions (`elicitation/create`, `sampling/createMessage`) of one call served by multi
+ * round-trip requests: each run of the tool asks them in the same order, so the n-th question is
+ * answered by the n-th answer, from the `requestState` of earlier rounds or this round's
+ * `inputResponses` (key `input-<n>`). The first question without an answer ends the run.
+ */
+class InputRounds {
+  readonly #tool: string;
+  readonly #answers: unknown[];
+  readonly #questions = new Map<string, { method: string; params: Record<string, unknown> }>();
+  readonly #suspend = new AbortController();
+  readonly signal: AbortSignal;
+  #asked = 0;
+
+  constructor(tool: string, ctx: ServerContext) {
+    this.#tool = tool;
+    this.#answers = decodeState(ctx.mcpReq.requestState(), tool);
+    const responses = ctx.mcpReq.inputResponses ?? {};
+    while (Object.hasOwn(responses, `input-${this.#answers.length}`) && this.#answers.length < MAX_QUESTIONS) {
+      this.#answers.push(responses[`input-${this.#answers.length}`]);
+    }
+    this.signal = AbortSignal.any([ctx.mcpReq.signal, this.#suspend.signal]);
+  }
+
+  /** The answer to the next question, or (none yet) the end of this run. */
+  async ask<T>(question: { method: string; params: Record<string, unknown> }): Promise<T> {
+    const index = this.#asked++;
+    if (index < this.#answers.length) return checkedAnswer(question.method, this.#answers[index], index) as T;
+    if (index >= MAX_QUESTIONS) throw new Error(`A call may ask the client at most ${MAX_QUESTIONS} questions.`);
+    this.#questions.set(`input-${index}`, question);
+    // A tool that catches the error and goes on is stopped by its signal.
+    queueMicrotask(() => this.#suspend.abort(new InputPending()));
+    throw new InputPending();
+  }
+
+  /** The `input_required` result when the run ended on questions without an answer. */
+  pending() {
+    if (this.#questions.size === 0) return undefined;
+    return inputRequired({
+      inputRequests: Object.fromEntries(this.#questions) as never,
+      requestState: Buffer.from(JSON.stringify({ tool: this.#tool, answers: this.#answers })).toString('base64url'),
+    });
+  }
+}
+
+/** The client's answer to question `index`, when it has the shape of the answer to `method`. */
+function checkedAnswer(method: string, answer: unknown, index: number): unknown {
+  const fields = (typeof answer === 'object' && answer !== null && !Array.isArray(answer) ? answer : {}) as Record<
+    string,
+    unknown
+  >;
+  const fits =
+    method === 'elicitation/create'
+      ? ['accept', 'decline', 'cancel'].includes(fields.action as string) &&
+        (fields.content === undefined || (typeof fields.content === 'object' && fields.content !== null))
+      : typeof fields.role === 'string' && typeof fields.content === 'object' && fields.content !== null;
+  if (!fits) {
+    throw new TypeError(
+      `The client's answer 'input-${index}' is not a result of ${method}: ${JSON.stringify(answer)?.slice(0, 200)}.`,
+    );
+  }
+  if (method !== 'elicitation/create') return fields;
+  return fields.content === undefined ? { action: fields.action } : { action: fields.action, content: fields.content };
+}
+
+/** The answers a `requestState` of this server carries; a state it did not make for `tool` is -32602. */
+function decodeState(state: unknown, tool: string): unknown[] {
+  if (state === undefined) return [];
+  const refuse = () =>
+    requestError(
+      INVALID_PARAMS,
+      `Invalid requestState for '${tool}': send back the requestState of this call's input_required result unchanged, or none to start over.`,
+    );
+  if (typeof state !== 'string' || !/^[A-Za-z0-9_-]*$/.test(state)) throw refuse();
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(state, 'base64url').toString('utf8'));
+  } catch {
+    throw refuse();
+  }
+  const fields = decoded as { tool?: unknown; answers?: unknown };
+  if (typeof decoded !== 'object' || decoded === null || fields.tool !== tool || !Array.isArray(fields.answers)) {
+    throw refuse();
+  }
+  if (fields.answers.length > MAX_QUESTIONS) throw refuse();
+  return [...fields.answers];
 }
 
 /**

@@ -35,7 +35,14 @@ import { listMcpTools } from './mcp-tool-list.js';
  */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
-/** Default freshness of list results (`ttlMs`) for 2026-07-28 clients: one minute. */
+/**
+ * Default freshness of list results (`ttlMs`) for 2026-07-28 clients: one minute.
+ *
+ * @example
+ * ```ts
+ * const handler = createMcpHttpHandler(registry, { listTtlMs: DEFAULT_LIST_TTL_MS / 2 });
+ * ```
+ */
 export const DEFAULT_LIST_TTL_MS = 60_000;
 
 /**
@@ -273,10 +280,8 @@ async function callTool(
 }
 
 /** Thrown by a question of a round that has no answer yet: the round ends with `input_required`. */
-class InputPending extends Error {
-  constructor() {
-    super('The client was asked for input; the call goes on when it retries with the answer.');
-  }
+function inputPending(): Error {
+  return new Error('The client was asked for input; the call goes on when it retries with the answer.');
 }
 
 /** The most questions one call may ask over all its rounds. */
@@ -313,8 +318,8 @@ class InputRounds {
     if (index >= MAX_QUESTIONS) throw new Error(`A call may ask the client at most ${MAX_QUESTIONS} questions.`);
     this.#questions.set(`input-${index}`, question);
     // A tool that catches the error and goes on is stopped by its signal.
-    queueMicrotask(() => this.#suspend.abort(new InputPending()));
-    throw new InputPending();
+    queueMicrotask(() => this.#suspend.abort(inputPending()));
+    throw inputPending();
   }
 
   /** The `input_required` result when the run ended on questions without an answer. */

@@ -11,7 +11,8 @@ import { z } from 'zod';
 import { createBuiltins } from '../../src/builtins/index.js';
 import { defineTool } from '../../src/core/define-tool.js';
 import { createServer } from '../../src/server/index.js';
-import type { ToolshedStore } from '../../src/store/index.js';
+import { createStore, type ToolshedStore } from '../../src/store/index.js';
+import { createPostgresTestDatabase, type PostgresTestDatabase } from '../support/postgres-test-database.js';
 import { sqliteHarness } from './server-harness.js';
 
 /** The MCP Inspector's command line (`inspector --cli`), as a developer runs it against `toolshed serve`. */
@@ -275,5 +276,72 @@ describe('2026-07-28 on the service routes', () => {
     expect(JSON.stringify(await response.json())).toContain(`No agent '${agent}' in this workspace.`);
     const calls = await rest(owner.headers, 'GET', `/api/calls?agent_id=${agent}`);
     expect(calls.body.calls).toEqual([]);
+  });
+});
+
+describe('2026-07-28 on two toolshed servers on one PostgreSQL', () => {
+  let database: PostgresTestDatabase;
+  const stores: ToolshedStore[] = [];
+  const bases: string[] = [];
+  const apps: FastifyInstance[] = [];
+
+  beforeAll(async () => {
+    database = await createPostgresTestDatabase('toolshed_test', 'The two-instance 2026-07-28 test');
+    for (let index = 0; index < 2; index++) {
+      const shared = await createStore(database.url);
+      await shared.migrate();
+      await shared.tools.upsertBuiltins([...createBuiltins(), showConfig]);
+      stores.push(shared);
+      const server = createServer({ store: shared, tools: [showConfig] });
+      await server.listen({ host: '127.0.0.1', port: 0 });
+      apps.push(server);
+      bases.push(`http://127.0.0.1:${(server.server.address() as AddressInfo).port}`);
+    }
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const server of apps) await server.close();
+    for (const shared of stores) await shared.close();
+    await database?.drop();
+  }, 30_000);
+
+  it("tells a listen stream on B of an attach made through A, and B's next list shows it", async () => {
+    const [a, b] = bases as [string, string];
+    const workspace = await (stores[0] as ToolshedStore).workspaces.create({ id: 'ws_modern_pg', name: 'PG' });
+    const { token } = await (stores[0] as ToolshedStore).tokens.create(workspace.id, { name: 'two' });
+    const headers = {
+      authorization: `Bearer ${token}`,
+      'x-workspace-id': workspace.id,
+      'content-type': 'application/json',
+    };
+    const created = await fetch(`${a}/api/agents`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'shared' }),
+    });
+    const agent = ((await created.json()) as { id: string }).id;
+    const attach = (tool: string) =>
+      fetch(`${a}/api/agents/${agent}/tools`, { method: 'POST', headers, body: JSON.stringify({ tool_id: tool }) });
+    expect((await attach('show_config')).status).toBe(201);
+    const client = new ModernClient(
+      { name: 'toolshed-modern-two-servers', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new ModernTransport(new URL(`/mcp/agents/${agent}`, b), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    clients.push(client);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['show_config']);
+    const changed = new Promise<void>((resolve) => {
+      client.setNotificationHandler('notifications/tools/list_changed', () => resolve());
+    });
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect((await attach('calculator')).status).toBe(201);
+    await changed;
+    await subscription.close();
+    const listed = await client.listTools(undefined, { cacheMode: 'bypass' });
+    expect(listed.tools.map((tool) => tool.name)).toEqual(['calculator', 'show_config']);
   });
 });

@@ -343,6 +343,32 @@ describe('one endpoint, 2025-11-25 and 2026-07-28', () => {
     );
   });
 
+  it("tells a listen stream of the catalog's changes: a resource it subscribed to, and the prompt list", async () => {
+    const catalog = createConformanceCatalog();
+    const { url } = await start(createConformanceRegistry(), { catalog });
+    const client = await connectModern(url);
+    const updated = new Promise<string>((resolve) => {
+      client.setNotificationHandler('notifications/resources/updated', (notification) =>
+        resolve(notification.params.uri),
+      );
+    });
+    const promptsChanged = new Promise<void>((resolve) => {
+      client.setNotificationHandler('notifications/prompts/list_changed', () => resolve());
+    });
+    const subscription = await client.listen({
+      resourceSubscriptions: ['test://watched-resource'],
+      promptsListChanged: true,
+    });
+    cleanups.push(() => subscription.close());
+    catalog.notifyUpdated('test://watched-resource');
+    expect(await updated).toBe('test://watched-resource');
+    catalog.unregisterPrompt('test_simple_prompt');
+    await promptsChanged;
+    expect(
+      (await client.listPrompts(undefined, { cacheMode: 'bypass' })).prompts.map((prompt) => prompt.name),
+    ).not.toContain('test_simple_prompt');
+  });
+
   it('serves each request with the endpoint its resolver picks: per-agent context, call log and admission', async () => {
     const { registry } = countingRegistry();
     registry.register(

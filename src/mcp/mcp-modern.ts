@@ -474,13 +474,18 @@ export function createModernMcpHandler(options: ModernMcpHandlerOptions = {}): M
   };
   /** The endpoint each request in flight is served with, for the SDK's per-request server factory. */
   const endpoints = new WeakMap<Request, ModernMcpEndpoint>();
-  const handlers = new WeakMap<ToolRegistry, ModernHttpHandler>();
-  const open = new Set<{ handler: ModernHttpHandler; stop: () => void }>();
+  interface Served {
+    handler: ModernHttpHandler;
+    stop: () => void;
+  }
+  /** One SDK handler per registry, kept as long as the registry is (a closed view lets go of its own). */
+  const handlers = new WeakMap<ToolRegistry, Served>();
+  const open = new Set<WeakRef<Served>>();
 
   function handlerFor(endpoint: ModernMcpEndpoint): ModernHttpHandler {
-    let handler = handlers.get(endpoint.registry);
-    if (handler !== undefined) return handler;
-    handler = createMcpHandler(
+    const known = handlers.get(endpoint.registry);
+    if (known !== undefined) return known.handler;
+    const handler = createMcpHandler(
       ({ requestInfo }) => {
         const served = requestInfo === undefined ? undefined : endpoints.get(requestInfo);
         if (served === undefined) throw new Error('A 2026-07-28 request reached the server without its endpoint.');
@@ -499,14 +504,16 @@ export function createModernMcpHandler(options: ModernMcpHandlerOptions = {}): M
       else if (change.type === 'resources') notify.resourcesChanged();
       else notify.resourceUpdated(change.uri);
     });
-    open.add({
+    const served: Served = {
       handler,
       stop: () => {
         stopTools();
         stopCatalog?.();
       },
-    });
-    handlers.set(endpoint.registry, handler);
+    };
+    handlers.set(endpoint.registry, served);
+    for (const ref of open) if (ref.deref() === undefined) open.delete(ref);
+    open.add(new WeakRef(served));
     return handler;
   }
 
@@ -516,7 +523,7 @@ export function createModernMcpHandler(options: ModernMcpHandlerOptions = {}): M
       return handlerFor(endpoint).fetch(request, { parsedBody });
     },
     async close() {
-      const closing = [...open];
+      const closing = [...open].flatMap((ref) => ref.deref() ?? []);
       open.clear();
       for (const entry of closing) entry.stop();
       await Promise.all(closing.map((entry) => entry.handler.close().catch(report)));

@@ -625,6 +625,70 @@ describe('hostile 2026-07-28 requests', () => {
     expect(calls()).toBe(0);
   });
 
+  it('checks Mcp-Param-* headers against the arguments of x-mcp-header properties, and runs nothing on a mismatch', async () => {
+    const registry = createConformanceRegistry();
+    let calls = 0;
+    registry.register(
+      defineTool({
+        name: 'regional_query',
+        description: 'Runs a query in a region.',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            region: { type: 'string', 'x-mcp-header': 'Region' },
+            limit: { type: 'integer', 'x-mcp-header': 'Limit' },
+            query: { type: 'string' },
+          },
+          required: ['query'],
+        },
+        handler: ({ region, query }: { region?: string; query: string }) => {
+          calls += 1;
+          return `${region ?? 'anywhere'}: ${query}`;
+        },
+      }),
+    );
+    const { url, port } = await start(registry);
+    const call = (args: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      modern(port, 'tools/call', { name: 'regional_query', arguments: args }, { headers });
+    const missing = await call({ region: 'eu-west', query: 'q' });
+    expect(missing.status).toBe(400);
+    expect(JSON.parse(missing.body)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32020,
+        message:
+          'Bad Request: the request headers and body disagree: the arguments have region="eu-west" but the Mcp-Param-Region header is missing.',
+      },
+    });
+    const different = await call({ region: 'eu-west', query: 'q' }, { 'mcp-param-region': 'us-east' });
+    expect(JSON.parse(different.body).error.message).toBe(
+      'Bad Request: the request headers and body disagree: the Mcp-Param-Region header is "us-east" but the arguments have region="eu-west".',
+    );
+    const badBase64 = await call({ region: 'eu-west', query: 'q' }, { 'mcp-param-region': '=?base64?***?=' });
+    expect(JSON.parse(badBase64.body).error.message).toBe(
+      'Bad Request: the request headers and body disagree: the Mcp-Param-Region header is not valid Base64 between =?base64? and ?=.',
+    );
+    expect(calls).toBe(0);
+    const encoded = `=?base64?${Buffer.from('zürich').toString('base64')}?=`;
+    const agreed = answer(
+      await call(
+        { region: 'zürich', limit: 42, query: 'q' },
+        { 'mcp-param-region': encoded, 'mcp-param-limit': '42.0' },
+      ),
+    );
+    expect(agreed.result).toMatchObject({ content: [{ type: 'text', text: 'zürich: q' }] });
+    // No value in the body: no header expected.
+    expect(answer(await call({ query: 'q' })).result).toMatchObject({
+      content: [{ type: 'text', text: 'anywhere: q' }],
+    });
+    // The SDK client mirrors the values into the headers itself.
+    const client = await connectModern(url);
+    const result = await client.callTool({ name: 'regional_query', arguments: { region: 'eu-west', query: 'q' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'eu-west: q' }]);
+    expect(calls).toBe(3);
+  });
+
   it('answers an unknown method with 404 and -32601', async () => {
     const { port } = await start();
     const response = await modern(port, 'tools/explode');

@@ -20,6 +20,7 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import { toCallToolResult } from './mcp-call-result.js';
 import { serveCatalog, toolOutputLink } from './mcp-catalog-handlers.js';
 import { pageOf } from './mcp-cursor.js';
+import { paramHeaderMismatch } from './mcp-param-headers.js';
 import { INVALID_PARAMS, requestError } from './mcp-request-error.js';
 import type { McpServerOptions } from './mcp-server.js';
 import { listMcpTools } from './mcp-tool-list.js';
@@ -519,6 +520,8 @@ export function createModernMcpHandler(options: ModernMcpHandlerOptions = {}): M
 
   return {
     async fetch(request, endpoint, parsedBody) {
+      const mismatch = toolHeaderMismatch(endpoint.registry, request, parsedBody);
+      if (mismatch !== undefined) return mismatch;
       endpoints.set(request, endpoint);
       return handlerFor(endpoint).fetch(request, { parsedBody });
     },
@@ -529,6 +532,38 @@ export function createModernMcpHandler(options: ModernMcpHandlerOptions = {}): M
       await Promise.all(closing.map((entry) => entry.handler.close().catch(report)));
     },
   };
+}
+
+/** Each listing's tools by name, to find a called tool's input schema. */
+const toolsByName = new WeakMap<object, Map<string, { inputSchema?: unknown }>>();
+
+/**
+ * The 400 (`-32020`, HeaderMismatch) for a `tools/call` whose `Mcp-Param-*` headers disagree with its
+ * arguments, as the tool's `x-mcp-header` properties declare them; `undefined` otherwise (the SDK checks
+ * these headers only for tools of its high-level `McpServer`).
+ */
+function toolHeaderMismatch(registry: ToolRegistry, request: Request, body: unknown): Response | undefined {
+  const message = body as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  if (typeof message !== 'object' || message === null || message.method !== 'tools/call') return undefined;
+  const name = message.params?.name;
+  if (typeof name !== 'string') return undefined;
+  const listing = listMcpTools(registry).tools;
+  let byName = toolsByName.get(listing);
+  if (byName === undefined) {
+    byName = new Map(listing.map((tool) => [tool.name, tool]));
+    toolsByName.set(listing, byName);
+  }
+  const mismatch = paramHeaderMismatch(byName.get(name)?.inputSchema, message.params?.arguments, request.headers);
+  if (mismatch === undefined) return undefined;
+  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+  return new Response(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32020, message: `Bad Request: the request headers and body disagree: ${mismatch}.` },
+    }),
+    { status: 400, headers: { 'content-type': 'application/json' } },
+  );
 }
 
 /**

@@ -727,11 +727,12 @@ export function createMcpHttpHandler(
     async close() {
       clearInterval(sweep);
       stopSignals?.();
-      await modern.close();
       const open = [...sessions.values()];
       sessions.clear();
       byQuotaKey.clear();
       await Promise.all(open.map((session) => session.server.close().catch(report)));
+      // The 2026-07-28 side: its open subscriptions/listen streams.
+      await modern.close();
     },
   });
   // A getter, not a copied value: Object.assign would read it once.

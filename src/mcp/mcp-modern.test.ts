@@ -689,6 +689,39 @@ describe('hostile 2026-07-28 requests', () => {
     expect(calls).toBe(3);
   });
 
+  it('refuses a batch holding a 2026-07-28 request, a null id and a posted response with 400, and runs nothing', async () => {
+    const { registry, calls } = countingRegistry();
+    const { port } = await start(registry);
+    const headers = {
+      'mcp-protocol-version': MODERN_PROTOCOL_VERSION,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'count_call',
+    };
+    const call = {
+      jsonrpc: '2.0',
+      method: 'tools/call',
+      params: { name: 'count_call', arguments: {}, _meta: ENVELOPE },
+    };
+    const batch = await raw(port, { headers, body: JSON.stringify([{ ...call, id: 1 }]) });
+    expect(batch.status).toBe(400);
+    expect(JSON.parse(batch.body).error).toEqual({
+      code: -32600,
+      message: 'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
+    });
+    for (const body of [
+      { ...call, id: null },
+      { jsonrpc: '2.0', id: 1, result: {}, _meta: ENVELOPE },
+    ]) {
+      const refused = await raw(port, { headers, body: JSON.stringify(body) });
+      expect(refused.status).toBe(400);
+      expect(JSON.parse(refused.body).error).toEqual({
+        code: -32600,
+        message: 'Bad Request: the request body is not a valid JSON-RPC message',
+      });
+    }
+    expect(calls()).toBe(0);
+  });
+
   it('answers an unknown method with 404 and -32601', async () => {
     const { port } = await start();
     const response = await modern(port, 'tools/explode');

@@ -17,6 +17,9 @@ const MAX_ENTRIES = 10_000;
  * A short-lived cache of one kind of read, keyed by text. Entries live {@link READ_CACHE_MS} at
  * most; failed loads and loads that resolve to `undefined` are not kept. A load that was running while the cache was invalidated is
  * returned to its caller but not kept, so a read racing a write never caches what the write changed.
+ * Callers that miss the same key while its load runs share that load (one database read when an
+ * entry expires under concurrent requests, not one per request), unless the cache was invalidated
+ * since it started: a caller after an invalidation always gets a load of its own.
  *
  * @example
  * ```ts
@@ -27,6 +30,8 @@ const MAX_ENTRIES = 10_000;
  */
 export class ReadCache<V> {
   readonly #entries = new Map<string, { value: V; until: number }>();
+  /** The load running for each key, with the generation it started in. */
+  readonly #loading = new Map<string, { generation: number; value: Promise<V> }>();
   readonly #enabled: boolean;
   #generation = 0;
 
@@ -35,19 +40,30 @@ export class ReadCache<V> {
     this.#enabled = enabled;
   }
 
-  /** The cached value of `key`, or the result of `load` (kept when no invalidation ran meanwhile). */
+  /**
+   * The cached value of `key`, or the result of the load running for it since the last invalidation,
+   * or the result of `load` (kept when no invalidation ran meanwhile).
+   */
   async get(key: string, load: () => Promise<V>): Promise<V> {
     if (!this.#enabled) return load();
     const now = performance.now();
     const entry = this.#entries.get(key);
     if (entry !== undefined && entry.until > now) return entry.value;
+    const running = this.#loading.get(key);
+    if (running !== undefined && running.generation === this.#generation) return running.value;
     const generation = this.#generation;
-    const value = await load();
-    if (value !== undefined && generation === this.#generation) {
-      if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-      this.#entries.set(key, { value, until: now + READ_CACHE_MS });
+    const flight = { generation, value: Promise.resolve().then(load) };
+    this.#loading.set(key, flight);
+    try {
+      const value = await flight.value;
+      if (value !== undefined && generation === this.#generation) {
+        if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+        this.#entries.set(key, { value, until: now + READ_CACHE_MS });
+      }
+      return value;
+    } finally {
+      if (this.#loading.get(key) === flight) this.#loading.delete(key);
     }
-    return value;
   }
 
   /** Drop the entries `matches` selects (every entry without it), and keep no load running now. */

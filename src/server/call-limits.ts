@@ -89,6 +89,10 @@ export class CallLimits {
   readonly #holder = `srv_${randomBytes(12).toString('hex')}`;
   #configured = new Map<string, ActiveCallLimit[]>();
   readonly #cache = new Map<string, { limits: ActiveCallLimit[]; until: number }>();
+  /** The read of each workspace's stored limits under way, shared by the calls that wait for it. */
+  readonly #loading = new Map<string, { generation: number; limits: Promise<ActiveCallLimit[]> }>();
+  /** Counts the changes of what a read may return: a read started before one is neither shared after it nor kept. */
+  #generation = 0;
   #held = 0;
   #renewal: NodeJS.Timeout | undefined;
   #closed = false;
@@ -122,13 +126,34 @@ export class CallLimits {
     if (normalized.length === 0) next.delete(workspaceId);
     else next.set(workspaceId, normalized);
     this.#configured = next;
-    this.#cache.delete(workspaceId);
+    this.invalidate(workspaceId);
   }
 
-  /** The limits in force in a workspace: stored ones, and the configuration's where none is stored for the same scope and target. */
+  /**
+   * The limits in force in a workspace: stored ones, and the configuration's where none is stored for
+   * the same scope and target. Calls that find no fresh copy while the store is being read share that
+   * read.
+   */
   async list(workspaceId: string): Promise<ActiveCallLimit[]> {
     const cached = this.#cache.get(workspaceId);
     if (cached !== undefined && cached.until > this.#now()) return cached.limits;
+    const running = this.#loading.get(workspaceId);
+    if (running !== undefined && running.generation === this.#generation) return running.limits;
+    const generation = this.#generation;
+    const flight = { generation, limits: Promise.resolve().then(() => this.#read(workspaceId)) };
+    this.#loading.set(workspaceId, flight);
+    try {
+      const limits = await flight.limits;
+      if (generation === this.#generation) {
+        this.#cache.set(workspaceId, { limits, until: this.#now() + LIMITS_CACHE_MS });
+      }
+      return limits;
+    } finally {
+      if (this.#loading.get(workspaceId) === flight) this.#loading.delete(workspaceId);
+    }
+  }
+
+  async #read(workspaceId: string): Promise<ActiveCallLimit[]> {
     const stored: ActiveCallLimit[] = (await this.#store.callLimits.list(workspaceId)).map((row) => ({
       scope: row.scope,
       target: row.target,
@@ -138,18 +163,17 @@ export class CallLimits {
       source: 'api',
     }));
     const named = new Set(stored.map((limit) => callLimitKey(workspaceId, limit.scope, limit.target)));
-    const limits = [
+    return [
       ...stored,
       ...(this.#configured.get(workspaceId) ?? []).filter(
         (limit) => !named.has(callLimitKey(workspaceId, limit.scope, limit.target)),
       ),
     ];
-    this.#cache.set(workspaceId, { limits, until: this.#now() + LIMITS_CACHE_MS });
-    return limits;
   }
 
   /** Forget what was read of a workspace's stored limits (after this server changed them). */
   invalidate(workspaceId: string): void {
+    this.#generation += 1;
     this.#cache.delete(workspaceId);
   }
 

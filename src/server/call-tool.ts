@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from '../core/approvals.js';
 import { ToolResult } from '../core/tool-result.js';
 import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
@@ -228,7 +228,8 @@ function resultBytesOf(result: ToolResult): number | null {
 }
 
 function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  // The one-shot form: a fraction of the time of createHash().update().digest() for a short text.
+  return hash('sha256', text, 'hex');
 }
 
 /**

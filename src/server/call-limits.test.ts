@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CallLimitRecord, ToolshedStore } from '../store/index.js';
-import { CallLimits } from './call-limits.js';
+import { CallLimits, LIMITS_CACHE_MS, LIMITS_REFRESH_MS } from './call-limits.js';
 
 // How a server reads a workspace's stored limits: calls that find no fresh copy at once share one
 // read, and a read that raced a change of the limits is neither shared after it nor kept.
@@ -80,5 +80,30 @@ describe('CallLimits.list', () => {
     expect((await next).map((limit) => [limit.scope, limit.maxConcurrent, limit.source])).toEqual([
       ['workspace', 2, 'config'],
     ]);
+  });
+
+  it('reads the limits again in the background near the end of the copy, and serves the new ones after', async () => {
+    const { store, reads } = storeWithControlledLimits();
+    let clock = 1_000_000;
+    const limits = new CallLimits(store, { now: () => clock });
+    const first = limits.list('acme');
+    await settle();
+    reads[0]?.([row(60)]);
+    await first;
+    clock += LIMITS_CACHE_MS - LIMITS_REFRESH_MS - 1;
+    await limits.list('acme');
+    await settle();
+    expect(reads).toHaveLength(1);
+    clock += 2;
+    expect((await limits.list('acme')).map((limit) => limit.callsPerMinute)).toEqual([60]);
+    expect((await limits.list('acme')).map((limit) => limit.callsPerMinute)).toEqual([60]);
+    await settle();
+    expect(reads).toHaveLength(2);
+    reads[1]?.([row(5)]);
+    await settle();
+    clock += LIMITS_REFRESH_MS;
+    expect((await limits.list('acme')).map((limit) => limit.callsPerMinute)).toEqual([5]);
+    await settle();
+    expect(reads).toHaveLength(2);
   });
 });

@@ -14,6 +14,12 @@ export const DEFAULT_SLOT_LEASE_MS = 30_000;
 /** How long a workspace's stored limits are read from memory before the store is asked again, in milliseconds. */
 export const LIMITS_CACHE_MS = 1_000;
 
+/**
+ * A workspace's limits read this close to the end of their copy, in milliseconds, are read again in
+ * the background while the copy is still used, so calls do not wait for the read.
+ */
+export const LIMITS_REFRESH_MS = 100;
+
 /** The retry time a call refused by a concurrency cap is given: a slot frees when a running call ends. */
 export const CONCURRENCY_RETRY_MS = 1_000;
 
@@ -132,25 +138,39 @@ export class CallLimits {
   /**
    * The limits in force in a workspace: stored ones, and the configuration's where none is stored for
    * the same scope and target. Calls that find no fresh copy while the store is being read share that
-   * read.
+   * read; a copy used in its last {@link LIMITS_REFRESH_MS} is read again in the background.
    */
   async list(workspaceId: string): Promise<ActiveCallLimit[]> {
+    const now = this.#now();
     const cached = this.#cache.get(workspaceId);
-    if (cached !== undefined && cached.until > this.#now()) return cached.limits;
     const running = this.#loading.get(workspaceId);
-    if (running !== undefined && running.generation === this.#generation) return running.limits;
-    const generation = this.#generation;
-    const flight = { generation, limits: Promise.resolve().then(() => this.#read(workspaceId)) };
-    this.#loading.set(workspaceId, flight);
-    try {
-      const limits = await flight.limits;
-      if (generation === this.#generation) {
-        this.#cache.set(workspaceId, { limits, until: this.#now() + LIMITS_CACHE_MS });
+    const shared = running !== undefined && running.generation === this.#generation ? running.limits : undefined;
+    if (cached !== undefined && cached.until > now) {
+      if (shared === undefined && cached.until - now <= LIMITS_REFRESH_MS) {
+        this.#load(workspaceId, now).catch(() => undefined);
       }
-      return limits;
-    } finally {
-      if (this.#loading.get(workspaceId) === flight) this.#loading.delete(workspaceId);
+      return cached.limits;
     }
+    return shared ?? this.#load(workspaceId, now);
+  }
+
+  /** Read a workspace's limits as the read calls share, kept unless they changed meanwhile. */
+  #load(workspaceId: string, now: number): Promise<ActiveCallLimit[]> {
+    const generation = this.#generation;
+    const limits = Promise.resolve()
+      .then(() => this.#read(workspaceId))
+      .then((read) => {
+        if (generation === this.#generation)
+          this.#cache.set(workspaceId, { limits: read, until: now + LIMITS_CACHE_MS });
+        return read;
+      });
+    const flight = { generation, limits };
+    this.#loading.set(workspaceId, flight);
+    const done = () => {
+      if (this.#loading.get(workspaceId) === flight) this.#loading.delete(workspaceId);
+    };
+    limits.then(done, done);
+    return limits;
   }
 
   async #read(workspaceId: string): Promise<ActiveCallLimit[]> {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { ReadCache } from './read-cache.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { READ_CACHE_MS, READ_CACHE_REFRESH_MS, ReadCache } from './read-cache.js';
 
 // The read cache behind token checks, tool lists and agents' tool lists: requests that miss one key
 // at once share one load, and nothing loaded before an invalidation is handed to a later caller.
@@ -15,7 +15,13 @@ function controlledLoad<V>() {
 }
 
 /** Let queued promise callbacks run. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
+const settle = async () => {
+  for (let turn = 0; turn < 10; turn += 1) await Promise.resolve();
+};
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('ReadCache', () => {
   it('answers callers that miss one key at once with one load', async () => {
@@ -115,5 +121,77 @@ describe('ReadCache', () => {
     pending[0]?.resolve('one');
     pending[1]?.resolve('two');
     expect(await answers).toEqual(['one', 'two']);
+  });
+
+  describe('near the end of an entry', () => {
+    it('serves the entry and loads it again in the background, so no caller waits', async () => {
+      vi.useFakeTimers({ toFake: ['performance'] });
+      const cache = new ReadCache<string>();
+      const { load, pending } = controlledLoad<string>();
+      const first = cache.get('acme\u0000tok', load);
+      await settle();
+      pending[0]?.resolve('v1');
+      expect(await first).toBe('v1');
+      // Well within the entry's life: served, nothing loaded.
+      vi.advanceTimersByTime(READ_CACHE_MS - READ_CACHE_REFRESH_MS - 10);
+      expect(await cache.get('acme\u0000tok', load)).toBe('v1');
+      await settle();
+      expect(pending).toHaveLength(1);
+      // In its last stretch: still served at once, and loaded again once, however many callers.
+      vi.advanceTimersByTime(20);
+      expect(await cache.get('acme\u0000tok', load)).toBe('v1');
+      expect(await cache.get('acme\u0000tok', load)).toBe('v1');
+      await settle();
+      expect(pending).toHaveLength(2);
+      pending[1]?.resolve('v2');
+      await settle();
+      // Past the first entry's end: the reloaded one is served without a load.
+      vi.advanceTimersByTime(READ_CACHE_REFRESH_MS);
+      expect(await cache.get('acme\u0000tok', load)).toBe('v2');
+      await settle();
+      expect(pending).toHaveLength(2);
+    });
+
+    it('drops the entry at once when the background load finds nothing (a revoked token)', async () => {
+      vi.useFakeTimers({ toFake: ['performance'] });
+      const cache = new ReadCache<string | undefined>();
+      const { load, pending } = controlledLoad<string | undefined>();
+      const first = cache.get('acme\u0000tok', load);
+      await settle();
+      pending[0]?.resolve('identity');
+      await first;
+      vi.advanceTimersByTime(READ_CACHE_MS - READ_CACHE_REFRESH_MS / 2);
+      expect(await cache.get('acme\u0000tok', load)).toBe('identity');
+      await settle();
+      pending[1]?.resolve(undefined);
+      await settle();
+      // Still inside the old entry's life, but the fresher read said no.
+      const next = cache.get('acme\u0000tok', load);
+      await settle();
+      expect(pending).toHaveLength(3);
+      pending[2]?.resolve(undefined);
+      expect(await next).toBeUndefined();
+    });
+
+    it('keeps nothing of a background load the cache was invalidated during', async () => {
+      vi.useFakeTimers({ toFake: ['performance'] });
+      const cache = new ReadCache<string>();
+      const { load, pending } = controlledLoad<string>();
+      const first = cache.get('acme\u0000tok', load);
+      await settle();
+      pending[0]?.resolve('v1');
+      await first;
+      vi.advanceTimersByTime(READ_CACHE_MS - READ_CACHE_REFRESH_MS / 2);
+      expect(await cache.get('acme\u0000tok', load)).toBe('v1');
+      await settle();
+      cache.invalidate();
+      pending[1]?.resolve('stale');
+      await settle();
+      const next = cache.get('acme\u0000tok', load);
+      await settle();
+      expect(pending).toHaveLength(3);
+      pending[2]?.resolve('fresh');
+      expect(await next).toBe('fresh');
+    });
   });
 });

@@ -218,13 +218,35 @@ export function argumentsDigest(args: unknown): string | null {
   }
 }
 
+/** The JSON of each result logged, made once: the log counts its bytes and the REST route sends it. */
+const resultJson = new WeakMap<ToolResult, string>();
+
+/**
+ * The JSON text of a result {@link recordCall} logged (made once, for its byte count), so the REST
+ * route answers with it instead of serializing the result again; `undefined` for a result that was
+ * not logged, or that JSON cannot write (a BigInt, a cycle).
+ *
+ * @example
+ * ```ts
+ * const json = loggedResultJson(result);
+ * if (json !== undefined) return reply.type('application/json; charset=utf-8').send(json);
+ * ```
+ */
+export function loggedResultJson(result: ToolResult): string | undefined {
+  return resultJson.get(result);
+}
+
 /** Bytes of the result's JSON; `null` for a result JSON cannot write (a BigInt, a cycle). */
 function resultBytesOf(result: ToolResult): number | null {
+  let json: string | undefined;
   try {
-    return Buffer.byteLength(JSON.stringify(result) ?? '');
+    json = JSON.stringify(result);
   } catch {
     return null;
   }
+  if (json === undefined) return 0;
+  resultJson.set(result, json);
+  return Buffer.byteLength(json);
 }
 
 function sha256(text: string): string {

@@ -17,6 +17,11 @@ export const LIMITS_CACHE_MS = 1_000;
 /**
  * A workspace's limits read this close to the end of their copy, in milliseconds, are read again in
  * the background while the copy is still used, so calls do not wait for the read.
+ *
+ * @example
+ * ```ts
+ * const readAgainAfter = LIMITS_CACHE_MS - LIMITS_REFRESH_MS; // 900 ms into a copy's life
+ * ```
  */
 export const LIMITS_REFRESH_MS = 100;
 

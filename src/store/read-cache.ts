@@ -16,6 +16,11 @@ const MAX_ENTRIES = 10_000;
 /**
  * An entry read this close to its end, in milliseconds, is loaded again in the background while it
  * is still served, so a key read all the time is never missed (and no request waits for its load).
+ *
+ * @example
+ * ```ts
+ * const reloadsFrom = READ_CACHE_MS - READ_CACHE_REFRESH_MS; // 200 ms after an entry was read
+ * ```
  */
 export const READ_CACHE_REFRESH_MS = 50;
 

@@ -10,6 +10,7 @@ function storeWithControlledLimits() {
   const reads: Array<(rows: CallLimitRecord[]) => void> = [];
   const store = {
     callLimits: {
+      takeToken: async () => ({ taken: false, retryAfterMs: 500 }),
       list: () =>
         new Promise<CallLimitRecord[]>((resolve) => {
           reads.push(resolve);
@@ -105,5 +106,55 @@ describe('CallLimits.list', () => {
     expect((await limits.list('acme')).map((limit) => limit.callsPerMinute)).toEqual([5]);
     await settle();
     expect(reads).toHaveLength(2);
+  });
+
+  describe('admitNow', () => {
+    it('lets a call no limit names in at once, without a promise, once the limits are known', async () => {
+      const { store, reads } = storeWithControlledLimits();
+      const limits = new CallLimits(store);
+      const call = { workspaceId: 'acme', tokenId: 'tok_1', tool: 'fetch_url' };
+      // Nothing known yet: the answer waits for the read.
+      const first = limits.admitNow(call);
+      expect(first).toBeInstanceOf(Promise);
+      await settle();
+      reads[0]?.([row(60)]);
+      expect(await first).toMatchObject({ admitted: true });
+      // Known, and the only limit names another tool.
+      const second = limits.admitNow(call);
+      expect(second).not.toBeInstanceOf(Promise);
+      expect(second).toMatchObject({ admitted: true });
+    });
+
+    it('judges a call a limit names as admit does: here refused with the bucket empty', async () => {
+      const { store, reads } = storeWithControlledLimits();
+      const limits = new CallLimits(store);
+      const warm = limits.list('acme');
+      await settle();
+      reads[0]?.([row(60)]);
+      await warm;
+      const verdict = limits.admitNow({ workspaceId: 'acme', tokenId: 'tok_1', tool: 'search' });
+      expect(verdict).toBeInstanceOf(Promise);
+      expect(await verdict).toMatchObject({
+        admitted: false,
+        retryAfterMs: 500,
+        result: { status: 'error', error: { code: 'RATE_LIMITED' } },
+      });
+    });
+
+    it('waits for the read again once the limits changed', async () => {
+      const { store, reads } = storeWithControlledLimits();
+      const limits = new CallLimits(store);
+      const warm = limits.list('acme');
+      await settle();
+      reads[0]?.([]);
+      await warm;
+      expect(limits.admitNow({ workspaceId: 'acme', tokenId: 'tok_1', tool: 'search' })).not.toBeInstanceOf(Promise);
+      limits.invalidate('acme');
+      const verdict = limits.admitNow({ workspaceId: 'acme', tokenId: 'tok_1', tool: 'search' });
+      expect(verdict).toBeInstanceOf(Promise);
+      await settle();
+      reads[1]?.([row(60)]);
+      expect(await verdict).toMatchObject({ admitted: false });
+    });
   });
 });

@@ -147,16 +147,23 @@ export class CallLimits {
    */
   async list(workspaceId: string): Promise<ActiveCallLimit[]> {
     const now = this.#now();
+    return this.#fresh(workspaceId, now) ?? this.#shared(workspaceId) ?? this.#load(workspaceId, now);
+  }
+
+  /** The fresh copy of a workspace's limits, if this server holds one (read again in the background near its end). */
+  #fresh(workspaceId: string, now: number): ActiveCallLimit[] | undefined {
     const cached = this.#cache.get(workspaceId);
-    const running = this.#loading.get(workspaceId);
-    const shared = running !== undefined && running.generation === this.#generation ? running.limits : undefined;
-    if (cached !== undefined && cached.until > now) {
-      if (shared === undefined && cached.until - now <= LIMITS_REFRESH_MS) {
-        this.#load(workspaceId, now).catch(() => undefined);
-      }
-      return cached.limits;
+    if (cached === undefined || cached.until <= now) return undefined;
+    if (cached.until - now <= LIMITS_REFRESH_MS && this.#shared(workspaceId) === undefined) {
+      this.#load(workspaceId, now).catch(() => undefined);
     }
-    return shared ?? this.#load(workspaceId, now);
+    return cached.limits;
+  }
+
+  /** The read of a workspace's limits under way that a call may share (begun since the last change). */
+  #shared(workspaceId: string): Promise<ActiveCallLimit[]> | undefined {
+    const running = this.#loading.get(workspaceId);
+    return running !== undefined && running.generation === this.#generation ? running.limits : undefined;
   }
 
   /** Read a workspace's limits as the read calls share, kept unless they changed meanwhile. */
@@ -200,6 +207,23 @@ export class CallLimits {
   invalidate(workspaceId: string): void {
     this.#generation += 1;
     this.#cache.delete(workspaceId);
+  }
+
+  /**
+   * {@link CallLimits.admit}, answered at once (without a promise) when this server holds a fresh copy
+   * of the workspace's limits and none of them names the call: the common case, which then costs no
+   * wait at all.
+   *
+   * @example
+   * ```ts
+   * const admission = limits.admitNow({ workspaceId: 'acme', tokenId: 'tok_1', tool: 'search' });
+   * const settled = admission instanceof Promise ? await admission : admission;
+   * ```
+   */
+  admitNow(call: LimitedCall): LimitsPassed | Promise<LimitsPassed | LimitsRefused> {
+    const limits = this.#fresh(call.workspaceId, this.#now());
+    if (limits !== undefined && !limits.some((limit) => appliesTo(limit, call))) return UNLIMITED;
+    return this.admit(call);
   }
 
   /** Let a call in under every limit that names it, or refuse it with the first limit it is past. */
@@ -283,6 +307,9 @@ export class CallLimits {
     this.#renewal = undefined;
   }
 }
+
+/** The admission of a call no limit names: nothing to release. */
+const UNLIMITED: LimitsPassed = Object.freeze({ admitted: true as const, release: () => {} });
 
 /**
  * The bucket size of a rate limit: its `burst`, or one second's worth of calls (at least 1).

@@ -63,9 +63,17 @@ export async function callTool(
         // Stored with an approval the call may need, so the approved call runs with the same tools.
         ...(agentId === undefined ? {} : { agentId }),
       },
-      admit: async () => {
-        admission = await admitCall(context, identity, name, agentId);
-        return admission.admitted ? undefined : admission.result;
+      // Answered without a wait when nothing limits the call (the usual case).
+      admit: () => {
+        const verdict = admitCallNow(context, identity, name, agentId);
+        if (verdict instanceof Promise) {
+          return verdict.then((settled) => {
+            admission = settled;
+            return settled.admitted ? undefined : settled.result;
+          });
+        }
+        admission = verdict;
+        return verdict.admitted ? undefined : verdict.result;
       },
     });
   } finally {
@@ -272,15 +280,41 @@ export async function admitCall(
   tool: string,
   agentId?: string | null,
 ): Promise<CallAdmitted | CallRefused> {
+  return admitCallNow(context, identity, tool, agentId);
+}
+
+type LimitsVerdict = Awaited<ReturnType<ServerContext['limits']['admit']>>;
+
+/** {@link admitCall}, answered without a promise when neither a quota nor a limit has to wait. */
+function admitCallNow(
+  context: ServerContext,
+  identity: TokenIdentity,
+  tool: string,
+  agentId?: string | null,
+): CallAdmitted | CallRefused | Promise<CallAdmitted | CallRefused> {
   const quota = context.calls.admit(identity, tool);
   if (!quota.admitted) return quota;
-  let limits: Awaited<ReturnType<ServerContext['limits']['admit']>>;
+  let limits: LimitsVerdict | Promise<LimitsVerdict>;
   try {
-    limits = await context.limits.admit({ ...identity, tool, agentId: agentId ?? null });
+    limits = context.limits.admitNow({ ...identity, tool, agentId: agentId ?? null });
   } catch (error) {
     quota.release();
     throw error;
   }
+  if (limits instanceof Promise) {
+    return limits.then(
+      (settled) => combinedAdmission(quota, settled),
+      (error: unknown) => {
+        quota.release();
+        throw error;
+      },
+    );
+  }
+  return combinedAdmission(quota, limits);
+}
+
+/** One admission of a call let in under the quotas (`quota`) and judged by the limits (`limits`). */
+function combinedAdmission(quota: CallAdmitted, limits: LimitsVerdict): CallAdmitted | CallRefused {
   if (!limits.admitted) {
     quota.release();
     return { admitted: false, result: limits.result };

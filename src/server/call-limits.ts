@@ -14,6 +14,17 @@ export const DEFAULT_SLOT_LEASE_MS = 30_000;
 /** How long a workspace's stored limits are read from memory before the store is asked again, in milliseconds. */
 export const LIMITS_CACHE_MS = 1_000;
 
+/**
+ * A workspace's limits read this close to the end of their copy, in milliseconds, are read again in
+ * the background while the copy is still used, so calls do not wait for the read.
+ *
+ * @example
+ * ```ts
+ * const readAgainAfter = LIMITS_CACHE_MS - LIMITS_REFRESH_MS; // 900 ms into a copy's life
+ * ```
+ */
+export const LIMITS_REFRESH_MS = 100;
+
 /** The retry time a call refused by a concurrency cap is given: a slot frees when a running call ends. */
 export const CONCURRENCY_RETRY_MS = 1_000;
 
@@ -89,6 +100,10 @@ export class CallLimits {
   readonly #holder = `srv_${randomBytes(12).toString('hex')}`;
   #configured = new Map<string, ActiveCallLimit[]>();
   readonly #cache = new Map<string, { limits: ActiveCallLimit[]; until: number }>();
+  /** The read of each workspace's stored limits under way, shared by the calls that wait for it. */
+  readonly #loading = new Map<string, { generation: number; limits: Promise<ActiveCallLimit[]> }>();
+  /** Counts the changes of what a read may return: a read started before one is neither shared after it nor kept. */
+  #generation = 0;
   #held = 0;
   #renewal: NodeJS.Timeout | undefined;
   #closed = false;
@@ -122,13 +137,55 @@ export class CallLimits {
     if (normalized.length === 0) next.delete(workspaceId);
     else next.set(workspaceId, normalized);
     this.#configured = next;
-    this.#cache.delete(workspaceId);
+    this.invalidate(workspaceId);
   }
 
-  /** The limits in force in a workspace: stored ones, and the configuration's where none is stored for the same scope and target. */
+  /**
+   * The limits in force in a workspace: stored ones, and the configuration's where none is stored for
+   * the same scope and target. Calls that find no fresh copy while the store is being read share that
+   * read; a copy used in its last {@link LIMITS_REFRESH_MS} is read again in the background.
+   */
   async list(workspaceId: string): Promise<ActiveCallLimit[]> {
+    const now = this.#now();
+    return this.#fresh(workspaceId, now) ?? this.#shared(workspaceId) ?? this.#load(workspaceId, now);
+  }
+
+  /** The fresh copy of a workspace's limits, if this server holds one (read again in the background near its end). */
+  #fresh(workspaceId: string, now: number): ActiveCallLimit[] | undefined {
     const cached = this.#cache.get(workspaceId);
-    if (cached !== undefined && cached.until > this.#now()) return cached.limits;
+    if (cached === undefined || cached.until <= now) return undefined;
+    if (cached.until - now <= LIMITS_REFRESH_MS && this.#shared(workspaceId) === undefined) {
+      this.#load(workspaceId, now).catch(() => undefined);
+    }
+    return cached.limits;
+  }
+
+  /** The read of a workspace's limits under way that a call may share (begun since the last change). */
+  #shared(workspaceId: string): Promise<ActiveCallLimit[]> | undefined {
+    const running = this.#loading.get(workspaceId);
+    return running !== undefined && running.generation === this.#generation ? running.limits : undefined;
+  }
+
+  /** Read a workspace's limits as the read calls share, kept unless they changed meanwhile. */
+  #load(workspaceId: string, now: number): Promise<ActiveCallLimit[]> {
+    const generation = this.#generation;
+    const limits = Promise.resolve()
+      .then(() => this.#read(workspaceId))
+      .then((read) => {
+        if (generation === this.#generation)
+          this.#cache.set(workspaceId, { limits: read, until: now + LIMITS_CACHE_MS });
+        return read;
+      });
+    const flight = { generation, limits };
+    this.#loading.set(workspaceId, flight);
+    const done = () => {
+      if (this.#loading.get(workspaceId) === flight) this.#loading.delete(workspaceId);
+    };
+    limits.then(done, done);
+    return limits;
+  }
+
+  async #read(workspaceId: string): Promise<ActiveCallLimit[]> {
     const stored: ActiveCallLimit[] = (await this.#store.callLimits.list(workspaceId)).map((row) => ({
       scope: row.scope,
       target: row.target,
@@ -138,19 +195,35 @@ export class CallLimits {
       source: 'api',
     }));
     const named = new Set(stored.map((limit) => callLimitKey(workspaceId, limit.scope, limit.target)));
-    const limits = [
+    return [
       ...stored,
       ...(this.#configured.get(workspaceId) ?? []).filter(
         (limit) => !named.has(callLimitKey(workspaceId, limit.scope, limit.target)),
       ),
     ];
-    this.#cache.set(workspaceId, { limits, until: this.#now() + LIMITS_CACHE_MS });
-    return limits;
   }
 
   /** Forget what was read of a workspace's stored limits (after this server changed them). */
   invalidate(workspaceId: string): void {
+    this.#generation += 1;
     this.#cache.delete(workspaceId);
+  }
+
+  /**
+   * {@link CallLimits.admit}, answered at once (without a promise) when this server holds a fresh copy
+   * of the workspace's limits and none of them names the call: the common case, which then costs no
+   * wait at all.
+   *
+   * @example
+   * ```ts
+   * const admission = limits.admitNow({ workspaceId: 'acme', tokenId: 'tok_1', tool: 'search' });
+   * const settled = admission instanceof Promise ? await admission : admission;
+   * ```
+   */
+  admitNow(call: LimitedCall): LimitsPassed | Promise<LimitsPassed | LimitsRefused> {
+    const limits = this.#fresh(call.workspaceId, this.#now());
+    if (limits !== undefined && !limits.some((limit) => appliesTo(limit, call))) return UNLIMITED;
+    return this.admit(call);
   }
 
   /** Let a call in under every limit that names it, or refuse it with the first limit it is past. */
@@ -234,6 +307,9 @@ export class CallLimits {
     this.#renewal = undefined;
   }
 }
+
+/** The admission of a call no limit names: nothing to release. */
+const UNLIMITED: LimitsPassed = Object.freeze({ admitted: true as const, release: () => {} });
 
 /**
  * The bucket size of a rate limit: its `burst`, or one second's worth of calls (at least 1).

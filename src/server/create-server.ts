@@ -175,8 +175,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }
   });
   // Every answer carries its request id, also one the MCP handler writes itself (a hijacked reply).
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks of every request take Fastify's callback form: no promise per request for work that never waits.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.raw.setHeader('x-request-id', request.id);
+    done();
   });
   acceptEmptyJsonBodies(app);
   const report = options.onError ?? ((error: unknown) => app.log.error(error));
@@ -264,11 +266,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // A 5xx the error handler did not answer (the MCP handler writes its own replies): logged and
   // counted once it is sent, without an error to describe.
   const answeredErrors = new WeakSet<FastifyRequest>();
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const status = reply.raw.statusCode;
-    if (status < 500 || answeredErrors.has(request)) return;
-    logServerError(request, status, undefined);
-    context.metrics.countServerError(routeOf(request), status);
+    if (status >= 500 && !answeredErrors.has(request)) {
+      logServerError(request, status, undefined);
+      context.metrics.countServerError(routeOf(request), status);
+    }
+    done();
   });
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);

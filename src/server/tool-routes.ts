@@ -7,7 +7,7 @@ import { ApiError, notFound, toolNotFound, validationError } from './api-error.j
 import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { isLimitRefusal, retryAfterMsOf } from './call-limits.js';
-import { callTool } from './call-tool.js';
+import { callTool, loggedResultJson } from './call-tool.js';
 import { checkCodeTool } from './code-tool-check.js';
 import { codeToolInputOf, MAX_CODE_BYTES, refuseUnknownToolType } from './code-tool-input.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
@@ -171,7 +171,11 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     if (isLimitRefusal(result)) {
       reply.code(429).header('retry-after', String(Math.ceil(retryAfterMsOf(result) / 1000)));
     }
-    return result;
+    // The JSON the call log measured, sent as it is rather than serialized a second time.
+    const json = loggedResultJson(result);
+    if (json === undefined) return result;
+    reply.type('application/json; charset=utf-8');
+    return json;
   });
 }
 

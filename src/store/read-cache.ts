@@ -14,9 +14,26 @@ export const READ_CACHE_MS = 250;
 const MAX_ENTRIES = 10_000;
 
 /**
+ * An entry read this close to its end, in milliseconds, is loaded again in the background while it
+ * is still served, so a key read all the time is never missed (and no request waits for its load).
+ *
+ * @example
+ * ```ts
+ * const reloadsFrom = READ_CACHE_MS - READ_CACHE_REFRESH_MS; // 200 ms after an entry was read
+ * ```
+ */
+export const READ_CACHE_REFRESH_MS = 50;
+
+/**
  * A short-lived cache of one kind of read, keyed by text. Entries live {@link READ_CACHE_MS} at
  * most; failed loads and loads that resolve to `undefined` are not kept. A load that was running while the cache was invalidated is
  * returned to its caller but not kept, so a read racing a write never caches what the write changed.
+ * Callers that miss the same key while its load runs share that load (one database read when an
+ * entry expires under concurrent requests, not one per request), unless the cache was invalidated
+ * since it started: a caller after an invalidation always gets a load of its own. An entry read in
+ * its last {@link READ_CACHE_REFRESH_MS} is loaded again in the background: what is served is never
+ * older than {@link READ_CACHE_MS}, and a key in constant use is not missed. A background load that
+ * finds nothing (a revoked token) drops the entry at once.
  *
  * @example
  * ```ts
@@ -27,6 +44,8 @@ const MAX_ENTRIES = 10_000;
  */
 export class ReadCache<V> {
   readonly #entries = new Map<string, { value: V; until: number }>();
+  /** The load running for each key, with the generation it started in. */
+  readonly #loading = new Map<string, { generation: number; value: Promise<V> }>();
   readonly #enabled: boolean;
   #generation = 0;
 
@@ -35,18 +54,47 @@ export class ReadCache<V> {
     this.#enabled = enabled;
   }
 
-  /** The cached value of `key`, or the result of `load` (kept when no invalidation ran meanwhile). */
+  /**
+   * The cached value of `key`, or the result of the load running for it since the last invalidation,
+   * or the result of `load` (kept when no invalidation ran meanwhile).
+   */
   async get(key: string, load: () => Promise<V>): Promise<V> {
     if (!this.#enabled) return load();
     const now = performance.now();
     const entry = this.#entries.get(key);
-    if (entry !== undefined && entry.until > now) return entry.value;
-    const generation = this.#generation;
-    const value = await load();
-    if (value !== undefined && generation === this.#generation) {
-      if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-      this.#entries.set(key, { value, until: now + READ_CACHE_MS });
+    const running = this.#loading.get(key);
+    const shared = running !== undefined && running.generation === this.#generation ? running.value : undefined;
+    if (entry !== undefined && entry.until > now) {
+      if (shared === undefined && entry.until - now <= READ_CACHE_REFRESH_MS) {
+        this.#load(key, load, now).catch(() => undefined);
+      }
+      return entry.value;
     }
+    return shared ?? this.#load(key, load, now);
+  }
+
+  /** Run `load` for `key` as the key's shared load, and keep what it finds unless the cache was invalidated meanwhile. */
+  #load(key: string, load: () => Promise<V>, now: number): Promise<V> {
+    const generation = this.#generation;
+    const value = Promise.resolve()
+      .then(load)
+      .then((loaded) => {
+        if (generation === this.#generation) {
+          if (loaded === undefined) {
+            this.#entries.delete(key);
+          } else {
+            if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+            this.#entries.set(key, { value: loaded, until: now + READ_CACHE_MS });
+          }
+        }
+        return loaded;
+      });
+    const flight = { generation, value };
+    this.#loading.set(key, flight);
+    const done = () => {
+      if (this.#loading.get(key) === flight) this.#loading.delete(key);
+    };
+    value.then(done, done);
     return value;
   }
 

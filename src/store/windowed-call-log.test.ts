@@ -58,6 +58,20 @@ async function run(statement: string): Promise<void> {
 
 const clear = () => run('delete from tool_calls');
 
+/** The last value the `tool_calls` id sequence handed out. */
+async function sequenceValue(): Promise<number> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    const result = await client.query<{ last_value: string | null }>(
+      "select last_value from pg_sequences where sequencename = 'tool_calls_id_seq'",
+    );
+    return Number(result.rows[0]?.last_value ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
 describe('the windowed PostgreSQL call log', () => {
   it('logs every call of a burst once, under the id it acknowledged', async () => {
     await clear();
@@ -119,6 +133,35 @@ describe('the windowed PostgreSQL call log', () => {
     await expect
       .poll(async () => (await loggedRows()).map(([, , tool]) => tool), { timeout: 5000 })
       .toEqual(['warm', 'while_away']);
+  });
+
+  it('reserves the next block of ids before the current one runs out', async () => {
+    await clear();
+    const store = await open(true);
+    // Three quarters of a block (1 000 ids) taken: the next block is reserved while calls go on.
+    const first = [];
+    for (let index = 0; index < 760; index += 1) {
+      first.push(await store.toolCalls.record('acme', { toolId: `before_${index}`, status: 'success', durationMs: 1 }));
+    }
+    const reservedTo = Math.max(...first.map((record) => record.id)) + 240 + 1000;
+    await expect.poll(() => sequenceValue(), { timeout: 5000 }).toBeGreaterThanOrEqual(reservedTo);
+    // The sequence gives nothing more: calls past the first block are still acknowledged, with the
+    // ids reserved ahead, in order.
+    await run(`alter table tool_calls alter column id set maxvalue ${await sequenceValue()}`);
+    try {
+      const later = [];
+      for (let index = 0; index < 400; index += 1) {
+        later.push(
+          await store.toolCalls.record('acme', { toolId: `after_${index}`, status: 'success', durationMs: 1 }),
+        );
+      }
+      const ids = [...first, ...later].map((record) => record.id);
+      expect(ids).toEqual([...ids].sort((left, right) => left - right));
+      await store.toolCalls.flush();
+      expect(await loggedRows()).toHaveLength(1160);
+    } finally {
+      await run('alter table tool_calls alter column id set no maxvalue');
+    }
   });
 
   it('without the option, a call is in the table when it is acknowledged', async () => {

@@ -16,6 +16,9 @@ const MAX_BATCH = 500;
 /** Ids reserved from the `tool_calls` sequence at a time. */
 const ID_BLOCK = 1000;
 
+/** Below this many reserved ids, the next block is reserved while calls go on taking the rest. */
+const ID_LOW_WATER = 250;
+
 /**
  * Calls acknowledged and not yet written that are kept at most: past it, a call waits for the writes
  * (and gets their error when they fail), as it would without the window.
@@ -26,7 +29,8 @@ type PendingRow = ToolCallValues & { id: number };
 
 /**
  * The call log of a PostgreSQL store opened with `callJournal: true`, written in windows: a call is
- * acknowledged once it has its id (reserved in blocks of 1 000 from the `tool_calls` sequence) and is
+ * acknowledged once it has its id (reserved in blocks of 1 000 from the `tool_calls` sequence, the
+ * next block while a quarter of the current one is left) and is
  * queued; every call queued within {@link CALL_LOG_WINDOW_MS} is written by one INSERT, before any read
  * of the log (`listRecent`), and at close. So an acknowledged call is lost only when the server dies
  * within the window after acknowledging it: a crash loses at most the last window's calls, never an
@@ -49,6 +53,8 @@ export class WindowedCallLog {
   #pending: PendingRow[] = [];
   #ids: number[] = [];
   #reserving: Promise<void> | undefined;
+  /** When a reservation ahead may be tried again after one failed (`performance.now()` time). */
+  #reserveAheadAfter = 0;
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
 
@@ -63,6 +69,13 @@ export class WindowedCallLog {
     while (id === undefined) {
       await this.#reserve();
       id = this.#ids.shift();
+    }
+    // The next block is asked for before this one runs out, so no call waits for it under steady load;
+    // a reservation that fails here fails again, to its caller, once the ids are gone.
+    if (this.#ids.length < ID_LOW_WATER && performance.now() >= this.#reserveAheadAfter) {
+      this.#reserve().catch(() => {
+        this.#reserveAheadAfter = performance.now() + RETRY_MS;
+      });
     }
     const row: PendingRow = { id, ...values };
     this.#pending.push(row);

@@ -397,6 +397,52 @@ describe('two toolshed servers on one PostgreSQL', () => {
     expect((listed.body.tools as Array<{ id: string }>).map((tool) => tool.id)).toEqual(['calculator', 'read_file']);
   });
 
+  it('refuses every call on B that starts after B heard of a revocation through A, while B is calling with the token', async () => {
+    const b = servers[1] as Running;
+    const owner = await tenant(stores[0] as ToolshedStore);
+    const second = await (stores[0] as ToolshedStore).tokens.create(owner.id, { name: 'busy' });
+    const asSecond: Tenant = {
+      ...owner,
+      token: second.token,
+      headers: { authorization: `Bearer ${second.token}`, 'x-workspace-id': owner.id },
+    };
+    const call = () =>
+      rest(b.base, asSecond, 'POST', '/api/tools/calculator/call', { arguments: { expression: '6 * 7' } });
+    expect((await call()).status).toBe(200);
+    // Calls keep B's copy of the token in use (shared loads and reloads running) while it is revoked.
+    let heardIt = false;
+    let stopping = false;
+    const before: number[] = [];
+    const after: number[] = [];
+    const callers = Array.from({ length: 4 }, async () => {
+      while (!stopping) {
+        const startedAfter = heardIt;
+        const { status } = await call();
+        (startedAfter ? after : before).push(status);
+        if (after.length >= 20) stopping = true;
+      }
+    });
+    const heard = new Promise<void>((resolve) => {
+      const stop = (stores[1] as ToolshedStore).onChange((change) => {
+        if (change.workspaceId !== owner.id || change.kind !== 'token') return;
+        heardIt = true;
+        stop();
+        resolve();
+      });
+    });
+    while (before.length < 20) await new Promise((resolve) => setImmediate(resolve));
+    expect(await (stores[0] as ToolshedStore).tokens.revoke(owner.id, second.id)).toBe(true);
+    await heard;
+    await Promise.all(callers);
+    expect(before.every((status) => status === 200 || status === 401)).toBe(true);
+    expect(after.length).toBeGreaterThanOrEqual(20);
+    expect(new Set(after)).toEqual(new Set([401]));
+    // The owner's token, never revoked, still calls on B.
+    expect(
+      (await rest(b.base, owner, 'POST', '/api/tools/calculator/call', { arguments: { expression: '1 + 1' } })).status,
+    ).toBe(200);
+  });
+
   it("refuses on B a token revoked through A, and shows A's detach in B's listing, as soon as B hears of them", async () => {
     const [a, b] = servers as [Running, Running];
     const owner = await tenant(stores[0] as ToolshedStore);

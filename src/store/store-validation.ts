@@ -37,6 +37,10 @@ export const STORE_LIMITS = Object.freeze({
   inputExamples: 10,
   /** Characters of one tag. */
   tagChars: 100,
+  /** Bytes of UTF-8 JSON of an MCP task's stored result. */
+  taskResultBytes: 1024 * 1024,
+  /** Characters of an MCP task's status message (longer ones are cut). */
+  taskMessageChars: 2000,
 });
 
 /**

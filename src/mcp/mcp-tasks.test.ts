@@ -1,0 +1,222 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool, ToolRegistry } from '../index.js';
+import { createMcpServer, createMemoryTaskStore, type McpServerOptions, type McpTaskStore } from './index.js';
+
+const open: Array<{ client: Client; server: Server }> = [];
+
+afterEach(async () => {
+  for (const { client, server } of open.splice(0)) {
+    await client.close();
+    await server.close();
+  }
+});
+
+async function connect(registry: ToolRegistry, options: McpServerOptions = {}): Promise<Client> {
+  const server = createMcpServer(registry, options);
+  const client = new Client({ name: 'toolshed-test', version: '1.0.0' });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  await client.connect(clientTransport);
+  open.push({ client, server });
+  return client;
+}
+
+function text(result: object): string {
+  const blocks = (result as { content: Array<{ type: string; text?: string }> }).content;
+  return blocks.map((block) => block.text ?? `[${block.type}]`).join('\n');
+}
+
+/** A gate the test opens: the tool runs until then, so the test sees it `working` without a timing. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+function registryWith(release: Promise<void>, seen: { signal?: AbortSignal } = {}) {
+  const registry = new ToolRegistry();
+  registry.registerAll([
+    defineTool({
+      name: 'build_report',
+      description: 'Build the quarterly report.',
+      input: z.object({ quarter: z.string() }),
+      execution: { taskSupport: 'optional' },
+      handler: async ({ quarter }, context) => {
+        seen.signal = context.signal;
+        await Promise.race([
+          release,
+          new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason))),
+        ]);
+        return `Report for ${quarter} is ready.`;
+      },
+    }),
+    defineTool({
+      name: 'export_archive',
+      description: 'Export the whole archive.',
+      execution: { taskSupport: 'required' },
+      handler: () => 'archive.zip',
+    }),
+    defineTool({
+      name: 'echo',
+      description: 'Echo the text.',
+      input: z.object({ text: z.string() }),
+      handler: ({ text }) => text,
+    }),
+  ]);
+  return registry;
+}
+
+async function settle(client: Client, taskId: string) {
+  return client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+}
+
+describe('MCP tasks', () => {
+  it('lists execution.taskSupport for the tools that declare it, and none for the others', async () => {
+    const client = await connect(registryWith(Promise.resolve()));
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool.execution]));
+    expect(byName).toEqual({
+      build_report: { taskSupport: 'optional' },
+      export_archive: { taskSupport: 'required' },
+      echo: undefined,
+    });
+    expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+  });
+
+  it('runs a call as a task: working at first, then completed with the result from tasks/result', async () => {
+    const { open, opened } = gate();
+    const client = await connect(registryWith(opened));
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'build_report', arguments: { quarter: 'Q3' }, task: { ttl: 60_000 } } },
+      z.object({
+        task: z.object({ taskId: z.string(), status: z.string(), ttl: z.number(), pollInterval: z.number() }),
+      }),
+    );
+    expect(created.task).toMatchObject({ status: 'working', ttl: 60_000, pollInterval: 1000 });
+    const working = await client.experimental.tasks.getTask(created.task.taskId);
+    expect(working.status).toBe('working');
+    const listed = await client.experimental.tasks.listTasks();
+    expect(listed.tasks.map((task) => task.taskId)).toEqual([created.task.taskId]);
+    open();
+    const result = await settle(client, created.task.taskId);
+    expect(text(result)).toBe('Report for Q3 is ready.');
+    expect((await client.experimental.tasks.getTask(created.task.taskId)).status).toBe('completed');
+  });
+
+  it('streams a required-task tool to its result with callToolStream', async () => {
+    const client = await connect(registryWith(Promise.resolve()));
+    await client.listTools();
+    const kinds: string[] = [];
+    let final: unknown;
+    for await (const message of client.experimental.tasks.callToolStream({ name: 'export_archive', arguments: {} })) {
+      kinds.push(message.type);
+      if (message.type === 'result') final = message.result;
+    }
+    expect(kinds[0]).toBe('taskCreated');
+    expect(kinds.at(-1)).toBe('result');
+    expect(text(final as object)).toBe('archive.zip');
+  });
+
+  it('refuses with -32601 a task for a tool that does not support one, and a plain call of a required-task tool', async () => {
+    const client = await connect(registryWith(Promise.resolve()));
+    const asTask = client.request(
+      { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' }, task: {} } },
+      CallToolResultSchema,
+    );
+    await expect(asTask).rejects.toMatchObject({
+      code: ErrorCode.MethodNotFound,
+      message: expect.stringContaining("Tool 'echo' does not run as a task (its execution.taskSupport is 'forbidden')"),
+    });
+    const plain = client.request(
+      { method: 'tools/call', params: { name: 'export_archive', arguments: {} } },
+      CallToolResultSchema,
+    );
+    await expect(plain).rejects.toMatchObject({
+      code: ErrorCode.MethodNotFound,
+      message: expect.stringContaining("Tool 'export_archive' runs only as a task"),
+    });
+    const unknown = client.request(
+      { method: 'tools/call', params: { name: 'nope', arguments: {}, task: {} } },
+      CallToolResultSchema,
+    );
+    await expect(unknown).rejects.toBeInstanceOf(McpError);
+  });
+
+  it('cancels a running task: the tool is aborted and the task stays cancelled', async () => {
+    const seen: { signal?: AbortSignal } = {};
+    const client = await connect(registryWith(new Promise(() => {}), seen));
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'build_report', arguments: { quarter: 'Q4' }, task: {} } },
+      z.object({ task: z.object({ taskId: z.string() }) }),
+    );
+    const cancelled = await client.experimental.tasks.cancelTask(created.task.taskId);
+    expect(cancelled.status).toBe('cancelled');
+    expect(seen.signal?.aborted).toBe(true);
+    const result = await settle(client, created.task.taskId);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('[CANCELLED]');
+    await expect(client.experimental.tasks.cancelTask(created.task.taskId)).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+    });
+  });
+
+  it('ends a failing call as a failed task whose result is the tool error', async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      defineTool({
+        name: 'flaky',
+        description: 'Fail.',
+        execution: { taskSupport: 'optional' },
+        handler: () => {
+          throw new Error('disk full');
+        },
+      }),
+    );
+    const client = await connect(registry);
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'flaky', arguments: {}, task: {} } },
+      z.object({ task: z.object({ taskId: z.string() }) }),
+    );
+    const result = await settle(client, created.task.taskId);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('disk full');
+    const task = await client.experimental.tasks.getTask(created.task.taskId);
+    expect(task.status).toBe('failed');
+    expect(task.statusMessage).toContain('disk full');
+  });
+
+  it('answers an unknown task id with -32602 and keeps tasks of one store apart from another', async () => {
+    const shared: McpTaskStore = createMemoryTaskStore();
+    const first = await connect(registryWith(Promise.resolve()), { tasks: { store: shared } });
+    const second = await connect(registryWith(Promise.resolve()), { tasks: { store: shared } });
+    const other = await connect(registryWith(Promise.resolve()));
+    const created = await first.request(
+      { method: 'tools/call', params: { name: 'build_report', arguments: { quarter: 'Q1' }, task: {} } },
+      z.object({ task: z.object({ taskId: z.string() }) }),
+    );
+    expect(text(await settle(second, created.task.taskId))).toBe('Report for Q1 is ready.');
+    await expect(other.experimental.tasks.getTask(created.task.taskId)).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+    });
+    await expect(other.experimental.tasks.getTask('x'.repeat(10_000))).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+    });
+    await expect(first.experimental.tasks.listTasks('not-a-cursor')).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+    });
+  });
+
+  it('declares no tasks capability with tasks: false, and runs the call as usual', async () => {
+    const client = await connect(registryWith(Promise.resolve()), { tasks: false });
+    expect(client.getServerCapabilities()?.tasks).toBeUndefined();
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+    expect(text(result)).toBe('hi');
+  });
+});

@@ -347,6 +347,7 @@ const PATCH_FIELDS: ReadonlyArray<keyof ToolPatch> = [
   'tags',
   'inputExamples',
   'annotations',
+  'execution',
   'parametersSchema',
   'config',
 ];

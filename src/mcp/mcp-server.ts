@@ -138,8 +138,15 @@ const DEFAULT_PAGE_SIZE = 200;
  * - The `catalog`'s prompts, resources and resource templates are served with `prompts/*`,
  *   `resources/*` (subscriptions included) and `completion/complete`.
  *
- * Capabilities: `tools` (with `listChanged`), `logging`, `prompts`, `resources` (with `subscribe`) and
- * `completions`. One server serves one connection: connect
+ * - A tool whose `execution.taskSupport` is `optional` or `required` runs as an MCP task when the
+ *   `tools/call` carries a `task` param (see `tasks`): the answer is the task, the call runs on in the
+ *   background through the same door (validation, timeout, hooks, `onCallResult`), and `tasks/get`,
+ *   `tasks/result`, `tasks/list` and `tasks/cancel` answer from the task store. A task for a tool
+ *   that does not support one, and a plain call of a tool that requires one, are `-32601`. A call
+ *   running as a task cannot elicit or sample (the request it came with is answered already).
+ *
+ * Capabilities: `tools` (with `listChanged`), `logging`, `prompts`, `resources` (with `subscribe`),
+ * `completions` and `tasks` (unless `tasks: false`). One server serves one connection: connect
  * it to a transport (stdio, Streamable HTTP, in-memory) with `server.connect(transport)`. The server
  * listens to the registry from the client's `initialized` notification until it closes; to hook
  * `oninitialized` or `onclose` yourself, wrap the existing callback rather than replace it.

@@ -467,15 +467,13 @@ const RUNNING_AS_TASK = '\u0000task';
 /** A tool's `execution.taskSupport` (`forbidden` when it declares none); `undefined` for an unknown tool. */
 function taskSupportOf(registry: ToolRegistry, name: string): 'forbidden' | 'optional' | 'required' | undefined {
   if (!registry.has(name)) return undefined;
-  let spec: ReturnType<ToolRegistry['get']>;
+  let support: string | undefined;
   try {
-    spec = registry.get(name);
+    support = registry.get(name).execution?.taskSupport;
   } catch {
     // A lazily registered tool whose factory throws: the call itself says why.
     return 'forbidden';
   }
-  const listed = listMcpTools(registry).tools.find((tool) => tool.name === name)?.execution?.taskSupport;
-  const support = spec.execution?.taskSupport ?? listed;
   return support === 'optional' || support === 'required' ? support : 'forbidden';
 }
 

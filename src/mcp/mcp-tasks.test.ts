@@ -213,6 +213,48 @@ describe('MCP tasks', () => {
     });
   });
 
+  it('keeps the ttl a client asks for between one second and maxTtlMs, and gives the default for none', async () => {
+    const client = await connect(registryWith(Promise.resolve()), { tasks: { defaultTtlMs: 5000, maxTtlMs: 60_000 } });
+    const ttlOf = async (task: Record<string, unknown>) =>
+      (
+        await client.request(
+          { method: 'tools/call', params: { name: 'build_report', arguments: { quarter: 'Q1' }, task } },
+          z.object({ task: z.object({ ttl: z.number().nullable() }) }),
+        )
+      ).task.ttl;
+    expect(await ttlOf({})).toBe(5000);
+    expect(await ttlOf({ ttl: -5 })).toBe(1000);
+    expect(await ttlOf({ ttl: 0.5 })).toBe(1000);
+    expect(await ttlOf({ ttl: 1e300 })).toBe(60_000);
+    expect(await ttlOf({ ttl: 30_000.7 })).toBe(30_000);
+    // A ttl that is not a number is refused by the SDK's own request schema, before any task is made.
+    const before = (await client.experimental.tasks.listTasks()).tasks.length;
+    await expect(ttlOf({ ttl: 'forever' })).rejects.toMatchObject({
+      code: ErrorCode.InternalError,
+      message: expect.stringContaining('ttl'),
+    });
+    expect((await client.experimental.tasks.listTasks()).tasks.length).toBe(before);
+    expect(() => createMcpServer(new ToolRegistry(), { tasks: { defaultTtlMs: 10, maxTtlMs: 5 } })).toThrow(
+      'tasks.defaultTtlMs (10) is above tasks.maxTtlMs (5); lower it or raise maxTtlMs.',
+    );
+    expect(() => createMcpServer(new ToolRegistry(), { tasks: { pollIntervalMs: 0 } })).toThrow(
+      'tasks.pollIntervalMs must be a whole number of milliseconds of at least 1, got 0.',
+    );
+  });
+
+  it('forgets the oldest ended task first when the memory store is full', async () => {
+    let now = 1_000_000;
+    const store = createMemoryTaskStore({ maxTasks: 2, now: () => now });
+    const first = await store.create({ tool: 'a', ttlMs: 10_000, pollIntervalMs: 100 });
+    const second = await store.create({ tool: 'b', ttlMs: 10_000, pollIntervalMs: 100 });
+    await store.finish(second.id, { status: 'completed', result: { content: [] } });
+    const third = await store.create({ tool: 'c', ttlMs: 10_000, pollIntervalMs: 100 });
+    expect((await store.list()).tasks.map((task) => task.id)).toEqual([third.id, first.id]);
+    now += 10_000;
+    expect(await store.get(first.id)).toBeUndefined();
+    expect((await store.list()).tasks).toEqual([]);
+  });
+
   it('declares no tasks capability with tasks: false, and runs the call as usual', async () => {
     const client = await connect(registryWith(Promise.resolve()), { tasks: false });
     expect(client.getServerCapabilities()?.tasks).toBeUndefined();

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ToolshedStore } from '../../src/store/index.js';
 import { databaseSnapshot } from './database-snapshot.js';
 import { createTestWorkspace, openHostileServer, postgresHarness, sqliteHarness } from './server-harness.js';
@@ -173,13 +174,38 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
           requestInit: { headers: { authorization: headers.authorization as string } },
         }),
       );
+      const attached = await app.inject({
+        method: 'POST',
+        url: '/api/agents/research/tools',
+        headers,
+        payload: { tool_id: 'slow_export' },
+      });
+      expect(attached.statusCode).toBe(201);
+      const agentClient = new Client({ name: 'task-routes-test', version: '1.0.0' });
+      await agentClient.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${address.port}/mcp/agents/research`), {
+          requestInit: { headers: { authorization: headers.authorization as string } },
+        }),
+      );
       try {
         const listed = await client.listTools();
         expect(listed.tools.find((tool) => tool.name === 'slow_export')?.execution).toEqual({
           taskSupport: 'required',
         });
+        // A task started in the agent's view is polled there, not on the workspace's /mcp.
+        const created = await agentClient.request(
+          { method: 'tools/call', params: { name: 'slow_export', arguments: {}, task: {} } },
+          z.object({ task: z.object({ taskId: z.string() }) }),
+        );
+        const taskId = created.task.taskId;
+        expect((await agentClient.experimental.tasks.getTask(taskId)).taskId).toBe(taskId);
+        await expect(client.experimental.tasks.getTask(taskId)).rejects.toMatchObject({ code: -32602 });
+        await expect(client.experimental.tasks.cancelTask(taskId)).rejects.toMatchObject({ code: -32602 });
+        expect((await get(`/api/tasks/${taskId}`)).json()).toMatchObject({ id: taskId, agent_id: 'research' });
+        expect((await get(`/api/tasks/${taskId}`, otherHeaders)).statusCode).toBe(404);
       } finally {
         await client.close();
+        await agentClient.close();
       }
     });
 

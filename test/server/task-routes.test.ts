@@ -165,6 +165,29 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
       expect(created.json()).toMatchObject({ id: 'slow_export', execution: { taskSupport: 'required' } });
       expect((await get('/api/tools/slow_export')).json()).toMatchObject({ execution: { taskSupport: 'required' } });
       expect((await get('/api/tools/calculator')).json()).not.toHaveProperty('execution');
+      const patched = await app.inject({
+        method: 'PATCH',
+        url: '/api/tools/slow_export',
+        headers,
+        payload: { execution: { task_support: 'optional' } },
+      });
+      expect(patched.statusCode, patched.body).toBe(200);
+      expect(patched.json()).toMatchObject({ execution: { taskSupport: 'optional' } });
+      const refused = await app.inject({
+        method: 'PATCH',
+        url: '/api/tools/slow_export',
+        headers,
+        payload: { execution: { task_support: 'never' } },
+      });
+      expect(refused.statusCode).toBe(400);
+      expect((await get('/api/tools/slow_export')).json()).toMatchObject({ execution: { taskSupport: 'optional' } });
+      const back = await app.inject({
+        method: 'PATCH',
+        url: '/api/tools/slow_export',
+        headers,
+        payload: { execution: { task_support: 'required' } },
+      });
+      expect(back.statusCode).toBe(200);
 
       await app.listen({ host: '127.0.0.1', port: 0 });
       const address = app.server.address() as { port: number };

@@ -40,8 +40,8 @@ function gate() {
   return { open, opened };
 }
 
-function registryWith(release: Promise<void>, seen: { signal?: AbortSignal } = {}) {
-  const registry = new ToolRegistry();
+function registryWith(release: Promise<void>, seen: { signal?: AbortSignal } = {}, defaultTimeoutMs?: number) {
+  const registry = new ToolRegistry(defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs });
   registry.registerAll([
     defineTool({
       name: 'build_report',
@@ -253,6 +253,37 @@ describe('MCP tasks', () => {
     now += 10_000;
     expect(await store.get(first.id)).toBeUndefined();
     expect((await store.list()).tasks).toEqual([]);
+  });
+
+  it('runs a task through the one door: validation, timeouts, hooks and onCallResult', async () => {
+    // The tool never finishes: its call ends by the registry's timeout.
+    const registry = registryWith(new Promise(() => {}), {}, 100);
+    const hooked: string[] = [];
+    registry.use({
+      before: (call) => void hooked.push(`before ${call.name}`),
+      after: (call) => void hooked.push(`after ${call.name}`),
+    });
+    const logged: Array<[string, string]> = [];
+    const client = await connect(registry, {
+      onCallResult: (tool, result) => void logged.push([tool, result.status]),
+    });
+    const run = async (params: Record<string, unknown>) => {
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'build_report', task: {}, ...params } },
+        z.object({ task: z.object({ taskId: z.string() }) }),
+      );
+      return settle(client, created.task.taskId);
+    };
+    const invalid = await run({ arguments: { quarter: 3 } });
+    expect(text(invalid)).toMatch(/^Error \[INVALID_ARGUMENTS\]/);
+    const timedOut = await run({ arguments: { quarter: 'Q1' } });
+    expect(text(timedOut)).toMatch(/^Error \[TIMEOUT\]/);
+    expect(logged).toEqual([
+      ['build_report', 'error'],
+      ['build_report', 'timeout'],
+    ]);
+    expect(hooked.filter((entry) => entry.startsWith('before'))).toHaveLength(2);
+    expect(hooked.filter((entry) => entry.startsWith('after'))).toHaveLength(2);
   });
 
   it('declares no tasks capability with tasks: false, and runs the call as usual', async () => {

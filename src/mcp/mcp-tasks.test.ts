@@ -260,8 +260,8 @@ describe('MCP tasks', () => {
     const registry = registryWith(new Promise(() => {}), {}, 100);
     const hooked: string[] = [];
     registry.use({
-      before: (call) => void hooked.push(`before ${call.name}`),
-      after: (call) => void hooked.push(`after ${call.name}`),
+      before: (call) => void hooked.push(`before ${call.tool}`),
+      after: (call) => void hooked.push(`after ${call.tool}`),
     });
     const logged: Array<[string, string]> = [];
     const client = await connect(registry, {
@@ -282,8 +282,7 @@ describe('MCP tasks', () => {
       ['build_report', 'error'],
       ['build_report', 'timeout'],
     ]);
-    expect(hooked.filter((entry) => entry.startsWith('before'))).toHaveLength(2);
-    expect(hooked.filter((entry) => entry.startsWith('after'))).toHaveLength(2);
+    expect(hooked).toEqual(['before build_report', 'after build_report', 'before build_report', 'after build_report']);
   });
 
   it('declares no tasks capability with tasks: false, and runs the call as usual', async () => {

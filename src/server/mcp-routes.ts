@@ -8,7 +8,7 @@ import {
   malformedHttpRequest,
 } from '../mcp/mcp-http-handler.js';
 import { nodeListener } from '../mcp/node-http-bridge.js';
-import { StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
+import { STORE_LIMITS, StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
 import { ApiError } from './api-error.js';
 import { admitCall, recordCall } from './call-tool.js';
 import {
@@ -102,6 +102,11 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
     ...(taskLeaseMs === undefined ? {} : { leaseMs: taskLeaseMs }),
   });
   const taskOptions = handlerOptions.tasks === false ? undefined : (handlerOptions.tasks ?? {});
+  if (taskOptions?.maxTtlMs !== undefined && taskOptions.maxTtlMs > STORE_LIMITS.taskTtlMs) {
+    throw new TypeError(
+      `tasks.maxTtlMs (${taskOptions.maxTtlMs}) is above the ${STORE_LIMITS.taskTtlMs} ms the store keeps a task; lower it.`,
+    );
+  }
   const targets = new WeakMap<Request, McpTarget>();
   const sessions =
     (sharedSessions ?? context.store.sharedAcrossInstances) ? storeSessions(context, targets) : undefined;

@@ -23,7 +23,7 @@ const STATUSES = new Set<string>(['working', 'input_required', 'completed', 'fai
 /** Most tasks in one page of `list`. */
 const MAX_PAGE = 100;
 /** The longest a task may be kept: a ttl beyond it is refused. */
-const MAX_TTL_MS = 7 * 24 * 60 * 60_000;
+const MAX_TTL_MS = STORE_LIMITS.taskTtlMs;
 
 /**
  * What a task whose server died says: it cannot be resumed, so the caller is told to call again.

@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -226,6 +227,11 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
         await expect(client.experimental.tasks.cancelTask(taskId)).rejects.toMatchObject({ code: -32602 });
         expect((await get(`/api/tasks/${taskId}`)).json()).toMatchObject({ id: taskId, agent_id: 'research' });
         expect((await get(`/api/tasks/${taskId}`, otherHeaders)).statusCode).toBe(404);
+        // The call ends (the endpoint cannot be reached) and is in the call log like any call.
+        const ended = await agentClient.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+        expect(ended.isError).toBe(true);
+        const calls = (await get('/api/calls?tool_id=slow_export')).json() as { calls: Array<Record<string, unknown>> };
+        expect(calls.calls).toEqual([expect.objectContaining({ agent_id: 'research', status: 'error' })]);
       } finally {
         await client.close();
         await agentClient.close();
@@ -263,6 +269,16 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
       expect(response.json().error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
       expect(response.json().error.message).toBe(message);
       expect(await databaseSnapshot(store)).toEqual(before);
+    });
+
+    it('refuses task settings the store cannot keep when the server is made', async () => {
+      const { createServer } = await import('../../src/server/index.js');
+      expect(() => createServer({ store, builtins: false, mcp: { tasks: { maxTtlMs: 30 * 86_400_000 } } })).toThrow(
+        new TypeError('tasks.maxTtlMs (2592000000) is above the 604800000 ms the store keeps a task; lower it.'),
+      );
+      expect(() => createServer({ store, builtins: false, mcp: { taskLeaseMs: 1 } })).toThrow(
+        new TypeError('leaseMs must be a whole number of milliseconds of at least 3, got 1.'),
+      );
     });
 
     it('never answered a 5xx', () => {

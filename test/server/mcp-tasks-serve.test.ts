@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,11 +7,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createStore } from '../../src/store/index.js';
 import { assertBuilt, type RunningCli, startCli } from '../cli/run-cli.js';
+import { createTestWorkspace } from './server-harness.js';
 
 // `toolshed serve` (SQLite) restarted while one MCP task runs and another has finished: after the
 // restart the running one has ended as failed, saying why, and the finished one's result is still
-// there, over MCP and over REST.
+// there, over MCP and over REST. And a server killed mid-task: its task ends once its lease lapses.
 
 beforeAll(assertBuilt);
 
@@ -134,5 +137,54 @@ describe('toolshed serve restarted mid-task', () => {
       [quick.task.taskId, 'completed'],
       [slow.task.taskId, 'failed'],
     ]);
+  }, 60_000);
+});
+
+describe('a server killed mid-task', () => {
+  it('leaves the task working until its lease lapses, then every server reads it as failed, saying why', async () => {
+    const database = join(folder, 'killed.db');
+    const setup = await createStore(database);
+    await setup.migrate();
+    const { token } = await createTestWorkspace(setup, 'ws_lease');
+    await setup.close();
+    const child = spawn(process.execPath, [join(import.meta.dirname, 'fixtures', 'task-lease-server.mjs')], {
+      env: { ...process.env, DATABASE: database, LEASE_MS: '5000' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const port = await new Promise<string>((resolve, reject) => {
+        let output = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          output += chunk;
+          const match = /listening (\d+)/.exec(output);
+          if (match !== null) resolve(match[1] as string);
+        });
+        child.on('exit', (code) => reject(new Error(`the server exited (${code}) before listening`)));
+      });
+      const client = await connect(`http://127.0.0.1:${port}`, token);
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'never_done', arguments: {}, task: {} } },
+        CreatedTask,
+      );
+      expect((await client.experimental.tasks.getTask(created.task.taskId)).status).toBe('working');
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('close', resolve));
+
+      const store = await createStore(database);
+      try {
+        // Until the lease lapses the task still reads as working: nobody can tell a slow server from a dead one.
+        const read = () => store.mcpTasks.get('ws_lease', created.task.taskId);
+        expect((await read())?.status).toBe('working');
+        await expect.poll(async () => (await read())?.status, { timeout: 20_000, interval: 200 }).toBe('failed');
+        expect(await read()).toMatchObject({
+          statusMessage: 'The server running this task stopped before it finished; call the tool again.',
+          result: { isError: true },
+        });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      child.kill('SIGKILL');
+    }
   }, 60_000);
 });

@@ -141,7 +141,7 @@ describe('toolshed serve restarted mid-task', () => {
 });
 
 describe('a server killed mid-task', () => {
-  it('leaves the task working until its lease lapses, then every server reads it as failed, saying why', async () => {
+  it('leaves the task working until its lease lapses, then it reads as failed, saying why', async () => {
     const database = join(folder, 'killed.db');
     const setup = await createStore(database);
     await setup.migrate();

@@ -376,17 +376,16 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
         try {
           await store.finish(task.id, outcome);
         } catch (error) {
-          // A result the store cannot keep (too large): the task still ends, saying why.
-          const message = `The result of '${params.name}' could not be kept: ${error instanceof Error ? error.message : String(error)}`;
-          await store.finish(task.id, {
-            status: 'failed',
-            statusMessage: message,
-            result: {
-              content: [{ type: 'text', text: `Error [EXECUTION_FAILED]: ${message}` }],
-              isError: true,
-              _meta: { error_code: 'EXECUTION_FAILED', retryable: false },
-            },
-          });
+          // A result the store cannot keep (too large): the task still ends, saying why — with no
+          // result at all if even the message is refused, `tasks/result` then builds it from the status.
+          const reason = error instanceof Error ? error.message : String(error);
+          const message = `The result of '${params.name}' could not be kept: ${reason.slice(0, 300)}`;
+          const failed = { status: 'failed' as const, statusMessage: message };
+          try {
+            await store.finish(task.id, { ...failed, result: errorResult(message) });
+          } catch {
+            await store.finish(task.id, { ...failed, result: null });
+          }
         }
         const ended = await store.get(task.id);
         if (ended !== undefined && server.transport !== undefined) {
@@ -475,6 +474,15 @@ function taskSupportOf(registry: ToolRegistry, name: string): 'forbidden' | 'opt
     return 'forbidden';
   }
   return support === 'optional' || support === 'required' ? support : 'forbidden';
+}
+
+/** A tool error as a `tools/call` result. */
+function errorResult(message: string): Record<string, unknown> {
+  return {
+    content: [{ type: 'text', text: `Error [EXECUTION_FAILED]: ${message}` }],
+    isError: true,
+    _meta: { error_code: 'EXECUTION_FAILED', retryable: false },
+  };
 }
 
 /** The first text block of a result, cut to a status message. */

@@ -285,6 +285,41 @@ describe('MCP tasks', () => {
     expect(hooked).toEqual(['before build_report', 'after build_report', 'before build_report', 'after build_report']);
   });
 
+  it('ends a task whose result its store refuses as failed, saying why', async () => {
+    const memory = createMemoryTaskStore();
+    // A store that keeps results of at most 100 bytes of JSON, as the service's keeps 1 MiB.
+    const store: McpTaskStore = {
+      ...memory,
+      finish: async (id, outcome) => {
+        const bytes = JSON.stringify(outcome.result ?? null).length;
+        if (bytes > 100) throw new Error(`result is ${bytes} bytes of JSON; the limit is 100 bytes.`);
+        return memory.finish(id, outcome);
+      },
+    };
+    const registry = new ToolRegistry();
+    registry.register(
+      defineTool({
+        name: 'big_dump',
+        description: 'Dump a lot.',
+        execution: { taskSupport: 'optional' },
+        handler: () => 'x'.repeat(500),
+      }),
+    );
+    const client = await connect(registry, { tasks: { store } });
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'big_dump', arguments: {}, task: {} } },
+      z.object({ task: z.object({ taskId: z.string() }) }),
+    );
+    const result = await settle(client, created.task.taskId);
+    // Even the message is over the limit here, so the task keeps no result and the answer is built from its status.
+    const message =
+      /^The result of 'big_dump' could not be kept: result is \d+ bytes of JSON; the limit is 100 bytes\.$/;
+    expect(text(result)).toMatch(/^Error \[EXECUTION_FAILED\]: The result of 'big_dump' could not be kept/);
+    const task = await client.experimental.tasks.getTask(created.task.taskId);
+    expect(task.status).toBe('failed');
+    expect(task.statusMessage).toMatch(message);
+  });
+
   it('declares no tasks capability with tasks: false, and runs the call as usual', async () => {
     const client = await connect(registryWith(Promise.resolve()), { tasks: false });
     expect(client.getServerCapabilities()?.tasks).toBeUndefined();

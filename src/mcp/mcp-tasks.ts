@@ -138,7 +138,7 @@ export function toSdkTaskStore(store: McpTaskStore, pollIntervalMs: number): Tas
     async getTaskResult(taskId): Promise<Result> {
       const entry = await store.get(taskId);
       if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
-      return (entry.result ?? cancelledResult(entry)) as Result;
+      return (entry.result ?? resultOfEnd(entry)) as Result;
     },
     async updateTaskStatus(taskId, status, statusMessage) {
       if (status === 'working' || status === 'input_required') return;
@@ -146,7 +146,7 @@ export function toSdkTaskStore(store: McpTaskStore, pollIntervalMs: number): Tas
       const ended = await store.finish(taskId, {
         status,
         statusMessage: statusMessage ?? null,
-        result: entry === undefined ? null : cancelledResult(entry),
+        result: entry === undefined ? null : resultOfEnd({ ...entry, status }),
       });
       if (ended && status === 'cancelled') localRuns.get(taskId)?.abort(new Error('The client cancelled the task.'));
     },
@@ -160,12 +160,19 @@ export function toSdkTaskStore(store: McpTaskStore, pollIntervalMs: number): Tas
   };
 }
 
-/** What `tasks/result` answers for a task cancelled before it had a result: a tool error saying so. */
-function cancelledResult(entry: McpTaskEntry): Record<string, unknown> {
-  const message = `The task calling '${entry.tool}' was cancelled before it finished.`;
+/**
+ * What `tasks/result` answers for a task that ended without a result (cancelled, or failed with a
+ * result the store could not keep): a tool error saying so.
+ */
+function resultOfEnd(entry: McpTaskEntry): Record<string, unknown> {
+  const cancelled = entry.status === 'cancelled';
+  const code = cancelled ? 'CANCELLED' : 'EXECUTION_FAILED';
+  const message = cancelled
+    ? `The task calling '${entry.tool}' was cancelled before it finished.`
+    : (entry.statusMessage ?? `The task calling '${entry.tool}' ended without a result.`);
   return {
-    content: [{ type: 'text', text: `Error [CANCELLED]: ${message}` }],
+    content: [{ type: 'text', text: `Error [${code}]: ${message}` }],
     isError: true,
-    _meta: { error_code: 'CANCELLED', retryable: false },
+    _meta: { error_code: code, retryable: false },
   };
 }

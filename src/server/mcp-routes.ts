@@ -134,10 +134,10 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
               ...(config === undefined ? {} : { config }),
             };
           },
+          tasks: taskOptions === undefined ? false : { ...taskOptions, store: tasks.forView(workspaceId, agentId) },
           onCallResult,
           admitCall: admit,
           catalog: view.catalog,
-          tasks: taskOptions === undefined ? false : { ...taskOptions, store: tasks.forView(workspaceId, agentId) },
         },
         settle: () => views.settled(view),
       };

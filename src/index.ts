@@ -28,7 +28,7 @@ export type {
 } from './core/define-resource.js';
 export { defineResource, defineResourceTemplate } from './core/define-resource.js';
 export type { JsonSchemaToolOptions, SchemaToolOptions, ToolOptionsBase } from './core/define-tool.js';
-export { defineTool, isToolSpec, MAX_INPUT_EXAMPLES, TOOL_NAME_PATTERN } from './core/define-tool.js';
+export { defineTool, isToolSpec, MAX_INPUT_EXAMPLES, TASK_SUPPORT, TOOL_NAME_PATTERN } from './core/define-tool.js';
 export { closestNames } from './core/did-you-mean.js';
 export type { CallHook, CallInfo, CallOptions } from './core/dispatch.js';
 export { CallerCapabilityError } from './core/errors/caller-capability-error.js';
@@ -63,8 +63,10 @@ export type {
   RequiredEnvVar,
   SamplingRequest,
   SamplingResult,
+  TaskSupport,
   ToolAnnotations,
   ToolContext,
+  ToolExecution,
   ToolHandler,
   ToolRequirements,
   ToolSpec,

@@ -81,6 +81,11 @@ export const REST_TOOL_SCHEMA: JsonSchema = {
       },
       additionalProperties: false,
     },
+    execution: {
+      type: 'object',
+      properties: { task_support: { enum: ['forbidden', 'optional', 'required'] } },
+      additionalProperties: false,
+    },
     requires_approval: { type: 'boolean' },
     cli: { type: ['string', 'null'] },
   },

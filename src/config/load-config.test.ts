@@ -199,6 +199,33 @@ describe('loadConfig', () => {
     }
   });
 
+  it('gives a custom tool its execution.task_support, and refuses one MCP does not define with the line', async () => {
+    const tool = (support: string) =>
+      writeConfig(
+        [
+          'custom_tools:',
+          '  - id: slow_export',
+          '    type: rest_api',
+          '    description: Export the archive.',
+          `    endpoint: ${apiUrl}/export`,
+          '    parameters: {type: object, properties: {}}',
+          '    allow_private_network: true',
+          `    execution: {task_support: ${support}}`,
+        ].join('\n'),
+      );
+    const loaded = await loadConfig(tool('required'), { env: {}, dotenv: false });
+    try {
+      expect(loaded.registry.get('slow_export').execution).toEqual({ taskSupport: 'required' });
+      expect(loaded.registry.toMcpTools().tools[0]?.execution).toEqual({ taskSupport: 'required' });
+    } finally {
+      await loaded.close();
+    }
+    const failure = await loadConfig(tool('sometimes'), { env: {}, dotenv: false }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect((failure as ConfigError).message).toContain(':8:');
+    expect((failure as ConfigError).message).toContain('task_support');
+  });
+
   it('refuses a configuration with errors, listing every one', async () => {
     const file = writeConfig(['builtins: [calculater]', 'agents:', '  - id: a', '    tools: [nope]'].join('\n'));
     const failure = await loadConfig(file, { env: {}, dotenv: false }).catch((error: unknown) => error);

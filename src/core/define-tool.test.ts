@@ -1,6 +1,13 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { createToolSpec, defineTool, describeValue, isToolSpec, TOOL_NAME_PATTERN } from './define-tool.js';
+import {
+  createToolSpec,
+  defineTool,
+  describeValue,
+  isToolSpec,
+  TASK_SUPPORT,
+  TOOL_NAME_PATTERN,
+} from './define-tool.js';
 import { ToolRegistrationError } from './errors/tool-registration-error.js';
 import type { ToolContext, ToolSpec } from './tool-spec.js';
 
@@ -224,6 +231,40 @@ describe('defineTool validation', () => {
     expect(definitionError({ name: 'x', extraArgs: 'ignore' }).message).toBe(
       `Tool 'x': extraArgs must be 'drop' or 'reject', got "ignore".`,
     );
+  });
+
+  it('keeps execution.taskSupport, frozen, and refuses any other shape naming the field', () => {
+    const spec = defineTool({ name: 'x', description: 'X.', execution: { taskSupport: 'required' }, handler: noop });
+    expect(spec.execution).toEqual({ taskSupport: 'required' });
+    expect(Object.isFrozen(spec.execution)).toBe(true);
+    expect(defineTool({ name: 'y', description: 'Y.', handler: noop }).execution).toBeUndefined();
+    expect(TASK_SUPPORT).toEqual(['forbidden', 'optional', 'required']);
+    const cases: Array<[unknown, string, string]> = [
+      [
+        { taskSupport: 'sometimes' },
+        'execution.taskSupport',
+        `Tool 'x': execution.taskSupport must be 'forbidden', 'optional' or 'required', got "sometimes".`,
+      ],
+      [
+        { taskSupport: true },
+        'execution.taskSupport',
+        `Tool 'x': execution.taskSupport must be 'forbidden', 'optional' or 'required', got true.`,
+      ],
+      [
+        { task_support: 'optional' },
+        'execution.task_support',
+        `Tool 'x': execution has no field 'task_support'; the one field is taskSupport.`,
+      ],
+      [
+        'optional',
+        'execution',
+        `Tool 'x': execution must be an object such as { taskSupport: 'optional' }, got "optional".`,
+      ],
+    ];
+    for (const [execution, field, message] of cases) {
+      const error = definitionError({ name: 'x', execution });
+      expect([error.field, error.message]).toEqual([field, message]);
+    }
   });
 
   it('refuses a requires.env entry that is not a variable name', () => {

@@ -1,7 +1,15 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import { ToolRegistrationError } from './errors/tool-registration-error.js';
 import { isPlainObject, type JsonObjectSchema, type JsonSchema } from './json-schema.js';
-import type { ApprovalPredicate, ToolAnnotations, ToolHandler, ToolRequirements, ToolSpec } from './tool-spec.js';
+import type {
+  ApprovalPredicate,
+  TaskSupport,
+  ToolAnnotations,
+  ToolExecution,
+  ToolHandler,
+  ToolRequirements,
+  ToolSpec,
+} from './tool-spec.js';
 
 /** The most example argument objects a tool may carry in `inputExamples`. */
 export const MAX_INPUT_EXAMPLES = 10;
@@ -29,6 +37,8 @@ export interface ToolOptionsBase {
   resetOnProgress?: boolean;
   maxTotalMs?: number;
   annotations?: ToolAnnotations;
+  /** How calls may run: `{ taskSupport: 'optional' | 'required' }` lets MCP clients run calls as tasks. */
+  execution?: ToolExecution;
   /** Credentials the tool needs; a plain string names a variable without more detail. */
   requires?: { env?: Array<ToolRequirements['env'] extends Array<infer Item> | undefined ? Item | string : never> };
   maxOutputChars?: number;
@@ -181,6 +191,8 @@ export function createToolSpec(options: unknown): ToolSpec {
     }
     spec[key] = value;
   }
+  const execution = executionOf(name, source.execution);
+  if (execution !== undefined) spec.execution = execution;
   if (source.resetOnProgress !== undefined) spec.resetOnProgress = source.resetOnProgress === true;
   if (source.extraArgs !== undefined) {
     if (source.extraArgs !== 'drop' && source.extraArgs !== 'reject') {
@@ -214,6 +226,45 @@ export function createToolSpec(options: unknown): ToolSpec {
   }
   Object.defineProperty(spec, specBrand, { value: true });
   return Object.freeze(spec) as unknown as ToolSpec;
+}
+
+/**
+ * The values of `execution.taskSupport`, in MCP's words.
+ *
+ * @example
+ * ```ts
+ * TASK_SUPPORT.includes('optional'); // true
+ * ```
+ */
+export const TASK_SUPPORT: readonly TaskSupport[] = Object.freeze(['forbidden', 'optional', 'required']);
+
+function executionOf(toolName: string, value: unknown): Readonly<ToolExecution> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainObject(value)) {
+    throw invalid(
+      toolName,
+      'execution',
+      `Tool '${toolName}': execution must be an object such as { taskSupport: 'optional' }, got ${describeValue(value)}.`,
+    );
+  }
+  const unknown = Object.keys(value).filter((key) => key !== 'taskSupport');
+  if (unknown.length > 0) {
+    throw invalid(
+      toolName,
+      `execution.${unknown[0]}`,
+      `Tool '${toolName}': execution has no field '${unknown[0]}'; the one field is taskSupport.`,
+    );
+  }
+  const taskSupport = value.taskSupport;
+  if (taskSupport === undefined) return Object.freeze({});
+  if (typeof taskSupport !== 'string' || !(TASK_SUPPORT as readonly string[]).includes(taskSupport)) {
+    throw invalid(
+      toolName,
+      'execution.taskSupport',
+      `Tool '${toolName}': execution.taskSupport must be 'forbidden', 'optional' or 'required', got ${describeValue(taskSupport)}.`,
+    );
+  }
+  return Object.freeze({ taskSupport: taskSupport as TaskSupport });
 }
 
 function jsonSchemaOf(toolName: string, field: string, schema: StandardSchemaV1, io: 'input' | 'output'): JsonSchema {

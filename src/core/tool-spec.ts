@@ -77,6 +77,19 @@ export interface ToolAnnotations {
   openWorld?: boolean;
 }
 
+/**
+ * Whether a tool's calls may run as MCP tasks (the tasks extension of MCP 2025-11-25), in MCP's own
+ * words: `forbidden` (the default) never, `optional` when the client asks, `required` always, so a
+ * client must ask for a task to call it.
+ */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+/** How a tool's calls may be executed (MCP's `execution` of a tool). */
+export interface ToolExecution {
+  /** Whether a call may run as a task that the client polls (default `forbidden`). */
+  taskSupport?: TaskSupport;
+}
+
 /** An environment variable a tool needs, and where to get a value for it. */
 export interface RequiredEnvVar {
   name: string;
@@ -119,6 +132,8 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   readonly resetOnProgress?: boolean;
   readonly maxTotalMs?: number;
   readonly annotations: Readonly<ToolAnnotations>;
+  /** How calls may run: `{ taskSupport: 'optional' }` lets an MCP client run a call as a task. */
+  readonly execution?: Readonly<ToolExecution>;
   readonly requires: Readonly<ToolRequirements>;
   readonly maxOutputChars?: number;
   /** What to do with arguments the schema does not declare: drop them (default) or reject the call. */

@@ -40,6 +40,11 @@ export const TOOL_DEFINITION_SCHEMA: JsonSchema = {
       properties: Object.fromEntries(Object.keys(ANNOTATION_KEYS).map((key) => [key, { type: 'boolean' }])),
       additionalProperties: false,
     },
+    execution: {
+      type: 'object',
+      properties: { task_support: { enum: ['forbidden', 'optional', 'required'] } },
+      additionalProperties: false,
+    },
     requires: {
       type: 'object',
       properties: {

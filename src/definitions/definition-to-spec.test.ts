@@ -35,7 +35,7 @@ describe('definitionProblems', () => {
         pointer: '/extra',
         field: 'extra',
         message:
-          "unknown key 'extra' (did you mean 'extra_args'?); allowed keys: name, title, description, when_to_use, category, tags, parameters, input_examples, output_schema, handler, timeout, async, annotations, requires, max_output_chars, extra_args, reset_on_progress, max_total, max_concurrency, requires_approval, cli, metadata",
+          "unknown key 'extra' (did you mean 'extra_args'?); allowed keys: name, title, description, when_to_use, category, tags, parameters, input_examples, output_schema, handler, timeout, async, annotations, execution, requires, max_output_chars, extra_args, reset_on_progress, max_total, max_concurrency, requires_approval, cli, metadata",
       },
       { pointer: '/tags', field: 'tags', message: `'tags' must be an array, got string "x"` },
       { pointer: '/timeout', field: 'timeout', message: "'timeout' must be > 0, got number 0" },
@@ -118,6 +118,21 @@ describe('registerDefinition', () => {
       { baseDir },
     );
     expect(explicit.category).toBe('io');
+  });
+
+  it("turns execution.task_support into the spec's execution.taskSupport", async () => {
+    const spec = await definitionToSpec({ ...minimal, execution: { task_support: 'optional' } }, { baseDir });
+    expect(spec.execution).toEqual({ taskSupport: 'optional' });
+    expect(definitionProblems({ ...minimal, execution: { task_support: 'later' } })).toEqual([
+      expect.objectContaining({ field: 'execution.task_support' }),
+    ]);
+    expect(definitionProblems({ ...minimal, execution: { taskSupport: 'optional' } })).toEqual([
+      expect.objectContaining({
+        field: 'execution.taskSupport',
+        message:
+          "unknown key 'execution.taskSupport' (did you mean 'task_support'?); allowed keys under 'execution': task_support",
+      }),
+    ]);
   });
 
   it('asks for approval when requires_approval is set', async () => {

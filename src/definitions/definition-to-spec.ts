@@ -92,7 +92,9 @@ function toProblem(issue: ValidationIssue): DefinitionProblem {
             ? Object.keys(ANNOTATION_KEYS)
             : parent === 'requires'
               ? ['env']
-              : ['name', 'description', 'url'];
+              : parent === 'execution'
+                ? ['task_support']
+                : ['name', 'description', 'url'];
       const suggestion = closestNames(key, known, 1)[0];
       return {
         pointer: issue.pointer,
@@ -194,6 +196,9 @@ export async function definitionToSpec(definition: unknown, options: DefinitionT
     for (const [from, to] of Object.entries(ANNOTATION_KEYS))
       if (fields.annotations[from] !== undefined) annotations[to] = fields.annotations[from];
     spec.annotations = annotations;
+  }
+  if (isPlainObject(fields.execution)) {
+    spec.execution = fields.execution.task_support === undefined ? {} : { taskSupport: fields.execution.task_support };
   }
   const metadata = isPlainObject(fields.metadata) ? { ...fields.metadata } : {};
   // The Python guide keeps the category under metadata; honour it when no top-level category is set.

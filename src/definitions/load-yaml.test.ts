@@ -26,7 +26,7 @@ function expectSuccess(result: ToolResult): ToolSuccess {
 }
 
 const ALLOWED_KEYS =
-  'name, title, description, when_to_use, category, tags, parameters, input_examples, output_schema, handler, timeout, async, annotations, requires, max_output_chars, extra_args, reset_on_progress, max_total, max_concurrency, requires_approval, cli, metadata';
+  'name, title, description, when_to_use, category, tags, parameters, input_examples, output_schema, handler, timeout, async, annotations, execution, requires, max_output_chars, extra_args, reset_on_progress, max_total, max_concurrency, requires_approval, cli, metadata';
 
 /** One file per mistake, and the one line `path:line:col: message` each must produce. */
 const BAD_DEFINITIONS: Array<[file: string, line: string | RegExp]> = [

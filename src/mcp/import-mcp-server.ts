@@ -11,6 +11,7 @@ import {
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
+  CallToolResultSchema,
   CreateMessageRequestSchema,
   type CreateMessageResult,
   ElicitRequestSchema,
@@ -18,6 +19,7 @@ import {
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
+  type Progress,
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -178,6 +180,9 @@ export interface McpServerLogEntry {
 /** The lowest level of the log messages toolshed asks a server for. */
 const UPSTREAM_LOG_LEVEL = 'info';
 
+/** How long a call aborted while its upstream task was being created waits for the task's id, to cancel it. */
+const TASK_CREATION_GRACE_MS = 10_000;
+
 /** Default bound of the `initialize` handshake when the entry sets no timeout. */
 const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
 
@@ -264,7 +269,52 @@ export async function importMcpServer(
     }
   };
 
-  const callRemote = async (toolName: string, args: Record<string, unknown>, context: ToolContext) => {
+  /**
+   * A call of a tool the server runs only as a task: the task is created, polled at the interval the
+   * server asks for, and its result taken; a call aborted meanwhile (timeout, the caller's
+   * cancellation) cancels the server's task with `tasks/cancel`.
+   */
+  const callAsTask = async (
+    params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> },
+    options: { signal: AbortSignal; timeout: number; onprogress: (progress: Progress) => void },
+  ): Promise<CallToolResult> => {
+    let taskId: string | undefined;
+    // The stream gets its own signal: aborted at once the task is known, so that a call aborted while
+    // the task was being created still cancels it once its id arrives (and gives up after a grace).
+    const stop = new AbortController();
+    let grace: NodeJS.Timeout | undefined;
+    const cancel = () => {
+      if (taskId === undefined) {
+        grace = setTimeout(() => stop.abort(options.signal.reason), TASK_CREATION_GRACE_MS);
+        grace.unref();
+        return;
+      }
+      client.experimental.tasks.cancelTask(taskId).catch(() => undefined);
+      stop.abort(options.signal.reason);
+    };
+    if (options.signal.aborted) stop.abort(options.signal.reason);
+    else options.signal.addEventListener('abort', cancel, { once: true });
+    try {
+      const stream = client.experimental.tasks.callToolStream(params, CallToolResultSchema, {
+        ...options,
+        signal: stop.signal,
+        task: {},
+      });
+      for await (const message of stream) {
+        if (message.type === 'taskCreated') {
+          taskId = message.task.taskId;
+          if (options.signal.aborted) cancel();
+        } else if (message.type === 'result') return message.result as CallToolResult;
+        else if (message.type === 'error') throw message.error;
+      }
+      throw new Error(`MCP server '${config.name}' ended the task of '${params.name}' without a result.`);
+    } finally {
+      clearTimeout(grace);
+      options.signal.removeEventListener('abort', cancel);
+    }
+  };
+
+  const callRemote = async (toolName: string, args: Record<string, unknown>, context: ToolContext, asTask = false) => {
     if (state !== 'up')
       return unavailable(config.name, context.tool, lastError, reconnect !== false && state === 'down');
     const refusals: { refused?: string } = {};
@@ -283,16 +333,20 @@ export async function importMcpServer(
         async (span) => {
           const meta: Record<string, unknown> = {};
           injectTraceContext(meta);
-          const answer = (await client.callTool(
-            { name: toolName, arguments: args, ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }) },
-            undefined,
-            {
-              signal: context.signal,
-              // The registry's deadline governs; the SDK's own 60 s default must not cut in first.
-              timeout: 2_147_483_647,
-              onprogress: (progress) => context.progress(progress.progress, progress.total, progress.message),
-            },
-          )) as CallToolResult;
+          const params = {
+            name: toolName,
+            arguments: args,
+            ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
+          };
+          const requestOptions = {
+            signal: context.signal,
+            // The registry's deadline governs; the SDK's own 60 s default must not cut in first.
+            timeout: 2_147_483_647,
+            onprogress: (progress: Progress) => context.progress(progress.progress, progress.total, progress.message),
+          };
+          const answer = asTask
+            ? await callAsTask(params, requestOptions)
+            : ((await client.callTool(params, undefined, requestOptions)) as CallToolResult);
           if (answer.isError === true) span?.setAttribute('error.type', 'tool_error');
           return answer;
         },
@@ -335,7 +389,7 @@ export async function importMcpServer(
     if (review !== undefined && review.status !== 'changed') {
       // Approved since it was listed: serve it again (listed over MCP too), then run the call.
       await refresh();
-      return callRemote(tool.name, args, context);
+      return callRemote(tool.name, args, context, requiresTask(tool));
     }
     const changed = quarantine.get(tool.name) ?? [];
     return ToolResult.error('DISABLED', quarantineMessage(context.tool, config.name, tool.name, changed), {
@@ -360,6 +414,7 @@ export async function importMcpServer(
       },
       ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
       ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+      ...(taskSupportOf(tool) === undefined ? {} : { execution: { taskSupport: taskSupportOf(tool) } }),
       annotations: {
         ...(annotations.readOnlyHint === undefined ? {} : { readOnly: annotations.readOnlyHint }),
         ...(annotations.destructiveHint === undefined ? {} : { destructive: annotations.destructiveHint }),
@@ -374,7 +429,9 @@ export async function importMcpServer(
         ...upstreamExtras(tool),
       },
       handler: (args, context) =>
-        changed === undefined ? callRemote(tool.name, args, context) : callQuarantined(tool, args, context),
+        changed === undefined
+          ? callRemote(tool.name, args, context, requiresTask(tool))
+          : callQuarantined(tool, args, context),
     });
   };
 
@@ -620,6 +677,21 @@ export async function importMcpServer(
       if (wasUp) await client.close();
     },
   };
+}
+
+/** An upstream tool's `execution.taskSupport`, when it is one MCP defines. */
+function taskSupportOf(tool: Tool): 'forbidden' | 'optional' | 'required' | undefined {
+  const support = tool.execution?.taskSupport;
+  return support === 'forbidden' || support === 'optional' || support === 'required' ? support : undefined;
+}
+
+/**
+ * Whether the server runs the tool only as a task: toolshed then calls it as one and waits for its
+ * result, so that to toolshed's own callers (REST, the CLI, MCP with or without a task) it is a call
+ * like any other. A tool with optional task support is called plainly.
+ */
+function requiresTask(tool: Tool): boolean {
+  return taskSupportOf(tool) === 'required';
 }
 
 /**

@@ -47,9 +47,13 @@ export {
 } from './mcp-modern.js';
 export type { McpCallContext, McpServerOptions } from './mcp-server.js';
 export { createMcpServer } from './mcp-server.js';
+export type { McpTaskEntry, McpTaskOutcome, McpTaskStatus, McpTaskStore } from './mcp-task-store.js';
+export type { McpTaskOptions } from './mcp-tasks.js';
 export type { McpToolListing } from './mcp-tool-list.js';
 export { listMcpTools, toolsHash } from './mcp-tool-list.js';
 export { mcpToolName } from './mcp-tool-name.js';
+export type { MemoryTaskStoreOptions } from './memory-task-store.js';
+export { createMemoryTaskStore } from './memory-task-store.js';
 export type { StdioServeOptions, StdioServing } from './serve-stdio.js';
 export { serveStdio } from './serve-stdio.js';
 export type { PinnedField, PinnedToolDefinition, UpstreamPins } from './upstream-pins.js';

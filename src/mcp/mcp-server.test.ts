@@ -436,7 +436,7 @@ describe('MCP server over the SDK client', () => {
     expect(called.isError).toBe(true);
   });
 
-  it('declares the tools, logging, prompts, resources and completions capabilities and its name and version', async () => {
+  it('declares the tools, logging, prompts, resources, completions and tasks capabilities and its name and version', async () => {
     const { client } = await connect(new ToolRegistry(), { name: 'my-tools', instructions: 'Use the tools.' });
     expect(client.getServerCapabilities()).toEqual({
       tools: { listChanged: true },
@@ -444,6 +444,7 @@ describe('MCP server over the SDK client', () => {
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       completions: {},
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     });
     expect(client.getServerVersion()).toEqual({ name: 'my-tools', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
     expect(client.getInstructions()).toBe('Use the tools.');

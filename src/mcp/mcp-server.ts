@@ -4,10 +4,13 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   type CallToolRequest,
   CallToolRequestSchema,
+  type CallToolResult,
   CreateMessageResultSchema,
   ElicitResultSchema,
+  ErrorCode,
   ListToolsRequestSchema,
   LoggingLevelSchema,
+  McpError,
   type ServerNotification,
   type ServerRequest,
   SetLevelRequestSchema,
@@ -21,7 +24,17 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import { toCallToolResult } from './mcp-call-result.js';
 import { serveCatalog, toolOutputLink } from './mcp-catalog-handlers.js';
 import { pageOf } from './mcp-cursor.js';
+import type { McpTaskStore } from './mcp-task-store.js';
+import {
+  type McpTaskOptions,
+  resolveTaskOptions,
+  runLocally,
+  taskTtl,
+  toMcpTask,
+  toSdkTaskStore,
+} from './mcp-tasks.js';
 import { listMcpTools } from './mcp-tool-list.js';
+import { createMemoryTaskStore } from './memory-task-store.js';
 
 /**
  * What a call gets from the server's configuration: per-agent config, environment, agent id.
@@ -88,6 +101,14 @@ export interface McpServerOptions {
    * `resources/templates/list` (default 200); longer lists carry a `nextCursor`.
    */
   pageSize?: number;
+  /**
+   * MCP tasks (the tasks extension of MCP 2025-11-25), on by default: a `tools/call` with a `task`
+   * param for a tool whose `execution.taskSupport` is `optional` or `required` returns a task at once
+   * and runs the call in the background, through the same door as any call; `tasks/get`,
+   * `tasks/result`, `tasks/list` and `tasks/cancel` answer from `tasks.store` (default: this
+   * server's own memory). `false` declares no tasks capability.
+   */
+  tasks?: McpTaskOptions | false;
 }
 
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -117,8 +138,15 @@ const DEFAULT_PAGE_SIZE = 200;
  * - The `catalog`'s prompts, resources and resource templates are served with `prompts/*`,
  *   `resources/*` (subscriptions included) and `completion/complete`.
  *
- * Capabilities: `tools` (with `listChanged`), `logging`, `prompts`, `resources` (with `subscribe`) and
- * `completions`. One server serves one connection: connect
+ * - A tool whose `execution.taskSupport` is `optional` or `required` runs as an MCP task when the
+ *   `tools/call` carries a `task` param (see `tasks`): the answer is the task, the call runs on in the
+ *   background through the same door (validation, timeout, hooks, `onCallResult`), and `tasks/get`,
+ *   `tasks/result`, `tasks/list` and `tasks/cancel` answer from the task store. A task for a tool
+ *   that does not support one, and a plain call of a tool that requires one, are `-32601`. A call
+ *   running as a task cannot elicit or sample (the request it came with is answered already).
+ *
+ * Capabilities: `tools` (with `listChanged`), `logging`, `prompts`, `resources` (with `subscribe`),
+ * `completions` and `tasks` (unless `tasks: false`). One server serves one connection: connect
  * it to a transport (stdio, Streamable HTTP, in-memory) with `server.connect(transport)`. The server
  * listens to the registry from the client's `initialized` notification until it closes; to hook
  * `oninitialized` or `onclose` yourself, wrap the existing callback rather than replace it.
@@ -135,6 +163,9 @@ const DEFAULT_PAGE_SIZE = 200;
 export function createMcpServer(registry: ToolRegistry, options: McpServerOptions = {}): Server {
   // The low-level Server, not McpServer: McpServer wants zod shapes and rebuilds the schemas from them,
   // while the registry already holds the exact JSON Schema (2020-12, $defs and all) to list.
+  const taskSettings = options.tasks === false ? undefined : resolveTaskOptions(options.tasks ?? {});
+  const taskStore: McpTaskStore | undefined =
+    options.tasks === false ? undefined : (options.tasks?.store ?? createMemoryTaskStore());
   const server = new Server(
     { name: options.name ?? 'toolshed', version: options.version ?? toolshedVersion },
     {
@@ -144,7 +175,14 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
         prompts: { listChanged: true },
         resources: { subscribe: true, listChanged: true },
         completions: {},
+        ...(taskStore === undefined ? {} : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
       },
+      ...(taskStore === undefined || taskSettings === undefined
+        ? {}
+        : {
+            taskStore: toSdkTaskStore(taskStore, taskSettings.pollIntervalMs),
+            defaultTaskPollInterval: taskSettings.pollIntervalMs,
+          }),
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       // A directory load registers many tools in one tick: tell the client once.
       debouncedNotificationMethods: [
@@ -227,7 +265,8 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
       signal,
       ...(options.clientRequestTimeoutMs === undefined ? {} : { timeout: options.clientRequestTimeoutMs }),
     });
-    const capabilities = server.getClientCapabilities();
+    // A task runs on after its request was answered: no stream is left to put a question to the client on.
+    const capabilities = extra.taskId === RUNNING_AS_TASK ? undefined : server.getClientCapabilities();
     if (capabilities?.elicitation !== undefined) {
       context.elicit = async (message, requestedSchema, { signal }) => {
         // The schema is the tool's own; the client validates it against what elicitation allows.
@@ -279,9 +318,10 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
     return answer;
   };
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  const answerCall = async (params: CallToolRequest['params'], extra: CallExtra): Promise<CallToolResult> => {
     try {
-      return await callTool(request.params, extra);
+      // toolshed's content blocks are the SDK's, less strictly typed (an embedded resource's text or blob).
+      return (await callTool(params, extra)) as CallToolResult;
     } catch (error) {
       // Only a throwing `context` option gets here (`registry.call` never throws); still a result.
       const message = error instanceof Error ? error.message : String(error);
@@ -289,13 +329,105 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
         content: [
           {
             type: 'text' as const,
-            text: `Error [EXECUTION_FAILED]: The call to '${request.params.name}' could not be prepared: ${message}`,
+            text: `Error [EXECUTION_FAILED]: The call to '${params.name}' could not be prepared: ${message}`,
           },
         ],
         isError: true,
         _meta: { error_code: 'EXECUTION_FAILED', retryable: false },
       };
     }
+  };
+
+  /** Start the call as a task: stored `working` at once, run in the background, its end stored. */
+  const startTask = async (
+    store: McpTaskStore,
+    settings: { defaultTtlMs: number; maxTtlMs: number; pollIntervalMs: number },
+    params: CallToolRequest['params'],
+    extra: CallExtra,
+  ) => {
+    const task = await store.create({
+      tool: params.name,
+      ttlMs: taskTtl(params.task?.ttl, settings),
+      pollIntervalMs: settings.pollIntervalMs,
+    });
+    const controller = new AbortController();
+    const ranHere = runLocally(task.id, controller);
+    const held = store.hold?.(task.id, () => controller.abort(new Error('The task was cancelled.')));
+    // The request is answered before the call ends: the call gets the task's signal, and its progress
+    // and log notifications go out on the session's own stream (dropped once the session is gone).
+    const taskExtra: CallExtra = {
+      ...extra,
+      signal: controller.signal,
+      taskId: RUNNING_AS_TASK,
+      sendNotification: async (notification) => {
+        if (server.transport !== undefined) await server.notification(notification).catch(() => undefined);
+      },
+    };
+    const { task: _task, ...callParams } = params;
+    void (async () => {
+      try {
+        const answer = await answerCall(callParams, taskExtra);
+        const failed = answer.isError === true;
+        const outcome = {
+          status: failed ? ('failed' as const) : ('completed' as const),
+          statusMessage: failed ? firstText(answer) : null,
+          result: answer as unknown as Record<string, unknown>,
+        };
+        try {
+          await store.finish(task.id, outcome);
+        } catch (error) {
+          // A result the store cannot keep (too large): the task still ends, saying why — with no
+          // result at all if even the message is refused, `tasks/result` then builds it from the status.
+          const reason = error instanceof Error ? error.message : String(error);
+          const message = `The result of '${params.name}' could not be kept: ${reason.slice(0, 300)}`;
+          const failed = { status: 'failed' as const, statusMessage: message };
+          try {
+            await store.finish(task.id, { ...failed, result: errorResult(message) });
+          } catch {
+            await store.finish(task.id, { ...failed, result: null });
+          }
+        }
+        const ended = await store.get(task.id);
+        if (ended !== undefined && server.transport !== undefined) {
+          await server
+            .notification({ method: 'notifications/tasks/status', params: toMcpTask(ended) })
+            .catch(() => undefined);
+        }
+      } catch (error) {
+        report(error);
+      } finally {
+        held?.();
+        ranHere();
+      }
+    })();
+    const immediate = `The call to '${params.name}' runs as task ${task.id}; its result comes with tasks/result.`;
+    return { task: toMcpTask(task), _meta: { 'io.modelcontextprotocol/model-immediate-response': immediate } };
+  };
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const params = request.params;
+    if (taskStore !== undefined && taskSettings !== undefined) {
+      const support = taskSupportOf(registry, params.name);
+      if (params.task !== undefined) {
+        if (support !== 'optional' && support !== 'required') {
+          throw new McpError(
+            ErrorCode.MethodNotFound,
+            support === undefined
+              ? `Tool '${params.name}' not found, so it cannot run as a task; tools/list names the tools.`
+              : `Tool '${params.name}' does not run as a task (its execution.taskSupport is 'forbidden'); call it without params.task.`,
+          );
+        }
+        // The SDK's own answer type for a task-augmented call, which its request type does not know.
+        return (await startTask(taskStore, taskSettings, params, extra)) as unknown as CallToolResult;
+      }
+      if (support === 'required') {
+        throw new McpError(
+          ErrorCode.MethodNotFound,
+          `Tool '${params.name}' runs only as a task (its execution.taskSupport is 'required'); call it with params.task, e.g. { "task": {} }.`,
+        );
+      }
+    }
+    return answerCall(params, extra);
   });
 
   // Listen only once a client is there to tell, so a server that never connects leaks no listener.
@@ -326,6 +458,38 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
     previousOnClose?.();
   };
   return server;
+}
+
+/** Marks a call's `extra` as that of a task run in the background (no client requests, no request stream). */
+const RUNNING_AS_TASK = '\u0000task';
+
+/** A tool's `execution.taskSupport` (`forbidden` when it declares none); `undefined` for an unknown tool. */
+function taskSupportOf(registry: ToolRegistry, name: string): 'forbidden' | 'optional' | 'required' | undefined {
+  if (!registry.has(name)) return undefined;
+  let support: string | undefined;
+  try {
+    support = registry.get(name).execution?.taskSupport;
+  } catch {
+    // A lazily registered tool whose factory throws: the call itself says why.
+    return 'forbidden';
+  }
+  return support === 'optional' || support === 'required' ? support : 'forbidden';
+}
+
+/** A tool error as a `tools/call` result. */
+function errorResult(message: string): Record<string, unknown> {
+  return {
+    content: [{ type: 'text', text: `Error [EXECUTION_FAILED]: ${message}` }],
+    isError: true,
+    _meta: { error_code: 'EXECUTION_FAILED', retryable: false },
+  };
+}
+
+/** The first text block of a result, cut to a status message. */
+function firstText(result: CallToolResult): string | null {
+  const block = result.content.find((item) => item.type === 'text');
+  if (block === undefined || block.type !== 'text') return null;
+  return block.text.length > 500 ? `${block.text.slice(0, 499)}…` : block.text;
 }
 
 function readVersion(): string {

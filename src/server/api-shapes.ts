@@ -33,6 +33,11 @@ export interface ToolView {
   /** Example arguments for the model, each valid against `parameters_schema`; empty when none. */
   input_examples: Array<Record<string, unknown>>;
   /**
+   * How calls may run, as MCP lists it: `taskSupport` `optional` or `required` lets MCP clients run
+   * calls as tasks; absent when the tool declares nothing (MCP's default, `forbidden`).
+   */
+  execution?: { taskSupport: 'forbidden' | 'optional' | 'required' };
+  /**
    * Where the tool comes from: `builtin`, `config`, `module` or `mcp:<server>` (read-only through the
    * API), `api` (a REST tool created through it) or `code` (a code tool created through it).
    */
@@ -211,4 +216,30 @@ export interface UpstreamServerView {
   tools?: number;
   reconnects?: number;
   changes: UpstreamChangeView[];
+}
+
+/**
+ * An MCP task as `GET /api/tasks/:id` shows it (and, without `result`, an item of `GET /api/tasks`).
+ *
+ * @example
+ * ```ts
+ * const task = (await (await fetch(`/api/tasks/${id}`)).json()) as TaskView;
+ * ```
+ */
+export interface TaskView {
+  id: string;
+  /** The tool the task calls. */
+  tool: string;
+  /** The agent view it was started in; `null` for the workspace's `/mcp`. */
+  agent_id: string | null;
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  status_message: string | null;
+  created_at: string;
+  updated_at: string;
+  /** When the task and its result are deleted. */
+  expires_at: string;
+  ttl_ms: number;
+  poll_interval_ms: number;
+  /** The `tools/call` result (as `tasks/result` gives it); `null` while the task runs. */
+  result?: Record<string, unknown> | null;
 }

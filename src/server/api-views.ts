@@ -24,6 +24,7 @@ export function toolView(tool: ToolRecord): ToolView {
     requires: { ...tool.requires },
     tags: [...tool.tags],
     input_examples: tool.inputExamples.map((example) => ({ ...example })),
+    ...(tool.execution.taskSupport === undefined ? {} : { execution: { taskSupport: tool.execution.taskSupport } }),
     source: tool.source,
     origin: tool.origin,
     created_at: tool.createdAt,

@@ -32,6 +32,7 @@ import { type ServedConfig, type ServedConfigSync, syncServedConfig } from './se
 import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
 import { createServiceBuiltins, type ServiceBuiltins, type ServiceBuiltinsOptions } from './service-builtins.js';
+import { registerTaskRoutes } from './task-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
 import { registerUpstreamRoutes, type UpstreamServers } from './upstream-routes.js';
 import { registerWebCatalog } from './web-catalog.js';
@@ -307,6 +308,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     registerAgentRoutes(api, context);
     registerCatalogRoutes(api, context);
     registerActivityRoutes(api, context);
+    registerTaskRoutes(api, context);
     registerSecretRoutes(api, context);
     registerLimitRoutes(api, context);
     registerWorkspaceRoutes(api, context);

@@ -8,7 +8,7 @@ import {
   malformedHttpRequest,
 } from '../mcp/mcp-http-handler.js';
 import { nodeListener } from '../mcp/node-http-bridge.js';
-import { StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
+import { STORE_LIMITS, StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
 import { ApiError } from './api-error.js';
 import { admitCall, recordCall } from './call-tool.js';
 import {
@@ -18,6 +18,7 @@ import {
 } from './mcp-session-limits.js';
 import { McpViews } from './mcp-views.js';
 import type { ServerContext } from './server-context.js';
+import { StoreTaskKeeper } from './store-task-keeper.js';
 
 /**
  * Settings of the service's MCP endpoints: those of the Streamable HTTP handler (allowed hosts, body
@@ -54,6 +55,11 @@ export interface ServerMcpOptions
    * the servers by `NOTIFY` (default: true on PostgreSQL, false on SQLite, where one process serves).
    */
   sharedSessions?: boolean;
+  /**
+   * How long the lease of a running MCP task lasts (default 30 s, renewed every third of it): when a
+   * server dies mid-task, the task ends as failed once its lease lapses (at once on a clean shutdown).
+   */
+  taskLeaseMs?: number;
 }
 
 interface McpTarget {
@@ -76,7 +82,7 @@ interface McpTarget {
  * ```
  */
 export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, options: ServerMcpOptions = {}): void {
-  const { maxSessionsPerToken, maxSessionsPerWorkspace, sharedSessions, ...handlerOptions } = options;
+  const { maxSessionsPerToken, maxSessionsPerWorkspace, sharedSessions, taskLeaseMs, ...handlerOptions } = options;
   const perToken = sessionLimit('maxSessionsPerToken', maxSessionsPerToken, DEFAULT_MAX_SESSIONS_PER_TOKEN);
   const perWorkspace = sessionLimit(
     'maxSessionsPerWorkspace',
@@ -91,6 +97,16 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
   }
   const report = options.onError ?? ((error: unknown) => app.log.error(error));
   const views = new McpViews(context, report);
+  const tasks = new StoreTaskKeeper(context.store.mcpTasks, {
+    onError: report,
+    ...(taskLeaseMs === undefined ? {} : { leaseMs: taskLeaseMs }),
+  });
+  const taskOptions = handlerOptions.tasks === false ? undefined : (handlerOptions.tasks ?? {});
+  if (taskOptions?.maxTtlMs !== undefined && taskOptions.maxTtlMs > STORE_LIMITS.taskTtlMs) {
+    throw new TypeError(
+      `tasks.maxTtlMs (${taskOptions.maxTtlMs}) is above the ${STORE_LIMITS.taskTtlMs} ms the store keeps a task; lower it.`,
+    );
+  }
   const targets = new WeakMap<Request, McpTarget>();
   const sessions =
     (sharedSessions ?? context.store.sharedAcrossInstances) ? storeSessions(context, targets) : undefined;
@@ -118,6 +134,7 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
               ...(config === undefined ? {} : { config }),
             };
           },
+          tasks: taskOptions === undefined ? false : { ...taskOptions, store: tasks.forView(workspaceId, agentId) },
           onCallResult,
           admitCall: admit,
           catalog: view.catalog,
@@ -210,6 +227,7 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
   });
   app.addHook('onClose', async () => {
     views.close();
+    await tasks.close().catch(report);
     await handler.close();
   });
 }

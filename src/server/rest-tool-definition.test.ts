@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api-error.js';
-import { checkRestToolDefinition, fieldOf, restAnnotations, restToolColumns } from './rest-tool-definition.js';
+import {
+  checkRestToolDefinition,
+  fieldOf,
+  restAnnotations,
+  restExecution,
+  restToolColumns,
+} from './rest-tool-definition.js';
 
 const definition = {
   id: 'company_search',
@@ -21,11 +27,14 @@ describe('REST tool definitions of the API', () => {
       tags: ['search'],
       inputExamples: null,
       annotations: { readOnly: true },
+      execution: {},
       parametersSchema: definition.parameters,
       config: { ...definition, tags: ['search'], annotations: { read_only: true } },
     });
     expect(restAnnotations({ annotations: { read_only: true } })).toEqual({ readOnly: true });
     expect(restAnnotations({ requires_approval: true })).toEqual({ requiresApproval: true });
+    expect(restExecution({ execution: { task_support: 'optional' } })).toEqual({ taskSupport: 'optional' });
+    expect(restExecution({})).toEqual({});
   });
 
   it('names the field of a refused definition, checking what was sent for operator fields', () => {

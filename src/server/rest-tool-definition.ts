@@ -1,7 +1,7 @@
 import { REST_TOOL_SCHEMA } from '../config/config-schema.js';
 import { describeValue } from '../core/define-tool.js';
 import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
-import type { ToolAnnotations } from '../core/tool-spec.js';
+import type { ToolAnnotations, ToolExecution } from '../core/tool-spec.js';
 import { failingExamples } from '../exporters/schema-lint.js';
 import { compileValidator } from '../schema/compile-validator.js';
 import { SECRET_NAME_PATTERN, STORE_LIMITS, type ToolPatch } from '../store/index.js';
@@ -87,9 +87,25 @@ export function restToolColumns(definition: Record<string, unknown>): Required<T
       ? (definition.input_examples as Array<Record<string, unknown>>)
       : null,
     annotations: restAnnotations(definition),
+    execution: restExecution(definition),
     parametersSchema: definition.parameters as JsonObjectSchema,
     config: definition,
   };
+}
+
+/**
+ * A tool's `execution` from the API's snake_case form (`execution: { task_support }`), as the row
+ * keeps it: `{}` when the definition declares none.
+ *
+ * @example
+ * ```ts
+ * restExecution({ execution: { task_support: 'optional' } }); // { taskSupport: 'optional' }
+ * ```
+ */
+export function restExecution(body: Record<string, unknown>): ToolExecution {
+  const execution = isPlainObject(body.execution) ? body.execution : {};
+  const support = execution.task_support;
+  return support === 'forbidden' || support === 'optional' || support === 'required' ? { taskSupport: support } : {};
 }
 
 /**

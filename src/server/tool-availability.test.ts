@@ -22,6 +22,7 @@ function record(id: string, source: string, extra: Partial<ToolRecord> = {}): To
     config: null,
     tags: [],
     inputExamples: [],
+    execution: {},
     source: source as ToolRecord['source'],
     origin: 'toolshed.yaml',
     definitionHash: null,

@@ -54,6 +54,8 @@ export interface ToolsTable {
   tags: ColumnType<string, string | undefined, string>;
   /** The tool's example arguments, a JSON array of objects; `null` when it has none. */
   input_examples: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The tool's `execution.taskSupport` (`forbidden`, `optional`, `required`); `null` when it declares none. */
+  task_support: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** `agents`: each belongs to one workspace. */
@@ -182,6 +184,36 @@ export interface Database {
   call_limit_leases: CallLimitLeasesTable;
   call_limit_locks: { key: string };
   mcp_sessions: McpSessionsTable;
+  mcp_tasks: McpTasksTable;
+}
+
+/**
+ * `mcp_tasks`: MCP tasks of each workspace and agent view (times in epoch milliseconds; PostgreSQL
+ * returns each `bigint` as text).
+ *
+ * @example
+ * ```ts
+ * const working = await store.db.selectFrom('mcp_tasks').select('id').where('status', '=', 'working').execute();
+ * ```
+ */
+export interface McpTasksTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string | null;
+  tool: string;
+  /** `working`, `input_required`, `completed`, `failed` or `cancelled`. */
+  status: string;
+  status_message: string | null;
+  /** The stored `tools/call` result, JSON text; `null` until the task ends. */
+  result: string | null;
+  ttl_ms: number | string;
+  poll_interval_ms: number;
+  /** The server running the task; `null` once it ended. */
+  owner: string | null;
+  lease_expires_at: number | string | null;
+  created_at: number | string;
+  updated_at: number | string;
+  expires_at: number | string;
 }
 
 /**

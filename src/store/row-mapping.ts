@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { JsonObjectSchema } from '../core/json-schema.js';
-import type { ToolAnnotations, ToolRequirements } from '../core/tool-spec.js';
+import type { ToolAnnotations, ToolExecution, ToolRequirements } from '../core/tool-spec.js';
 import type {
   AgentsTable,
   ApiTokensTable,
@@ -121,6 +121,7 @@ export function toolRecordOf(row: Selectable<ToolsTable>): ToolRecord {
     requires: parseJsonColumn<ToolRequirements>(row.requires) ?? {},
     tags: parseJsonColumn<string[]>(row.tags ?? '[]') ?? [],
     inputExamples: parseJsonColumn<Array<Record<string, unknown>>>(row.input_examples ?? null) ?? [],
+    execution: executionOf(row.task_support ?? null),
     config: parseJsonColumn<Record<string, unknown>>(row.config),
     source: row.source as ToolSourceName,
     origin: row.origin,
@@ -128,6 +129,11 @@ export function toolRecordOf(row: Selectable<ToolsTable>): ToolRecord {
     createdAt: toIsoTimestamp(row.created_at),
     updatedAt: toIsoTimestamp(row.updated_at ?? row.created_at),
   };
+}
+
+/** The `task_support` column as a tool's `execution`: `{}` when it declares none. */
+function executionOf(taskSupport: string | null): ToolExecution {
+  return taskSupport === 'forbidden' || taskSupport === 'optional' || taskSupport === 'required' ? { taskSupport } : {};
 }
 
 /** An `agents` row as an {@link AgentRecord}. */

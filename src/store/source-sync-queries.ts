@@ -335,6 +335,7 @@ interface SyncedRow {
     requires: string;
     tags: string;
     input_examples: string | null;
+    task_support: string | null;
     config: string | null;
     source: string;
     origin: string;

@@ -1,5 +1,5 @@
 import type { JsonObjectSchema } from '../core/json-schema.js';
-import type { ToolAnnotations, ToolRequirements } from '../core/tool-spec.js';
+import type { ToolAnnotations, ToolExecution, ToolRequirements } from '../core/tool-spec.js';
 
 /** The SQL dialects the store runs on. */
 export type StoreDialectName = 'sqlite' | 'postgres';
@@ -67,6 +67,8 @@ export interface ToolRecord {
   tags: string[];
   /** Example arguments for the model, each valid against `parametersSchema`; empty when none. */
   inputExamples: Array<Record<string, unknown>>;
+  /** How calls may run (`{ taskSupport: 'optional' }`: as MCP tasks); `{}` when the tool declares nothing. */
+  execution: ToolExecution;
   /** Tool-level settings (a REST tool's endpoint, ...); `null` when none. */
   config: Record<string, unknown> | null;
   /** Where the tool came from. */
@@ -454,4 +456,84 @@ export interface McpSessionSignal {
   kind: 'messages' | 'closed';
   /** JSON-RPC messages from the client (kind `messages`). */
   messages?: unknown[];
+}
+
+/**
+ * The status of an MCP task, in MCP's words: `working` (and `input_required`) until it ends as
+ * `completed`, `failed` or `cancelled`.
+ *
+ * @example
+ * ```ts
+ * const status: McpTaskStatus = 'working';
+ * ```
+ */
+export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/**
+ * An MCP task: one `tools/call` run as a task, kept per workspace and agent view (times in
+ * milliseconds since the epoch).
+ *
+ * @example
+ * ```ts
+ * const task: McpTaskRecord = {
+ *   id: 'task_3f9c0a5b7e21d4c86a0f1b2c', workspaceId: 'acme', agentId: null, tool: 'build_report',
+ *   status: 'completed', statusMessage: null, result: { content: [{ type: 'text', text: 'done' }] },
+ *   ttlMs: 3_600_000, pollIntervalMs: 1000, owner: null, leaseExpiresAt: null,
+ *   createdAt: 1_764_000_000_000, updatedAt: 1_764_000_004_000, expiresAt: 1_764_003_600_000,
+ * };
+ * ```
+ */
+export interface McpTaskRecord {
+  /** `task_` and 24 hex digits. */
+  id: string;
+  workspaceId: string;
+  /** The agent view the task was started in; `null` for the workspace's default view (`/mcp`). */
+  agentId: string | null;
+  tool: string;
+  status: McpTaskStatus;
+  statusMessage: string | null;
+  /** The `tools/call` result as the client gets it from `tasks/result`; `null` until the task ends. */
+  result: Record<string, unknown> | null;
+  ttlMs: number;
+  pollIntervalMs: number;
+  /** The server running the task; `null` once it ended. */
+  owner: string | null;
+  /** Until when the owner's lease holds; a working task past it ends as failed when next read. */
+  leaseExpiresAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  /** When the task and its result are deleted (`createdAt + ttlMs`). */
+  expiresAt: number;
+}
+
+/**
+ * What `mcpTasks.create` takes: the task starts `working`, held by `owner` until `leaseExpiresAt`.
+ *
+ * @example
+ * ```ts
+ * const input: McpTaskInput = { workspaceId: 'acme', tool: 'build_report', ttlMs: 3_600_000, pollIntervalMs: 1000, owner: 'srv_1', leaseExpiresAt: Date.now() + 30_000 };
+ * ```
+ */
+export interface McpTaskInput {
+  workspaceId: string;
+  agentId?: string | null;
+  tool: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+  owner: string;
+  leaseExpiresAt: number;
+}
+
+/**
+ * How an MCP task ended: its terminal status, an optional message and the result to keep.
+ *
+ * @example
+ * ```ts
+ * const outcome: McpTaskOutcome = { status: 'completed', result: { content: [{ type: 'text', text: 'done' }] } };
+ * ```
+ */
+export interface McpTaskOutcome {
+  status: 'completed' | 'failed' | 'cancelled';
+  statusMessage?: string | null;
+  result?: Record<string, unknown> | null;
 }

@@ -37,6 +37,12 @@ export const STORE_LIMITS = Object.freeze({
   inputExamples: 10,
   /** Characters of one tag. */
   tagChars: 100,
+  /** Bytes of UTF-8 JSON of an MCP task's stored result. */
+  taskResultBytes: 1024 * 1024,
+  /** Milliseconds an MCP task may be kept (7 days). */
+  taskTtlMs: 7 * 24 * 60 * 60_000,
+  /** Characters of an MCP task's status message (longer ones are cut). */
+  taskMessageChars: 2000,
 });
 
 /**

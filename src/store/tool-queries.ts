@@ -21,7 +21,15 @@ import {
   serializeTags,
 } from './store-validation.js';
 import { StoreValidationError } from './store-validation-error.js';
-import { definitionHash, serializeSchema, sortById, specColumns, visibleToolById, visibleTools } from './tool-rows.js';
+import {
+  definitionHash,
+  serializeSchema,
+  sortById,
+  specColumns,
+  taskSupportColumn,
+  visibleToolById,
+  visibleTools,
+} from './tool-rows.js';
 import type {
   BuiltinToolSpec,
   StoreTools,
@@ -113,6 +121,7 @@ export class ToolQueries implements StoreTools {
                 requires: eb.ref('excluded.requires'),
                 tags: eb.ref('excluded.tags'),
                 input_examples: eb.ref('excluded.input_examples'),
+                task_support: eb.ref('excluded.task_support'),
                 definition_hash: eb.ref('excluded.definition_hash'),
                 source: eb.ref('excluded.source'),
                 updated_at: eb.ref('excluded.updated_at'),
@@ -159,6 +168,7 @@ export class ToolQueries implements StoreTools {
       config: serializeJsonObject(input.config, 'config', STORE_LIMITS.configBytes),
       tags: serializeTags(input.tags, 'tags'),
       input_examples: serializeInputExamples(input.inputExamples, 'inputExamples'),
+      task_support: taskSupportColumn(input.execution, 'execution'),
       source: workspaceToolSource(input.source),
       origin: null,
       definition_hash: null as string | null,
@@ -297,6 +307,7 @@ type BuiltinRow = Omit<Insertable<ToolsTable>, 'created_at' | 'category' | 'anno
   requires: string;
   tags: string;
   input_examples: string | null;
+  task_support: string | null;
   workspace_id: null;
   source: 'builtin' | 'module';
 };
@@ -336,6 +347,7 @@ const PATCH_FIELDS: ReadonlyArray<keyof ToolPatch> = [
   'tags',
   'inputExamples',
   'annotations',
+  'execution',
   'parametersSchema',
   'config',
 ];
@@ -361,6 +373,7 @@ function toolPatchValues(patch: unknown) {
     tags?: string;
     input_examples?: string | null;
     annotations?: string;
+    task_support?: string | null;
     parameters_schema?: string;
     config?: string | null;
   } = {};
@@ -380,6 +393,7 @@ function toolPatchValues(patch: unknown) {
   if (patch.annotations !== undefined) {
     values.annotations = serializeJsonObject(patch.annotations ?? {}, 'annotations', STORE_LIMITS.configBytes) ?? '{}';
   }
+  if (patch.execution !== undefined) values.task_support = taskSupportColumn(patch.execution, 'execution');
   if (patch.parametersSchema !== undefined) {
     values.parameters_schema = serializeSchema(patch.parametersSchema, 'parametersSchema');
   }
@@ -411,6 +425,7 @@ function sameBuiltin(existing: Selectable<ToolsTable>, row: BuiltinRow): boolean
     existing.annotations === row.annotations &&
     existing.requires === row.requires &&
     existing.tags === row.tags &&
-    (existing.input_examples ?? null) === row.input_examples
+    (existing.input_examples ?? null) === row.input_examples &&
+    (existing.task_support ?? null) === row.task_support
   );
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import { canonicalJson } from '../core/approvals.js';
+import { describeValue, TASK_SUPPORT } from '../core/define-tool.js';
 import type { Database, ToolsTable } from './database.js';
 import { toolRecordOf, workspaceToolKey } from './row-mapping.js';
 import type { StoreContext } from './store-context.js';
@@ -108,6 +109,7 @@ export function definitionHash(row: Partial<Record<keyof ToolsTable, unknown>>):
     config,
     tags,
     input_examples,
+    task_support,
   } = row;
   const definition = {
     name,
@@ -122,6 +124,7 @@ export function definitionHash(row: Partial<Record<keyof ToolsTable, unknown>>):
     tags: tags ?? '[]',
     // Only when present, so rows without examples keep the hash they had before the column existed.
     ...(input_examples === undefined || input_examples === null ? {} : { input_examples }),
+    ...(task_support === undefined || task_support === null ? {} : { task_support }),
   };
   return createHash('sha256').update(canonicalJson(definition)).digest('hex');
 }
@@ -180,6 +183,31 @@ export async function defaultToolRecords(context: StoreContext, workspaceId: str
   return sortById(rows.map(toolRecordOf), (tool) => tool.id);
 }
 
+/**
+ * A tool's `execution` as the `task_support` column holds it: its `taskSupport`, or `null` when it
+ * declares none. Throws {@link StoreValidationError} naming `field` for anything else.
+ *
+ * @example
+ * ```ts
+ * taskSupportColumn({ taskSupport: 'optional' }, 'execution'); // 'optional'
+ * ```
+ */
+export function taskSupportColumn(execution: unknown, field: string): string | null {
+  if (execution === undefined || execution === null) return null;
+  if (!isPlainObject(execution)) {
+    throw new StoreValidationError(field, `${field} must be an object such as { taskSupport: 'optional' }.`);
+  }
+  const support = execution.taskSupport;
+  if (support === undefined) return null;
+  if (typeof support !== 'string' || !(TASK_SUPPORT as readonly string[]).includes(support)) {
+    throw new StoreValidationError(
+      `${field}.taskSupport`,
+      `${field}.taskSupport must be 'forbidden', 'optional' or 'required', got ${describeValue(support)}.`,
+    );
+  }
+  return support;
+}
+
 /** The parts of a tool spec a row keeps as its definition columns. */
 export type SpecDefinition = Omit<BuiltinToolSpec, 'annotations' | 'requires'> &
   Partial<Pick<BuiltinToolSpec, 'annotations' | 'requires'>>;
@@ -204,5 +232,6 @@ export function specColumns(spec: SpecDefinition, id: string) {
     requires: serializeJsonObject({ ...spec.requires }, `${id}.requires`, STORE_LIMITS.configBytes) ?? '{}',
     tags: serializeTags(spec.tags, `${id}.tags`),
     input_examples: serializeInputExamples(spec.inputExamples, `${id}.inputExamples`),
+    task_support: taskSupportColumn(spec.execution, `${id}.execution`),
   };
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { FileBackend } from '../builtins/filesystem/file-backend.js';
 import type { ApprovalStore, PendingApproval } from '../core/approvals.js';
 import type { JsonObjectSchema } from '../core/json-schema.js';
-import type { ToolAnnotations, ToolRequirements, ToolSpec } from '../core/tool-spec.js';
+import type { ToolAnnotations, ToolExecution, ToolRequirements, ToolSpec } from '../core/tool-spec.js';
 import type { Database } from './database.js';
 import type { SqliteDriver } from './sqlite/sqlite-driver.js';
 import type {
@@ -22,6 +22,9 @@ import type {
   McpSessionInput,
   McpSessionRecord,
   McpSessionSignal,
+  McpTaskInput,
+  McpTaskOutcome,
+  McpTaskRecord,
   MigrationReport,
   SecretRecord,
   SetSecretResult,
@@ -115,6 +118,8 @@ export interface WorkspaceToolInput {
   inputExamples?: ReadonlyArray<Readonly<Record<string, unknown>>> | null;
   /** `api` (default: a REST tool) or `code` (a Python or JavaScript tool). */
   source?: 'api' | 'code';
+  /** How calls may run: `{ taskSupport: 'optional' }` lets MCP clients run them as tasks. */
+  execution?: ToolExecution | null;
 }
 
 /**
@@ -138,6 +143,8 @@ export interface ToolPatch {
   /** `null` or `[]` removes them. */
   inputExamples?: ReadonlyArray<Readonly<Record<string, unknown>>> | null;
   annotations?: ToolAnnotations;
+  /** `null` or `{}` removes it. */
+  execution?: ToolExecution | null;
   parametersSchema?: JsonObjectSchema;
   config?: Record<string, unknown> | null;
 }
@@ -161,7 +168,7 @@ export type BuiltinToolSpec = Pick<
   ToolSpec,
   'name' | 'title' | 'description' | 'whenToUse' | 'category' | 'inputSchema' | 'annotations' | 'requires'
 > &
-  Partial<Pick<ToolSpec, 'tags' | 'inputExamples'>>;
+  Partial<Pick<ToolSpec, 'tags' | 'inputExamples' | 'execution'>>;
 
 /** Options of `tools.upsertBuiltins`. */
 export interface UpsertBuiltinsOptions {
@@ -530,6 +537,61 @@ export interface StoreMcpSessions {
 }
 
 /**
+ * MCP tasks of each workspace, kept so that any server on the database can answer for them and they
+ * outlive a restart. A task belongs to a workspace and the agent view it was started in; a lookup
+ * names the workspace, so another workspace's task id reads as absent. Expired tasks (past
+ * `expiresAt`) read as absent and are deleted by `pruneExpired`. A running task is held by its
+ * server's lease (`renew`); a `working` task whose lease lapsed (its server died) ends as `failed`
+ * with a message saying so when it is next read. A task id that is malformed reads as absent.
+ *
+ * @example
+ * ```ts
+ * const task = await store.mcpTasks.create({ workspaceId: 'acme', tool: 'build_report', ttlMs: 3_600_000, pollIntervalMs: 1000, owner: 'srv_1', leaseExpiresAt: Date.now() + 30_000 });
+ * await store.mcpTasks.finish('acme', task.id, { status: 'completed', result: { content: [] } });
+ * ```
+ */
+export interface StoreMcpTasks {
+  /**
+   * Keep a new `working` task. Throws {@link StoreValidationError} for malformed fields and the store's
+   * not-found error for an unknown workspace.
+   */
+  create(input: McpTaskInput, now?: number): Promise<McpTaskRecord>;
+  /**
+   * The workspace's task, restricted to one agent view when `agentId` is given (`null`: the default
+   * view); `undefined` when there is none, it expired or it is another workspace's or view's.
+   */
+  get(
+    workspaceId: string,
+    id: string,
+    options?: { agentId?: string | null; now?: number },
+  ): Promise<McpTaskRecord | undefined>;
+  /**
+   * A page of the workspace's tasks, newest first (of one agent view when `agentId` is given), at most
+   * `limit` (default and most 100), and the cursor of the next page. Throws
+   * {@link StoreValidationError} for a cursor it did not hand out.
+   */
+  list(
+    workspaceId: string,
+    options?: { agentId?: string | null; cursor?: string; limit?: number; now?: number },
+  ): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }>;
+  /**
+   * End a task that is still `working` or `input_required`: false (and nothing written) when it had
+   * already ended, expired or does not exist. Throws {@link StoreValidationError} for a result over
+   * 1 MiB of JSON.
+   */
+  finish(workspaceId: string, id: string, outcome: McpTaskOutcome, now?: number): Promise<boolean>;
+  /**
+   * Extend the lease of `owner`'s running tasks to `leaseExpiresAt`; returns which of `held` are no
+   * longer running (cancelled, ended elsewhere, expired or deleted), so their runs can stop.
+   */
+  renew(owner: string, held: readonly string[], leaseExpiresAt: number, now?: number): Promise<string[]>;
+  /** End `owner`'s running tasks as failed with `message` (its server is shutting down); how many. */
+  release(owner: string, message: string, now?: number): Promise<number>;
+  /** Delete the tasks expired by `now` (default the current time); how many. */
+  pruneExpired(now?: number): Promise<number>;
+}
+
+/**
  * The registry's {@link ApprovalStore} for one workspace, plus the decision step of the REST API.
  * `take` is atomic: of any number of concurrent takers exactly one gets the approval.
  */
@@ -593,6 +655,8 @@ export interface ToolshedStore {
   readonly mcpCatalog: StoreMcpCatalog;
   /** MCP sessions any server on the database may answer, and the signals about them. */
   readonly mcpSessions: StoreMcpSessions;
+  /** MCP tasks of each workspace, readable from any server on the database. */
+  readonly mcpTasks: StoreMcpTasks;
   /**
    * The better-sqlite3 driver under {@link ToolshedStore.db} on SQLite, `undefined` on PostgreSQL:
    * for modules that need what Kysely does not speak (statements prepared once and run many times,

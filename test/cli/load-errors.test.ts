@@ -7,7 +7,7 @@ import { assertBuilt, FIXTURES, lines, runCli } from './run-cli.js';
 beforeAll(assertBuilt);
 
 const BAD_KEY =
-  "broken/bad.yaml:8:1: unknown key 'timout' (did you mean 'timeout'?); allowed keys: name, title, description, when_to_use, category, tags, parameters, input_examples, output_schema, handler, timeout, async, annotations, requires, max_output_chars, extra_args, reset_on_progress, max_total, max_concurrency, requires_approval, cli, metadata";
+  "broken/bad.yaml:8:1: unknown key 'timout' (did you mean 'timeout'?); allowed keys: name, title, description, when_to_use, category, tags, parameters, input_examples, output_schema, handler, timeout, async, annotations, execution, requires, max_output_chars, extra_args, reset_on_progress, max_total, max_concurrency, requires_approval, cli, metadata";
 
 describe('toolshed: tools that fail to load (exit 1)', () => {
   it.each([['list'], ['describe', 'good_tool'], ['call', 'good_tool']])(

@@ -35,7 +35,7 @@ describe('toolshed validate over the configuration corpus', () => {
     expect(run.exitCode).toBe(1);
     expect(lines(run.stdout)).toEqual([
       "toolshed.yaml:2:1: error: unknown key 'agnets' (did you mean 'agents'?); allowed keys: tools, builtins, workspace, custom_tools, mcp_servers, prompts, resources, agents, nodes, defaults, server",
-      "toolshed.yaml:10:5: error: unknown key 'timout' in 'custom_tools[0]' (did you mean 'timeout'?); allowed keys: id, type, title, description, when_to_use, category, tags, input_examples, endpoint, method, auth, parameters, request, response, timeout, max_response_bytes, allow_private_network, annotations, requires_approval, cli",
+      "toolshed.yaml:10:5: error: unknown key 'timout' in 'custom_tools[0]' (did you mean 'timeout'?); allowed keys: id, type, title, description, when_to_use, category, tags, input_examples, endpoint, method, auth, parameters, request, response, timeout, max_response_bytes, allow_private_network, annotations, execution, requires_approval, cli",
     ]);
     expect(lines(run.stderr)).toEqual(['toolshed.yaml: 2 errors, 0 warnings.']);
   });

@@ -90,6 +90,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           '0010_prompts_resources',
           '0011_tool_input_examples',
           '0012_mcp_sessions',
+          '0014_mcp_tasks',
         ],
       });
       const emails = new EmailStore(store);

@@ -2,7 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +74,26 @@ const askName = defineTool({
   },
 });
 
+/** Runs as an MCP task until the test opens its gate, or until it is cancelled. */
+const taskGate = { open: deferred(), cancelled: deferred() };
+const gatedReport = defineTool({
+  name: 'gated_report',
+  description: 'Build a report once the test lets it finish.',
+  input: z.object({ quarter: z.string() }),
+  execution: { taskSupport: 'optional' },
+  timeoutMs: 20_000,
+  handler: async ({ quarter }, ctx) => {
+    const cancelled = new Promise<string>((resolve) =>
+      ctx.signal.addEventListener('abort', () => {
+        taskGate.cancelled.resolve();
+        resolve('cancelled');
+      }),
+    );
+    const outcome = await Promise.race([taskGate.open.promise.then(() => 'done'), cancelled]);
+    return `Report for ${quarter}: ${outcome}.`;
+  },
+});
+
 const needsApproval = defineTool({
   name: 'needs_approval',
   description: 'Echo a note once a person approved the call.',
@@ -116,7 +140,12 @@ beforeAll(async () => {
       await store.tools.upsertBuiltins(createBuiltins());
     }
     stores.push(store);
-    const app = createServer({ store, tools: [countUp, waitForCancel, needsApproval, askName] });
+    // A short task lease: a cancellation heard by another instance reaches the run within a renewal.
+    const app = createServer({
+      store,
+      tools: [countUp, waitForCancel, needsApproval, askName, gatedReport],
+      mcp: { taskLeaseMs: 600 },
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     apps.push(app);
     bases.push(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`);
@@ -380,6 +409,46 @@ describe('three instances on one PostgreSQL behind a round-robin proxy', () => {
       'success',
       'success',
     ]);
+  });
+
+  it('runs an MCP task on one instance and answers for it on every instance: get, list, REST, result and cancel', async () => {
+    const owner = await tenant();
+    const client = await connect('/mcp', owner);
+    const Created = z.object({ task: z.object({ taskId: z.string() }) });
+    const call = (quarter: string) =>
+      client.request(
+        { method: 'tools/call', params: { name: 'gated_report', arguments: { quarter }, task: { ttl: 60_000 } } },
+        Created,
+      );
+    const first = (await call('Q1')).task.taskId;
+    // Each request of the session goes to the next instance: these polls cross all three.
+    for (let poll = 0; poll < 3; poll++) {
+      expect((await client.experimental.tasks.getTask(first)).status).toBe('working');
+    }
+    for (const base of bases) {
+      const seen = await rest(base, owner, 'GET', `/api/tasks/${first}`);
+      expect(seen.body).toMatchObject({ id: first, status: 'working', result: null });
+    }
+    taskGate.open.resolve();
+    const result = await client.experimental.tasks.getTaskResult(first, CallToolResultSchema);
+    expect(result.content).toEqual([{ type: 'text', text: 'Report for Q1: done.' }]);
+    for (const base of bases) {
+      expect((await rest(base, owner, 'GET', `/api/tasks/${first}`)).body).toMatchObject({ status: 'completed' });
+    }
+
+    taskGate.open = deferred();
+    const second = (await call('Q2')).task.taskId;
+    const cancelled = await client.experimental.tasks.cancelTask(second);
+    expect(cancelled.status).toBe('cancelled');
+    // The instance running it hears of the cancellation at its next lease renewal.
+    await within(taskGate.cancelled.promise, 5000, 'the cancellation of the run');
+    const listed = await client.experimental.tasks.listTasks();
+    expect(listed.tasks.map((task) => [task.taskId, task.status])).toEqual([
+      [second, 'cancelled'],
+      [first, 'completed'],
+    ]);
+    const other = await tenant();
+    expect((await rest(proxy.base, other, 'GET', `/api/tasks/${first}`)).status).toBe(404);
   });
 });
 

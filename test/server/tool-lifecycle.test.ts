@@ -420,7 +420,7 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
       const api = await createRestTool(owner);
       const code = await createCodeTool(owner);
       const restFields =
-        'type, title, description, when_to_use, category, tags, input_examples, endpoint, method, auth, parameters, request, response, timeout, max_response_bytes, allow_private_network, annotations, requires_approval, cli';
+        'type, title, description, when_to_use, category, tags, input_examples, endpoint, method, auth, parameters, request, response, timeout, max_response_bytes, allow_private_network, annotations, execution, requires_approval, cli';
       const cases: Array<[string, unknown, string, string, boolean?]> = [
         [api, '[1, 2]', 'body', 'The request body must be a JSON object, got an array.', true],
         [api, '"text"', 'body', 'The request body must be a JSON object, got "text".', true],

@@ -13,6 +13,7 @@ import { ToolRegistry } from '../../src/registry/tool-registry.js';
 import {
   type BuiltinToolSpec,
   type MigrationReport,
+  STORE_LIMITS,
   type StoreChange,
   StoreConflictError,
   type StoreDialectName,
@@ -79,6 +80,7 @@ const TABLES = [
   'approvals',
   'files',
   'mcp_catalog',
+  'mcp_tasks',
   'secrets',
   'tool_calls',
   'tools',
@@ -304,6 +306,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0010_prompts_resources',
         '0011_tool_input_examples',
         '0012_mcp_sessions',
+        '0014_mcp_tasks',
       ]);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);
@@ -470,6 +473,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         requires: { env: [{ name: 'LOOKUP_API_KEY', url: 'https://example.com/keys' }] },
         tags: [],
         inputExamples: [],
+        execution: {},
         config: null,
         source: 'builtin',
         origin: null,
@@ -1285,12 +1289,12 @@ export function defineStoreCases(harness: StoreHarness): void {
         [
           'source',
           { source: 'builtin' },
-          "A tool patch cannot change 'source'; it may change name, description, whenToUse, category, tags, inputExamples, annotations, parametersSchema, config.",
+          "A tool patch cannot change 'source'; it may change name, description, whenToUse, category, tags, inputExamples, annotations, execution, parametersSchema, config.",
         ],
         [
           'id',
           { id: 'other_name' },
-          "A tool patch cannot change 'id'; it may change name, description, whenToUse, category, tags, inputExamples, annotations, parametersSchema, config.",
+          "A tool patch cannot change 'id'; it may change name, description, whenToUse, category, tags, inputExamples, annotations, execution, parametersSchema, config.",
         ],
         ['description', { description: '' }, 'description must be a non-empty string, got "".'],
         [
@@ -2333,6 +2337,177 @@ export function defineStoreCases(harness: StoreHarness): void {
       expect(StoreConflictError.isInstance(error)).toBe(false);
       expect(error).toBeInstanceOf(Error);
       expect((error as StoreError).code).toBe('NOT_FOUND');
+    });
+  });
+
+  describe('MCP tasks', () => {
+    const task = (workspaceId: string, extra: Record<string, unknown> = {}) => ({
+      workspaceId,
+      tool: 'build_report',
+      ttlMs: 60_000,
+      pollIntervalMs: 500,
+      owner: 'srv_a',
+      leaseExpiresAt: Date.now() + 30_000,
+      ...extra,
+    });
+
+    it('keeps a working task, ends it once with its result, and keeps that result readable from another instance', async () => {
+      const workspace = await newWorkspace();
+      const created = await store.mcpTasks.create(task(workspace));
+      expect(created).toMatchObject({
+        workspaceId: workspace,
+        agentId: null,
+        status: 'working',
+        result: null,
+        owner: 'srv_a',
+      });
+      expect(created.id).toMatch(/^task_[0-9a-f]{24}$/);
+      const result = { content: [{ type: 'text', text: 'Report ready.' }] };
+      expect(await store.mcpTasks.finish(workspace, created.id, { status: 'completed', result })).toBe(true);
+      // Ended: a second end (a late cancellation) changes nothing.
+      expect(await store.mcpTasks.finish(workspace, created.id, { status: 'cancelled' })).toBe(false);
+      const another = await openAnother();
+      expect(await another.mcpTasks.get(workspace, created.id)).toMatchObject({
+        status: 'completed',
+        result,
+        owner: null,
+        leaseExpiresAt: null,
+      });
+    });
+
+    it("reads another workspace's, another view's, an expired and a malformed task as absent", async () => {
+      const a = await newWorkspace();
+      const b = await newWorkspace();
+      const agent = await newAgent(a);
+      const now = Date.now();
+      const created = await store.mcpTasks.create(task(a, { agentId: agent }), now);
+      expect(await store.mcpTasks.get(b, created.id)).toBeUndefined();
+      expect(await store.mcpTasks.get(a, created.id, { agentId: null })).toBeUndefined();
+      expect(await store.mcpTasks.get(a, created.id, { agentId: agent })).toMatchObject({ id: created.id });
+      expect(await store.mcpTasks.get(a, created.id, { now: now + 60_000 })).toBeUndefined();
+      for (const id of ['', 'x'.repeat(10_000), "task_' or 1=1 --", created.id.toUpperCase()]) {
+        expect(await store.mcpTasks.get(a, id)).toBeUndefined();
+      }
+      expect(await store.mcpTasks.finish(b, created.id, { status: 'cancelled' })).toBe(false);
+      expect((await store.mcpTasks.get(a, created.id))?.status).toBe('working');
+      expect(await store.mcpTasks.pruneExpired(now + 60_000)).toBeGreaterThanOrEqual(1);
+      expect(await count('mcp_tasks', 'id', created.id)).toBe(0);
+    });
+
+    it('ends a working task whose lease lapsed as failed, saying its server stopped', async () => {
+      const workspace = await newWorkspace();
+      const now = Date.now();
+      const created = await store.mcpTasks.create(task(workspace, { leaseExpiresAt: now + 1_000 }), now);
+      const lapsed = await store.mcpTasks.get(workspace, created.id, { now: now + 1_000 });
+      expect(lapsed).toMatchObject({
+        status: 'failed',
+        statusMessage: 'The server running this task stopped before it finished; call the tool again.',
+        result: { isError: true },
+      });
+      // The run that comes back late cannot overwrite it.
+      expect(await store.mcpTasks.finish(workspace, created.id, { status: 'completed', result: {} })).toBe(false);
+    });
+
+    it("renews its owner's lease, names the held tasks that ended elsewhere, and releases the rest as failed", async () => {
+      const workspace = await newWorkspace();
+      const now = Date.now();
+      const kept = await store.mcpTasks.create(task(workspace, { owner: 'srv_b', leaseExpiresAt: now + 1_000 }), now);
+      const cancelled = await store.mcpTasks.create(
+        task(workspace, { owner: 'srv_b', leaseExpiresAt: now + 1_000 }),
+        now,
+      );
+      await store.mcpTasks.finish(workspace, cancelled.id, { status: 'cancelled' });
+      expect(await store.mcpTasks.renew('srv_b', [kept.id, cancelled.id], now + 50_000, now)).toEqual([cancelled.id]);
+      expect((await store.mcpTasks.get(workspace, kept.id, { now: now + 20_000 }))?.status).toBe('working');
+      expect(await store.mcpTasks.release('srv_b', 'The server shut down.')).toBe(1);
+      expect(await store.mcpTasks.get(workspace, kept.id)).toMatchObject({
+        status: 'failed',
+        statusMessage: 'The server shut down.',
+      });
+    });
+
+    it('lists a workspace newest first a page at a time, by view, and refuses a cursor it did not hand out', async () => {
+      const workspace = await newWorkspace();
+      const agent = await newAgent(workspace);
+      const now = Date.now();
+      const ids: string[] = [];
+      for (let index = 0; index < 5; index++) {
+        const created = await store.mcpTasks.create(
+          task(workspace, index === 4 ? { agentId: agent } : {}),
+          now + index,
+        );
+        ids.push(created.id);
+      }
+      const first = await store.mcpTasks.list(workspace, { limit: 2, now: now + 10 });
+      expect(first.tasks.map((each) => each.id)).toEqual([ids[4], ids[3]]);
+      const second = await store.mcpTasks.list(workspace, {
+        limit: 2,
+        cursor: first.nextCursor as string,
+        now: now + 10,
+      });
+      expect(second.tasks.map((each) => each.id)).toEqual([ids[2], ids[1]]);
+      const third = await store.mcpTasks.list(workspace, {
+        limit: 2,
+        cursor: second.nextCursor as string,
+        now: now + 10,
+      });
+      expect(third).toEqual({ tasks: [expect.objectContaining({ id: ids[0] })] });
+      expect(
+        (await store.mcpTasks.list(workspace, { agentId: agent, now: now + 10 })).tasks.map((each) => each.id),
+      ).toEqual([ids[4]]);
+      for (const cursor of ['nope', '', 'x'.repeat(500)]) {
+        const error = await rejectionOf(store.mcpTasks.list(workspace, { cursor }));
+        expect(StoreValidationError.isInstance(error)).toBe(true);
+        expect((error as StoreValidationError).field).toBe('cursor');
+      }
+    });
+
+    it('refuses malformed tasks and an oversized result, and writes nothing', async () => {
+      const workspace = await newWorkspace();
+      const before = await count('mcp_tasks', 'workspace_id', workspace);
+      const bad: Array<[Record<string, unknown>, string]> = [
+        [{ workspaceId: '../etc' }, 'workspaceId'],
+        [{ tool: '' }, 'tool'],
+        [{ ttlMs: 0 }, 'ttlMs'],
+        [{ ttlMs: 1.5 }, 'ttlMs'],
+        [{ ttlMs: '60000' }, 'ttlMs'],
+        [{ pollIntervalMs: -1 }, 'pollIntervalMs'],
+        [{ owner: '' }, 'owner'],
+      ];
+      for (const [change, field] of bad) {
+        const error = await rejectionOf(store.mcpTasks.create(task(workspace, change) as never));
+        expect((error as StoreValidationError).field).toBe(field);
+      }
+      expect(await count('mcp_tasks', 'workspace_id', workspace)).toBe(before);
+      const created = await store.mcpTasks.create(task(workspace));
+      const huge = { content: [{ type: 'text', text: 'x'.repeat(STORE_LIMITS.taskResultBytes) }] };
+      const error = await rejectionOf(
+        store.mcpTasks.finish(workspace, created.id, { status: 'completed', result: huge }),
+      );
+      expect((error as StoreValidationError).field).toBe('result');
+      expect((await store.mcpTasks.get(workspace, created.id))?.status).toBe('working');
+      const unknownWorkspace = await rejectionOf(store.mcpTasks.create(task('no_such_workspace')));
+      expect((unknownWorkspace as StoreError).code).toBe('NOT_FOUND');
+    });
+
+    it("keeps a tool's execution.taskSupport in its row and clears it with null", async () => {
+      const workspace = await newWorkspace();
+      const id = unique('tool');
+      const created = await store.tools.createWorkspaceTool(workspace, {
+        id,
+        description: 'Export the archive.',
+        parametersSchema: { type: 'object', properties: {} },
+        handlerKey: 'rest_api',
+        execution: { taskSupport: 'required' },
+      });
+      expect(created.execution).toEqual({ taskSupport: 'required' });
+      expect((await store.tools.get(workspace, id))?.execution).toEqual({ taskSupport: 'required' });
+      expect((await store.tools.update(workspace, id, { execution: null })).execution).toEqual({});
+      const error = await rejectionOf(
+        store.tools.update(workspace, id, { execution: { taskSupport: 'sometimes' as never } }),
+      );
+      expect((error as StoreValidationError).field).toBe('execution.taskSupport');
+      expect((await store.tools.get(workspace, id))?.execution).toEqual({});
     });
   });
 }

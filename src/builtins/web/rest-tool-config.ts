@@ -38,6 +38,8 @@ export interface RestToolConfig {
   allow_private_network?: boolean;
   annotations?: { read_only?: boolean; destructive?: boolean; idempotent?: boolean; open_world?: boolean };
   requires_approval?: boolean;
+  /** Whether calls may run as MCP tasks (`task_support`: `forbidden`, `optional` or `required`). */
+  execution?: { task_support?: 'forbidden' | 'optional' | 'required' };
   cli?: string | null;
 }
 

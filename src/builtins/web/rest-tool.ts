@@ -97,6 +97,9 @@ export function createRestTool(config: RestToolConfig, options: RestToolOptions 
       openWorld: annotations.open_world ?? true,
     },
     ...(config.requires_approval === undefined ? {} : { requiresApproval: config.requires_approval }),
+    ...(config.execution?.task_support === undefined
+      ? {}
+      : { execution: { taskSupport: config.execution.task_support } }),
     ...(config.cli === undefined ? {} : { cli: config.cli }),
     metadata: { restEndpoint: config.endpoint, restMethod: method },
     handler: async (args, context) => {

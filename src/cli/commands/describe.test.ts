@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeType } from './describe.js';
+import { defineTool } from '../../core/define-tool.js';
+import { describeTool, describeType } from './describe.js';
 
 describe('describeType', () => {
   it.each([
@@ -20,5 +21,24 @@ describe('describeType', () => {
 
   it('shows control characters in enum values as escapes', () => {
     expect(describeType({ enum: ['a\u001b[2J'] })).toBe('"a\\u001b[2J"');
+  });
+});
+
+describe('describeTool', () => {
+  it('says whether calls may or must run as MCP tasks, and says nothing for a tool that does not declare it', () => {
+    const tool = (execution?: { taskSupport: 'optional' | 'required' }) =>
+      describeTool(
+        defineTool({
+          name: 'export_archive',
+          description: 'Export.',
+          handler: () => 'ok',
+          ...(execution ? { execution } : {}),
+        }),
+        {},
+        100,
+      ).join('\n');
+    expect(tool({ taskSupport: 'required' })).toMatch(/^MCP tasks: +required \(calls run as tasks\)$/m);
+    expect(tool({ taskSupport: 'optional' })).toMatch(/^MCP tasks: +optional$/m);
+    expect(tool()).not.toContain('MCP tasks');
   });
 });

@@ -21,6 +21,7 @@ const SPEC_KEY_ORDER = [
   'resetOnProgress',
   'maxTotalMs',
   'annotations',
+  'execution',
   'requires',
   'maxOutputChars',
   'extraArgs',
@@ -127,6 +128,10 @@ export function describeTool(
   if (tool.maxOutputChars !== undefined) facts.push(['Output limit:', `${tool.maxOutputChars} characters`]);
   if (tool.requiresApproval !== undefined && tool.requiresApproval !== false) {
     facts.push(['Approval:', tool.requiresApproval === true ? 'required' : 'required by a rule over the arguments']);
+  }
+  const taskSupport = tool.execution?.taskSupport;
+  if (taskSupport === 'optional' || taskSupport === 'required') {
+    facts.push(['MCP tasks:', taskSupport === 'required' ? 'required (calls run as tasks)' : 'optional']);
   }
   if (tool.cli !== undefined) facts.push(['CLI keyword:', tool.cli === null ? '(not exposed)' : oneLine(tool.cli)]);
   lines.push(...formatTable(facts), '');

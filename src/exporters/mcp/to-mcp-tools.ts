@@ -8,7 +8,8 @@ import type { McpObjectSchema, McpToolAnnotations, McpToolEntry } from './mcp-to
 /**
  * Export tools as MCP `tools/list` entries: `{name, title?, description, inputSchema, outputSchema?,
  * annotations}`. A schema's `$schema` (its declared dialect) is kept, and so are the `execution`,
- * `icons` and `_meta` of a tool imported from another MCP server (`metadata.mcpUpstream`).
+ * `icons` and `_meta` of a tool imported from another MCP server (`metadata.mcpUpstream`). A tool's
+ * `execution.taskSupport` is listed as `execution: { taskSupport }`.
  *
  * Annotations are always complete, with MCP's defaults for what the tool leaves unset: `readOnlyHint`
  * false, `destructiveHint` true (false for a read-only tool, which cannot destroy), `idempotentHint`
@@ -35,7 +36,7 @@ export function toMcpTools(specs: ToolSource): ExportResult<McpToolEntry> {
       inputSchema: keepDialect(toMcpInputSchema(input.inputSchema, issues), spec.inputSchema),
       ...(outputSchema === undefined ? {} : { outputSchema: keepDialect(outputSchema, spec.outputSchema) }),
       annotations: mcpAnnotations(spec.annotations, title),
-      ...upstreamExtras(spec.metadata),
+      ...withExecution(upstreamExtras(spec.metadata), spec.execution),
     };
   });
 }
@@ -49,6 +50,18 @@ function upstreamExtras(metadata: unknown): Pick<McpToolEntry, 'execution' | 'ic
     ...(Array.isArray(upstream.icons) ? { icons: upstream.icons } : {}),
     ...(isPlainObject(upstream._meta) ? { _meta: upstream._meta } : {}),
   };
+}
+
+/**
+ * The tool's own `execution.taskSupport` over what an upstream server said: a tool that declares none
+ * lists none, which MCP reads as `forbidden`.
+ */
+function withExecution(
+  extras: Pick<McpToolEntry, 'execution' | 'icons' | '_meta'>,
+  execution: unknown,
+): Pick<McpToolEntry, 'execution' | 'icons' | '_meta'> {
+  if (!isPlainObject(execution) || typeof execution.taskSupport !== 'string') return extras;
+  return { ...extras, execution: { ...extras.execution, taskSupport: execution.taskSupport } };
 }
 
 /** MCP speaks JSON Schema 2020-12 and clients honour a schema's `$schema`: a declared dialect stays. */

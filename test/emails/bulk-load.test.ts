@@ -55,15 +55,22 @@ for (const harness of emailHarnesses()) {
           const index = await sql<{ definition: string }>`
             select indexdef as definition from pg_indexes where indexname = 'idx_emails_search'`.execute(store.db);
           expect(index.rows.map((item) => item.definition)).toEqual([
-            'CREATE INDEX idx_emails_search ON public.emails USING gin (search)',
+            'CREATE INDEX idx_emails_search ON public.emails USING gin (inbox, search)',
           ]);
-          // A table this small would be scanned; forbid that to see that the index can answer.
+          // A table this small would be scanned; forbid that to see that the index answers both conditions.
           const plan = await store.db.transaction().execute(async (trx) => {
             await sql`set local enable_seqscan = off`.execute(trx);
             return sql<{ 'QUERY PLAN': string }>`
-              explain select message_id from emails where search @@ plainto_tsquery('english', 'meeting')`.execute(trx);
+              explain select message_id from emails
+              where inbox = 'john.arnold@enron.example' and search @@ plainto_tsquery('english', 'meeting')`.execute(
+              trx,
+            );
           });
-          expect(plan.rows.map((item) => item['QUERY PLAN']).join('\n')).toContain('idx_emails_search');
+          const lines = plan.rows.map((item) => item['QUERY PLAN'].trim());
+          expect(lines).toContain(
+            "Index Cond: ((inbox = 'john.arnold@enron.example'::text) AND (search @@ '''meet'''::tsquery))",
+          );
+          expect(lines.join('\n')).toContain('Bitmap Index Scan on idx_emails_search');
         }
         const [first] = [...generateEmails({ ...CORPUS, count: 1 })];
         const word = first?.body.split(/\W+/).find((item) => item.length > 6) ?? 'meeting';

@@ -82,6 +82,7 @@ describe('createStore', () => {
               '0010_prompts_resources',
               '0011_tool_input_examples',
               '0012_mcp_sessions',
+              '0015_emails_search_by_inbox',
             ],
           });
         } finally {

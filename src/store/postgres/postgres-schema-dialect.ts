@@ -3,8 +3,8 @@ import type { SchemaDialect } from '../migrations/schema-dialect.js';
 
 /**
  * The PostgreSQL schema: `timestamptz` defaulting to `now()`, `bytea`, identity `bigint` keys, byte-wise
- * `COLLATE "C"` text, and the email index as a generated `tsvector` with a GIN index, over `(inbox, search)`
- * since `0015_emails_search_by_inbox`.
+ * `COLLATE "C"` text, and the email index as a generated `tsvector` with a GIN index, which also holds each
+ * email's inbox and month since `0015_emails_search_by_inbox`.
  *
  * @example
  * ```ts
@@ -35,16 +35,6 @@ export const postgresSchemaDialect: SchemaDialect = {
   },
 
   async scopeEmailSearchToInbox(db) {
-    // A role that may not create extensions, or a server without contrib, keeps the index of 0002; the
-    // savepoint keeps the migration's transaction usable after the refusal.
-    await sql`savepoint toolshed_btree_gin`.execute(db);
-    try {
-      await sql`create extension if not exists btree_gin`.execute(db);
-      await sql`release savepoint toolshed_btree_gin`.execute(db);
-    } catch {
-      await sql`rollback to savepoint toolshed_btree_gin`.execute(db);
-      return;
-    }
     // Rebuilding the index of a large corpus outlasts the store's statement timeout; both settings are
     // put back for the migrations that follow in the same transaction.
     const settings = await sql<{ timeout: string; memory: string }>`select
@@ -52,7 +42,10 @@ export const postgresSchemaDialect: SchemaDialect = {
     await sql`set local statement_timeout = 0`.execute(db);
     await sql`set local maintenance_work_mem = '256MB'`.execute(db);
     await sql`drop index if exists idx_emails_search`.execute(db);
-    await sql`create index idx_emails_search on emails using gin (inbox, search)`.execute(db);
+    await sql`create index idx_emails_search on emails using gin ((array[inbox || ' *',
+        inbox || ' ' || case when date ~ '^[0-9]{4}-(0[1-9]|1[0-2])' then left(date, 7) else 'other' end]), search)`.execute(
+      db,
+    );
     const previous = settings.rows[0];
     if (previous !== undefined) {
       await sql`select set_config('statement_timeout', ${previous.timeout}, true),

@@ -58,5 +58,87 @@ for (const harness of emailHarnesses()) {
       const few = await emails.search('report 7', DAVE, 10);
       expect(few).toMatchObject({ total: 1, total_is_lower_bound: false });
     });
+
+    it('ranks the 2 000 most recent matches when they span many months, with months left empty', async () => {
+      // 2 005 emails of one inbox, one every 12 hours from January 1999 (about 33 months), none in
+      // March to May 1999 and none in June 2000; stored oldest first. 'boiler' is in every one. The
+      // subjects of the six oldest and of email 1 000 say 'boiler' (they would rank first): of the six,
+      // only email 5 is among the 2 000 most recent.
+      const start = Date.UTC(1999, 0, 1);
+      const skipped = (time: number) => {
+        const date = new Date(time);
+        const month = date.getUTCFullYear() * 12 + date.getUTCMonth();
+        return (month >= 1999 * 12 + 2 && month <= 1999 * 12 + 4) || month === 2000 * 12 + 5;
+      };
+      const times: number[] = [];
+      for (let time = start; times.length < 2005; time += 12 * 3_600_000) if (!skipped(time)) times.push(time);
+      const spread = times.map((time, index) =>
+        email(
+          30_000 + index,
+          index <= 5 || index === 1000 ? `Boiler ${index}` : `Memo ${index}`,
+          `The boiler log ${index}.`,
+          new Date(time).toISOString(),
+        ),
+      );
+      expect(await emails.insertBatch(spread)).toBe(2005);
+
+      const found = await emails.search('boiler', DAVE, 3);
+      expect(found).toMatchObject({ total: 2000, total_is_lower_bound: true });
+      expect(found.emails.map((hit) => hit.message_id)).toEqual([
+        '<31000.test@enron.com>',
+        '<30005.test@enron.com>',
+        '<32004.test@enron.com>',
+      ]);
+      // One match in the oldest month, one in the newest.
+      expect((await emails.search('log 0', DAVE, 5)).emails.map((hit) => hit.message_id)).toEqual([
+        '<30000.test@enron.com>',
+      ]);
+      expect((await emails.search('log 2004', DAVE, 5)).total).toBe(1);
+    });
+
+    it('finds emails whatever their date text looks like', async () => {
+      const odd = (id: number, date: string, inbox: string): EmailRecord => ({
+        ...email(id, `Valve ${id}`, 'The valve.', date),
+        inbox,
+      });
+      // One inbox mixing ISO dates and others, one with no ISO date at all.
+      const mixed = [
+        odd(40_001, '2001-05-03T00:00:00.000Z', 'erin@enron.com'),
+        odd(40_002, 'sometime in May', 'erin@enron.com'),
+        odd(40_003, '', 'erin@enron.com'),
+        odd(40_004, '2001-13', 'erin@enron.com'),
+        odd(40_005, '1999-01-02', 'erin@enron.com'),
+        odd(40_006, 'Thu, 3 May 2001', 'fay@enron.com'),
+        odd(40_007, '2001', 'fay@enron.com'),
+        // Oldest and newest dates with a month, and between them dates without one.
+        odd(40_008, '1999-01-02T00:00:00.000Z', 'gus@enron.com'),
+        odd(40_009, '2000-13-01', 'gus@enron.com'),
+        odd(40_010, '2000-1', 'gus@enron.com'),
+        odd(40_011, '2001-05-03T00:00:00.000Z', 'gus@enron.com'),
+      ];
+      expect(await emails.insertBatch(mixed)).toBe(11);
+      const erin = await emails.search('valve', 'erin@enron.com', 50);
+      expect(erin).toMatchObject({ total: 5, total_is_lower_bound: false });
+      expect(erin.emails.map((hit) => hit.message_id).sort()).toEqual([
+        '<40001.test@enron.com>',
+        '<40002.test@enron.com>',
+        '<40003.test@enron.com>',
+        '<40004.test@enron.com>',
+        '<40005.test@enron.com>',
+      ]);
+      const fay = await emails.search('valve', 'fay@enron.com', 50);
+      expect(fay.emails.map((hit) => hit.message_id).sort()).toEqual([
+        '<40006.test@enron.com>',
+        '<40007.test@enron.com>',
+      ]);
+      const gus = await emails.search('valve', 'gus@enron.com', 50);
+      expect(gus).toMatchObject({ total: 4, total_is_lower_bound: false });
+      expect(gus.emails.map((hit) => hit.message_id).sort()).toEqual([
+        '<40008.test@enron.com>',
+        '<40009.test@enron.com>',
+        '<40010.test@enron.com>',
+        '<40011.test@enron.com>',
+      ]);
+    });
   });
 }

@@ -5,10 +5,11 @@ import { type Kysely, Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EmailRecord } from '../../src/emails/email-record.js';
 import { EmailStore } from '../../src/emails/email-store.js';
+import { generateEmails } from '../../src/emails/generate-emails.js';
 import { createStore, type ToolshedStore } from '../../src/store/index.js';
 import { emailsSchema } from '../../src/store/migrations/emails-schema.js';
 import { initialSchema } from '../../src/store/migrations/initial-schema.js';
-import { MIGRATION_TABLES } from '../../src/store/migrations/toolshed-migration-provider.js';
+import { MIGRATION_TABLES, ToolshedMigrationProvider } from '../../src/store/migrations/toolshed-migration-provider.js';
 import { postgresSchemaDialect } from '../../src/store/postgres/postgres-schema-dialect.js';
 import { sqliteSchemaDialect } from '../../src/store/sqlite/sqlite-schema-dialect.js';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '../support/postgres-test-database.js';
@@ -91,6 +92,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           '0011_tool_input_examples',
           '0012_mcp_sessions',
           '0014_mcp_tasks',
+          '0015_emails_search_by_inbox',
         ],
       });
       const emails = new EmailStore(store);
@@ -130,6 +132,87 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         ]);
         // Throws when the index and the table disagree.
         await sql`insert into emails_fts (emails_fts) values ('integrity-check')`.execute(store.db);
+      }
+    });
+  });
+}
+
+/** Every migration before `0015_emails_search_by_inbox`, as a database of the previous release has them. */
+async function migrateBefore0015(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): Promise<void> {
+  const all = await new ToolshedMigrationProvider(SCHEMA_DIALECTS[dialect]).getMigrations();
+  const earlier = Object.fromEntries(Object.entries(all).filter(([name]) => name < '0015'));
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => earlier }, ...MIGRATION_TABLES });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error;
+}
+
+/** Generated emails, each with a word of its own (`mark<n>x`), in three inboxes. */
+const MARKED = [...generateEmails({ count: 240, inboxes: 3, seed: 15 })].map((item, index) => ({
+  ...item,
+  body: `${item.body} mark${index}x`,
+}));
+
+for (const dialect of ['sqlite', 'postgres'] as const) {
+  describe(`migration 0015_emails_search_by_inbox on ${dialect}`, () => {
+    let folder: string | undefined;
+    let database: PostgresTestDatabase | undefined;
+    let store: ToolshedStore | undefined;
+    afterAll(async () => {
+      await store?.close();
+      await database?.drop();
+      if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+    });
+
+    it('keeps every stored email searchable in its inbox, with the same answers as before', async () => {
+      if (dialect === 'sqlite') {
+        folder = mkdtempSync(join(tmpdir(), 'toolshed-emails-migrate-'));
+        store = await createStore(join(folder, 'toolshed.db'));
+      } else {
+        database = await createPostgresTestDatabase('toolshed_emails_migrate', 'The email migration test');
+        store = await createStore(database.url, { notifications: false });
+      }
+      await migrateBefore0015(store.db as Kysely<unknown>, dialect);
+      const before = new EmailStore(store);
+      expect(await before.insertBatch(MARKED)).toBe(MARKED.length);
+      const inboxes = [...new Set(MARKED.map((item) => item.inbox))];
+      const queries = ['gas', 'meeting schedule', 'the', 'contract price'];
+      const answers = async (emails: EmailStore) =>
+        Promise.all(inboxes.flatMap((inbox) => queries.map((query) => emails.search(query, inbox, 50))));
+      const earlier = await answers(before);
+      expect(earlier.some((answer) => answer.total > 0)).toBe(true);
+
+      expect(await store.migrate()).toEqual({ applied: ['0015_emails_search_by_inbox'] });
+      const emails = new EmailStore(store);
+      expect(await answers(emails)).toEqual(earlier);
+      for (const [index, item] of MARKED.entries()) {
+        const found = await emails.search(`mark${index}x`, item.inbox, 10);
+        expect({ index, ids: found.emails.map((hit) => hit.message_id), total: found.total }).toEqual({
+          index,
+          ids: [item.message_id],
+          total: 1,
+        });
+        // Another inbox does not have it.
+        const other = inboxes.find((inbox) => inbox !== item.inbox) ?? '';
+        expect((await emails.search(`mark${index}x`, other, 10)).total).toBe(0);
+      }
+
+      const added = { ...(MARKED[0] as EmailRecord), message_id: '<added.migrate@enron.com>', body: 'fresh wordzz' };
+      expect(await emails.insertBatch([added])).toBe(1);
+      expect((await emails.search('wordzz', added.inbox, 10)).emails.map((hit) => hit.message_id)).toEqual([
+        added.message_id,
+      ]);
+      if (dialect === 'postgres') {
+        const index = await sql<{ definition: string }>`
+          select indexdef as definition from pg_indexes where indexname = 'idx_emails_search'`.execute(store.db);
+        // PostgreSQL prints the index's expression over several lines.
+        expect(index.rows.map((item) => item.definition.replace(/\s+/g, ' '))).toEqual([
+          "CREATE INDEX idx_emails_search ON public.emails USING gin ((ARRAY[(inbox || ' *'::text), ((inbox || ' '::text) || CASE WHEN (date ~ '^[0-9]{4}-(0[1-9]|1[0-2])'::text) THEN \"left\"(date, 7) ELSE 'other'::text END)]), search)",
+        ]);
+        // The store's statement timeout is back for what runs after the rebuild.
+        const timeout = await sql<{ value: string }>`select current_setting('statement_timeout') as value`.execute(
+          store.db,
+        );
+        expect(timeout.rows[0]?.value).toBe('30s');
       }
     });
   });

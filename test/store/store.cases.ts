@@ -307,6 +307,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0011_tool_input_examples',
         '0012_mcp_sessions',
         '0014_mcp_tasks',
+        '0015_emails_search_by_inbox',
       ]);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);

@@ -83,6 +83,7 @@ describe('createStore', () => {
               '0011_tool_input_examples',
               '0012_mcp_sessions',
               '0014_mcp_tasks',
+              '0015_emails_search_by_inbox',
             ],
           });
         } finally {

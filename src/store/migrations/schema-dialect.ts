@@ -38,4 +38,6 @@ export interface SchemaDialect {
   clusterEmailsByInbox(db: Kysely<unknown>): Promise<void>;
   /** `0004_emails_search_file`: drop an index kept in the main database file that now lives elsewhere. */
   moveEmailSearchOut(db: Kysely<unknown>): Promise<void>;
+  /** `0015_emails_search_by_inbox`: let the full-text index find one inbox's matches by itself. */
+  scopeEmailSearchToInbox(db: Kysely<unknown>): Promise<void>;
 }

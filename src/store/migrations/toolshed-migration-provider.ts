@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { callAuditSchema } from './call-audit-schema.js';
 import { emailsByInboxSchema } from './emails-by-inbox-schema.js';
 import { emailsSchema } from './emails-schema.js';
+import { emailsSearchByInboxSchema } from './emails-search-by-inbox-schema.js';
 import { emailsSearchFile } from './emails-search-file.js';
 import { initialSchema } from './initial-schema.js';
 import { mcpCatalogSchema } from './mcp-catalog-schema.js';
@@ -53,6 +54,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
       '0011_tool_input_examples': toolInputExamplesSchema(this.#schema),
       '0012_mcp_sessions': mcpSessionsSchema(this.#schema),
       '0014_mcp_tasks': mcpTasksSchema(this.#schema),
+      '0015_emails_search_by_inbox': emailsSearchByInboxSchema(this.#schema),
     };
   }
 }

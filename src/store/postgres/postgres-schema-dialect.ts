@@ -3,7 +3,8 @@ import type { SchemaDialect } from '../migrations/schema-dialect.js';
 
 /**
  * The PostgreSQL schema: `timestamptz` defaulting to `now()`, `bytea`, identity `bigint` keys, byte-wise
- * `COLLATE "C"` text, and the email index as a generated `tsvector` with a GIN index (no later change).
+ * `COLLATE "C"` text, and the email index as a generated `tsvector` with a GIN index, which also holds each
+ * email's inbox and month since `0015_emails_search_by_inbox`.
  *
  * @example
  * ```ts
@@ -31,5 +32,24 @@ export const postgresSchemaDialect: SchemaDialect = {
 
   async moveEmailSearchOut() {
     // The index is a generated column and a GIN index in the tables: nothing to move.
+  },
+
+  async scopeEmailSearchToInbox(db) {
+    // Rebuilding the index of a large corpus outlasts the store's statement timeout; both settings are
+    // put back for the migrations that follow in the same transaction.
+    const settings = await sql<{ timeout: string; memory: string }>`select
+      current_setting('statement_timeout') as timeout, current_setting('maintenance_work_mem') as memory`.execute(db);
+    await sql`set local statement_timeout = 0`.execute(db);
+    await sql`set local maintenance_work_mem = '256MB'`.execute(db);
+    await sql`drop index if exists idx_emails_search`.execute(db);
+    await sql`create index idx_emails_search on emails using gin ((array[inbox || ' *',
+        inbox || ' ' || case when date ~ '^[0-9]{4}-(0[1-9]|1[0-2])' then left(date, 7) else 'other' end]), search)`.execute(
+      db,
+    );
+    const previous = settings.rows[0];
+    if (previous !== undefined) {
+      await sql`select set_config('statement_timeout', ${previous.timeout}, true),
+        set_config('maintenance_work_mem', ${previous.memory}, true)`.execute(db);
+    }
   },
 };

@@ -94,6 +94,10 @@ export const sqliteSchemaDialect: SchemaDialect = {
   async moveEmailSearchOut(db) {
     await dropEmailSearch(db);
   },
+
+  async scopeEmailSearchToInbox() {
+    // An inbox is already one rowid range of the FTS5 index: nothing to change.
+  },
 };
 
 /** Drop the FTS5 index kept in the main database file and the triggers that fed it. */

@@ -26,6 +26,7 @@ export type {
   McpEndpointResolver,
   McpHttpHandler,
   McpHttpHandlerOptions,
+  McpResumableStreamsOptions,
   McpSessionQuota,
   McpSessionSharing,
   McpSessionSignalMessage,
@@ -39,6 +40,7 @@ export { listMcpTools, toolsHash } from './mcp-tool-list.js';
 export { mcpToolName } from './mcp-tool-name.js';
 export type { StdioServeOptions, StdioServing } from './serve-stdio.js';
 export { serveStdio } from './serve-stdio.js';
+export type { McpSharedEvent } from './session-event-store.js';
 export type { PinnedField, PinnedToolDefinition, UpstreamPins } from './upstream-pins.js';
 export {
   changedFields,

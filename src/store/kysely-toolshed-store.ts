@@ -9,6 +9,7 @@ import { DatabaseApprovalStore } from './database-approval-store.js';
 import { DatabaseFileBackend } from './database-file-backend.js';
 import { McpCatalogQueries } from './mcp-catalog-queries.js';
 import { McpSessionQueries } from './mcp-session-queries.js';
+import { McpStreamEventQueries } from './mcp-stream-event-queries.js';
 import { MIGRATION_TABLES, ToolshedMigrationProvider } from './migrations/toolshed-migration-provider.js';
 import { dropForChange, readCachesOf } from './read-cache.js';
 import type { SecretKeyring } from './secret-key.js';
@@ -29,6 +30,7 @@ import type {
   StoreCallLimits,
   StoreMcpCatalog,
   StoreMcpSessions,
+  StoreMcpStreamEvents,
   StoreSecrets,
   StoreTokens,
   StoreToolCalls,
@@ -66,6 +68,7 @@ export class KyselyToolshedStore implements ToolshedStore {
   readonly callLimits: StoreCallLimits;
   readonly mcpCatalog: StoreMcpCatalog;
   readonly mcpSessions: StoreMcpSessions;
+  readonly mcpStreamEvents: StoreMcpStreamEvents;
   readonly #dialect: StoreDialect;
   readonly #feed: ChangeFeed;
   readonly #toolCalls: ToolCallQueries;
@@ -95,6 +98,7 @@ export class KyselyToolshedStore implements ToolshedStore {
     this.upstreamPins = new UpstreamPinQueries(this.#context);
     this.callLimits = new CallLimitQueries(this.#context);
     this.mcpSessions = new McpSessionQueries(this.#context, feed);
+    this.mcpStreamEvents = new McpStreamEventQueries(this.#context);
   }
 
   get dialect(): StoreDialectName {

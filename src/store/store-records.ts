@@ -436,6 +436,24 @@ export type McpSessionInput = Omit<McpSessionRecord, 'createdAt' | 'lastSeenAt' 
 };
 
 /**
+ * An event of an MCP session's SSE stream, kept for a client that resumes the stream on another
+ * server: its stream key and sequence number (the event id is `<streamKey>.<seq>`), the JSON-RPC
+ * message as JSON text (`null` for the empty priming event), and when it expires.
+ *
+ * @example
+ * ```ts
+ * const event: McpStreamEvent = { streamKey: '1b4e…', seq: 1, message: '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}', expiresAt: Date.now() + 300_000 };
+ * ```
+ */
+export interface McpStreamEvent {
+  streamKey: string;
+  seq: number;
+  message: string | null;
+  /** Milliseconds since the epoch; an expired event is not read. */
+  expiresAt: number;
+}
+
+/**
  * A message between the servers on one database about an MCP session: client messages (a
  * cancellation, the answer to an elicitation) for whichever server runs the request they concern, or
  * word that the session was closed. `origin` names the sending server, which ignores its own.

@@ -90,6 +90,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           '0010_prompts_resources',
           '0011_tool_input_examples',
           '0012_mcp_sessions',
+          '0013_mcp_stream_events',
         ],
       });
       const emails = new EmailStore(store);

@@ -79,6 +79,8 @@ const TABLES = [
   'approvals',
   'files',
   'mcp_catalog',
+  'mcp_sessions',
+  'mcp_stream_events',
   'secrets',
   'tool_calls',
   'tools',
@@ -304,6 +306,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0010_prompts_resources',
         '0011_tool_input_examples',
         '0012_mcp_sessions',
+        '0013_mcp_stream_events',
       ]);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);

@@ -40,6 +40,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
   mcpMaxSessionsPerWorkspace?: number;
   /** Most MCP sessions one API token may hold open (default 100). */
   mcpMaxSessionsPerToken?: number;
+  /** Milliseconds after which an MCP call's stream still open is closed; its client polls for the rest (default: never). */
+  mcpPollAfter?: number;
   /**
    * Calls one sandbox process may run, all of one workspace (default: 1 for Python, a fresh process
    * per call; 100 for JavaScript, a fresh QuickJS runtime per call).
@@ -70,6 +72,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  * `--call-log-retention` (or the configuration's `server.call_log.retention`) deletes calls older
  * than it from the call log, at start and hourly; the configuration's `server.limits` are the served
  * workspace's call limits.
+ * `--mcp-poll-after` closes an MCP call's stream still open after that long (a client of protocol
+ * 2025-11-25 or later reconnects with `Last-Event-ID` and gets the rest).
  * `--sandbox-runs-per-process` lets a sandbox process of `execute_python` / `execute_javascript` serve
  * that many calls of one workspace (by default every Python call gets a fresh process).
  *
@@ -108,6 +112,11 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       'most MCP sessions open at once, all workspaces together; beyond it initialize gets 503',
       parseSessionLimit,
       DEFAULT_MAX_SESSIONS,
+    )
+    .option(
+      '--mcp-poll-after <duration>',
+      "close an MCP call's stream still waiting for its answer after this long, such as 30s or 500ms; the client reconnects with Last-Event-ID and gets the rest (default: streams stay open)",
+      parsePollAfter,
     )
     .option(
       '--sandbox-runs-per-process <n>',
@@ -285,6 +294,7 @@ async function serveTraced(
         maxSessions,
         maxSessionsPerWorkspace,
         maxSessionsPerToken: options.mcpMaxSessionsPerToken ?? DEFAULT_MAX_SESSIONS_PER_TOKEN,
+        ...(options.mcpPollAfter === undefined ? {} : { resumableStreams: { pollAfterMs: options.mcpPollAfter } }),
       },
     });
     await api.ready();
@@ -462,6 +472,13 @@ function parseSessionLimit(value: string): number {
   const limit = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
   if (!(limit >= 1)) throw new InvalidArgumentError('Use a whole number of at least 1.');
   return limit;
+}
+
+function parsePollAfter(value: string): number {
+  const after = durationMs(value);
+  if (after === undefined)
+    throw new InvalidArgumentError('Use a whole number and a unit: ms, s, m, h or d (such as 30s).');
+  return after;
 }
 
 function parseRetention(value: string): number {

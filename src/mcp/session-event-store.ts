@@ -328,7 +328,16 @@ export class SessionEventStore implements EventStore {
   }
 }
 
-/** The stream key and sequence number of an event id, or `undefined` when it is not one of ours. */
+/**
+ * The stream key and sequence number of an event id, or `undefined` when it is not one of ours (the
+ * shape `<key>.<number>`, at most {@link MAX_EVENT_ID_CHARS} characters).
+ *
+ * @example
+ * ```ts
+ * parseEventId('1b4e28ba-2fa1-4d2b-883f-0016d3cca427.3'); // { streamKey: '1b4e28ba-…', seq: 3 }
+ * parseEventId('../etc/passwd'); // undefined
+ * ```
+ */
 export function parseEventId(eventId: string): { streamKey: string; seq: number } | undefined {
   if (eventId.length > MAX_EVENT_ID_CHARS) return undefined;
   const match = EVENT_ID_PATTERN.exec(eventId);

@@ -65,8 +65,10 @@ export interface McpSharedSession {
 
 /**
  * A message between the servers sharing sessions: client messages for whichever server runs the
- * request they concern (`notifications/cancelled`, answers to elicitation and sampling), or word that
- * a session was closed. `origin` names the sender, which ignores its own.
+ * request they concern (`notifications/cancelled`, answers to elicitation and sampling), word that
+ * a session was closed, or (kind `events`) a request to keep the events of the streams named in
+ * `messages` (stream keys) with `storeEvents`, for a client resuming one elsewhere. `origin` names the
+ * sender, which ignores its own.
  *
  * @example
  * ```ts
@@ -76,7 +78,7 @@ export interface McpSharedSession {
 export interface McpSessionSignalMessage {
   sessionId: string;
   origin: string;
-  kind: 'messages' | 'closed';
+  kind: 'messages' | 'closed' | 'events';
   messages?: unknown[];
 }
 
@@ -367,6 +369,12 @@ export function createMcpHttpHandler(
     }
     if (signal.kind === 'closed') {
       closeSession(session, 'here');
+      return;
+    }
+    if (signal.kind === 'events') {
+      for (const streamKey of signal.messages ?? []) {
+        if (typeof streamKey === 'string') session.events?.keep(streamKey);
+      }
       return;
     }
     // Into the session's own server, as if this process had received them: a cancellation aborts the
@@ -690,6 +698,29 @@ export function createMcpHttpHandler(
   }
 
   /**
+   * The events of a stream another server wrote, from `seq` on. When they are not in the shared store
+   * yet (the server writing the stream has not seen its client go, or finished it first), every
+   * server is asked to keep that stream there, and the store is read again a few times meanwhile.
+   */
+  async function keptElsewhere(
+    sessionId: string,
+    streamKey: string,
+    seq: number,
+    limit: number,
+  ): Promise<McpSharedEvent[]> {
+    const sharing = shared as McpSessionSharing;
+    const read = () => sharing.eventsFrom?.(sessionId, streamKey, seq, limit) ?? Promise.resolve([]);
+    let stored = await read();
+    if (stored[0]?.seq === seq) return stored;
+    await sharing.signal({ sessionId, origin, kind: 'events', messages: [streamKey] });
+    for (let attempt = 0; attempt < KEEP_ATTEMPTS && stored[0]?.seq !== seq; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, KEEP_WAIT_MS));
+      stored = await read();
+    }
+    return stored;
+  }
+
+  /**
    * A `GET` with `Last-Event-ID`: the events the client missed on the stream it names. A stream this
    * server is still writing is replayed and continued by the transport; one it finished, or one kept
    * by another server (with `sessions`), is replayed and ended, and the client reconnects again after
@@ -721,7 +752,7 @@ export function createMcpHttpHandler(
         return replayed(session, lastEventId, found.events, settings.retryMs);
       case 'elsewhere': {
         if (shared?.eventsFrom === undefined) return eventNotKept(lastEventId);
-        const stored = await shared.eventsFrom(session.id, found.streamKey, found.seq, settings.limits.maxEvents + 1);
+        const stored = await keptElsewhere(session.id, found.streamKey, found.seq, settings.limits.maxEvents + 1);
         if (stored[0]?.seq !== found.seq) return eventNotKept(lastEventId);
         const missed: McpReplayEvent[] = [];
         for (const event of stored.slice(1)) {
@@ -1025,6 +1056,10 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
     headers: { 'content-type': 'application/json', ...headers },
   });
 }
+
+/** How often, and how long apart, the shared store is read again after asking for a stream's events. */
+const KEEP_ATTEMPTS = 5;
+const KEEP_WAIT_MS = 40;
 
 /** The first protocol version whose clients read an SSE event with empty data (the priming event). */
 const PRIMING_VERSION = '2025-11-25';

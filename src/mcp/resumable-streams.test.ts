@@ -308,6 +308,34 @@ describe('resumable MCP streams across servers sharing sessions', () => {
     ]);
   });
 
+  it('replays on another server a stream finished before its server saw the client go: that server is asked to keep it', async () => {
+    const sharing = memorySharing();
+    const a = await start(longJobRegistry(Promise.resolve()), { sessions: sharing, resumableStreams: { retryMs: 20 } });
+    const b = await start(longJobRegistry(Promise.resolve()), { sessions: sharing, resumableStreams: { retryMs: 20 } });
+    const sessionId = await openSession(a.url);
+    // The call ends on A while its client has read only the first progress (A wrote the rest to a socket).
+    const events = sseEvents(await (await post(a.url, sessionId, toolsCall(5))).text());
+    expect(sharing.events.size).toBe(0);
+    const replay = await get(b.url, sessionId, events[1]?.id as string);
+    expect(replay.status).toBe(200);
+    const replayed = sseEvents(await replay.text()).filter((event) => event.data !== '');
+    expect(replayed.map((event) => event.id)).toEqual([events[2]?.id, events[3]?.id]);
+    expect(replayed.map((event) => event.data)).toEqual([events[2]?.data, events[3]?.data]);
+  });
+
+  it('answers 400 on another server for an event id no server keeps, after asking them', async () => {
+    const sharing = memorySharing();
+    const a = await start(longJobRegistry(Promise.resolve()), { sessions: sharing });
+    const b = await start(longJobRegistry(Promise.resolve()), { sessions: sharing });
+    const sessionId = await openSession(a.url);
+    const refused = await get(b.url, sessionId, '7b0c7a52-3f0e-4a8e-9d4c-1d2e3f4a5b6c.3');
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain(
+      "event '7b0c7a52-3f0e-4a8e-9d4c-1d2e3f4a5b6c.3' is not one this session keeps",
+    );
+    expect(sharing.events.size).toBe(0);
+  });
+
   it('keeps nothing in the shared store for a stream answered while its client listened', async () => {
     const sharing = memorySharing();
     const a = await start(longJobRegistry(Promise.resolve()), { sessions: sharing });

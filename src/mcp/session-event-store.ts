@@ -258,6 +258,18 @@ export class SessionEventStore implements EventStore {
     }
   }
 
+  /**
+   * Keep the events of the stream `streamKey` in the persistence too, those kept so far and those to
+   * come, finished or not: another server was asked to resume it. Nothing to do for a stream this
+   * store does not hold, or without a persistence.
+   */
+  keep(streamKey: string): void {
+    const stream = this.#streams.get(streamKey);
+    if (this.#persistence === undefined || stream === undefined || stream.persisted) return;
+    stream.persisted = true;
+    void this.#persist(stream, stream.events);
+  }
+
   /** Forget every event (the session ended). */
   clear(): void {
     this.#streams.clear();

@@ -455,8 +455,10 @@ export interface McpStreamEvent {
 
 /**
  * A message between the servers on one database about an MCP session: client messages (a
- * cancellation, the answer to an elicitation) for whichever server runs the request they concern, or
- * word that the session was closed. `origin` names the sending server, which ignores its own.
+ * cancellation, the answer to an elicitation) for whichever server runs the request they concern,
+ * word that the session was closed, or (kind `events`) a request to keep the events of the streams
+ * named in `messages` (stream keys) where every server can read them. `origin` names the sending
+ * server, which ignores its own.
  *
  * @example
  * ```ts
@@ -469,7 +471,7 @@ export interface McpStreamEvent {
 export interface McpSessionSignal {
   sessionId: string;
   origin: string;
-  kind: 'messages' | 'closed';
-  /** JSON-RPC messages from the client (kind `messages`). */
+  kind: 'messages' | 'closed' | 'events';
+  /** JSON-RPC messages from the client (kind `messages`), or stream keys (kind `events`). */
   messages?: unknown[];
 }

@@ -432,9 +432,13 @@ describe('three instances on one PostgreSQL behind a round-robin proxy', () => {
     await within(first.promise, 5000, 'the first progress');
     cut();
     // The running instance learns of the drop and keeps the stream's events in the database.
-    const events = (stores[0] as ToolshedStore).db.selectFrom('mcp_stream_events');
+    const session = (client.transport as StreamableHTTPClientTransport).sessionId as string;
+    const events = (stores[0] as ToolshedStore).db
+      .selectFrom('mcp_stream_events')
+      .select('seq')
+      .where('session_id', '=', session);
     const deadline = Date.now() + 5000;
-    while ((await events.select('seq').execute()).length === 0 && Date.now() < deadline) {
+    while ((await events.execute()).length === 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     resumeGate.resolve();

@@ -149,11 +149,14 @@ function defineCases(open: () => Promise<ToolshedStore>, close: () => Promise<vo
       kind: 'messages',
       messages: [{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }],
     };
+    const keep: McpSessionSignal = { sessionId: 'sess-3', origin: 'srv', kind: 'events', messages: ['1b4e-stream'] };
     await store.mcpSessions.signal(signal);
+    await store.mcpSessions.signal(keep);
     const deadline = Date.now() + 5000;
-    while (heard.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (heard.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     stop();
-    expect(heard).toEqual([signal]);
+    expect(heard).toEqual([signal, keep]);
+    await expect(store.mcpSessions.signal({ ...keep, messages: undefined })).rejects.toThrow(StoreValidationError);
     await expect(store.mcpSessions.signal({ ...signal, kind: 'other' } as never)).rejects.toThrow(StoreValidationError);
     await expect(store.mcpSessions.signal({ ...signal, messages: ['x'.repeat(8000)] })).rejects.toThrow(
       'the limit is 7900 bytes',

@@ -1079,7 +1079,7 @@ function withProtocolVersion(request: Request, negotiated: string): Request {
   if (header !== null && header >= PRIMING_VERSION) return request;
   const headers = new Headers(request.headers);
   headers.set('mcp-protocol-version', negotiated);
-  return new Request(request.url, { method: request.method, headers });
+  return new Request(request.url, { method: request.method, headers, signal: request.signal });
 }
 
 function isEventStream(response: Response): boolean {

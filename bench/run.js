@@ -56,6 +56,11 @@ const DISPATCH_ROWS = [
   },
   { key: 'd′', id: 'floor-async-handler', label: 'floor with an `async` handler' },
   {
+    key: 't',
+    id: 'clock-read',
+    label: 'one `performance.now()`, the clock read `registry.call` makes twice for `metadata.durationMs`',
+  },
+  {
     key: 'e',
     id: 'toolshed-call-sync',
     label: "**toolshed `registry.call('add', {a, b})`**, sync handler, JSON Schema",
@@ -106,6 +111,11 @@ const DISPATCH_ROWS = [
     id: 'toolshed-call-traced',
     label: `toolshed \`registry.call\`, with an OpenTelemetry SDK ${versionOf('@opentelemetry/sdk-trace-base')} registered (a recorded span per call, no exporter)`,
     floor: 'e',
+  },
+  {
+    key: 'e₀',
+    id: 'toolshed-call-untraced',
+    label: 'toolshed `registry.call`, with tracing compiled out (`activeTracer()` answers at once, by a loader hook)',
   },
 ];
 
@@ -473,6 +483,13 @@ function evaluateTargets(ns, { mcp, mcpHttp, register, search, exports, yaml, cl
       ratio(ns('f'), ns('d′')),
       (value) => value <= 1.3,
       (value) => `${formatRatio(value)} (${formatNs(ns('f') ?? 0)} vs ${formatNs(ns('d′') ?? 0)} ns)`,
+    ),
+    target(
+      'tracing-off',
+      '`registry.call` with `@opentelemetry/api` loaded and no SDK registered (e) ≤ 1.05× the same call with tracing compiled out (e ÷ e₀)',
+      ratio(call, ns('e₀')),
+      (value) => value <= 1.05,
+      (value) => `${formatRatio(value)} (${formatNs(call ?? 0)} vs ${formatNs(ns('e₀') ?? 0)} ns)`,
     ),
     target(
       'ai-sdk-zod',
@@ -982,6 +999,10 @@ function renderMarkdown({
     const delta = top - bottom;
     return `${delta < 0 ? '−' : '+'}${formatNs(Math.abs(delta))} ns`;
   };
+  const twoClockReads = () => {
+    const read = ns('t');
+    return read === undefined ? 'n/a' : `${formatNs(2 * read)} ns`;
+  };
   /** @param {string} left @param {string} right */
   const times = (left, right) => {
     const top = ns(left);
@@ -1027,7 +1048,7 @@ the floor) is shown for comparison and has no target.
   of calls until one chunk takes 20 ms, then runs time-boxed rounds: chunks of calls until 300 ms
   have passed (so a round lasts 300-340 ms whatever the load), elapsed time over calls made. It
   reports the median ns/call of 5 rounds, after one warm-up round, with a full GC before each.
-  The whole list of dispatch cases runs ${DISPATCH_PASSES} times, interleaved (a … e‴, then a … e‴
+  The whole list of dispatch cases runs ${DISPATCH_PASSES} times, interleaved (a … e₀, then a … e₀
   again), and the pass with the lower median counts: load from other processes only ever slows a
   case down. A † marks a case whose passes differed by more than ${Math.round((NOISY_SPREAD - 1) * 100)}% (a noisy figure;
   every pass and round is in \`results.json\`).
@@ -1105,14 +1126,17 @@ e (the same call without an SDK) for e‴.
 
 What the figures say, from this run${noisyRows > 0 ? ` (${noisyRows} of ${DISPATCH_ROWS.length} rows are marked †: the machine was busy, so a difference of less than ~2× between two rows may be noise; re-run before acting on one)` : ''}:
 
-- toolshed's own cost over the floor, sync handler: e − d = ${difference('e', 'd')} per call.
+- toolshed's own cost over the floor, sync handler: e − d = ${difference('e', 'd')} per call, of which
+  two clock reads for \`metadata.durationMs\` (the floor keeps no duration) take 2 × t = ${twoClockReads()}
+  (see docs/decisions/017-call-duration-clock.md).
 - An \`async\` handler: f − e = ${difference('f', 'e')} in toolshed; d′ − d = ${difference('d′', 'd')} in the floor.
 - A zod \`input\`: g − e = ${difference('g', 'e')}; toolshed runs both Ajv (on the derived JSON Schema) and zod.
 - JSON text arguments: h − e = ${difference('h', 'e')} in toolshed; i − d = ${difference('i', 'd')} in the floor.
 - LangChain's AsyncLocalStorage in the process: d″ ÷ d = ${times('d″', 'd')} for the floor, e″ ÷ e = ${times('e″', 'e')} for \`registry.call\`.
 - Tracing: every row loads \`@opentelemetry/api\` and registers no SDK, so e is a call with tracing off
   (one check of the registered tracer provider); with an SDK registered, every call a recorded span:
-  e‴ − e = ${difference('e‴', 'e')}, e‴ ÷ e = ${times('e‴', 'e')}.
+  e‴ − e = ${difference('e‴', 'e')}, e‴ ÷ e = ${times('e‴', 'e')}. e₀ is e with that check compiled out, the
+  call as it would be without tracing: e ÷ e₀ = ${times('e', 'e₀')}.
 
 ## 2. Scale: 100 000 tools, 1 000 YAML files, CLI start
 

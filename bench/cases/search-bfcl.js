@@ -9,10 +9,21 @@ import { loadBfclRetrievalSet, retrievalMetrics } from '../lib/bfcl-retrieval.js
 import { check, runCase } from '../lib/case.js';
 import { median } from '../lib/timing.js';
 
-/** @param {import('../lib/bfcl-retrieval.js').RetrievalTool} tool */
+/**
+ * Parameter names, descriptions and allowed values, as toolshed's index reads them, so every ranking
+ * here sees the same text.
+ *
+ * @param {import('../lib/bfcl-retrieval.js').RetrievalTool} tool
+ */
 function parameterText(tool) {
   return Object.entries(tool.inputSchema.properties)
-    .map(([key, schema]) => `${key} ${typeof schema?.description === 'string' ? schema.description : ''}`)
+    .map(([key, schema]) =>
+      [
+        key,
+        typeof schema?.description === 'string' ? schema.description : '',
+        ...(Array.isArray(schema?.enum) ? schema.enum.filter((value) => typeof value === 'string') : []),
+      ].join(' '),
+    )
     .join(' ');
 }
 

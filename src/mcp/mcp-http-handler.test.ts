@@ -504,9 +504,14 @@ describe('MCP Streamable HTTP handler', () => {
 });
 
 /** Sessions shared in memory between handlers, as a database and its notifications would share them. */
-function memorySharing(): McpSessionSharing & { records: Map<string, McpSharedSession>; holdReads(): () => void } {
+function memorySharing(): McpSessionSharing & {
+  records: Map<string, McpSharedSession>;
+  holdReads(): () => void;
+  resync(): void;
+} {
   const records = new Map<string, McpSharedSession>();
   const listeners = new Set<(message: McpSessionSignalMessage) => void>();
+  const resyncListeners = new Set<() => void>();
   let held: Promise<void> | undefined;
   return {
     records,
@@ -547,6 +552,14 @@ function memorySharing(): McpSessionSharing & { records: Map<string, McpSharedSe
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    /** As after a dropped connection: signals sent meanwhile were lost. */
+    resync() {
+      for (const listener of resyncListeners) listener();
+    },
+    onResync(listener) {
+      resyncListeners.add(listener);
+      return () => resyncListeners.delete(listener);
+    },
   };
 }
 
@@ -586,5 +599,25 @@ describe('MCP Streamable HTTP handler with shared sessions', () => {
     const after = await raw(b.port, { headers: { 'mcp-session-id': sessionId }, body: toolsList });
     expect(after.status).toBe(404);
     expect(sharing.records.size).toBe(0);
+  });
+
+  it('lets go of sessions that ended while their closing signal was lost, once told to resync', async () => {
+    const sharing = memorySharing();
+    const a = await start(createConformanceRegistry(), { sessions: sharing });
+    const b = await start(createConformanceRegistry(), { sessions: sharing });
+    const ended = await openSession(a.port);
+    const kept = await openSession(a.port);
+    for (const sessionId of [ended, kept]) {
+      const listed = await raw(b.port, { headers: { 'mcp-session-id': sessionId }, body: toolsList });
+      expect(listed.status).toBe(200);
+    }
+    expect(b.handler.sessionCount).toBe(2);
+    // Ended with no signal heard, as when the listening connection was down.
+    sharing.records.delete(ended);
+    sharing.resync();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(b.handler.sessionCount).toBe(1);
+    expect((await raw(b.port, { headers: { 'mcp-session-id': ended }, body: toolsList })).status).toBe(404);
+    expect((await raw(b.port, { headers: { 'mcp-session-id': kept }, body: toolsList })).status).toBe(200);
   });
 });

@@ -116,6 +116,11 @@ export interface McpSessionSharing {
   signal(message: McpSessionSignalMessage): Promise<void>;
   onSignal(listener: (message: McpSessionSignalMessage) => void): () => void;
   /**
+   * Called when signals may have been lost (say, the connection that hears them dropped and came
+   * back): each server then checks the sessions it holds and lets go of those that ended meanwhile.
+   */
+  onResync?(listener: () => void): () => void;
+  /**
    * Keep events of a session's streams for the other servers (with resumable streams): those of the
    * streams a client dropped before their answer. Without it, a stream resumes only on the server
    * that wrote it.
@@ -380,6 +385,15 @@ export function createMcpHttpHandler(
     // Into the session's own server, as if this process had received them: a cancellation aborts the
     // request it names, an answer settles the elicitation or sampling request waiting for it.
     for (const message of signal.messages ?? []) session.transport.onmessage?.(message as JSONRPCMessage);
+  });
+
+  const stopResync = shared?.onResync?.(() => {
+    // Closings sent while this server could not hear them: ask for each session it holds.
+    for (const session of sessions.values()) {
+      shared.get(session.id).then((record) => {
+        if (record === undefined && sessions.get(session.id) === session) closeSession(session, 'here');
+      }, report);
+    }
   });
 
   const sweep = setInterval(
@@ -891,6 +905,7 @@ export function createMcpHttpHandler(
     async close() {
       clearInterval(sweep);
       stopSignals?.();
+      stopResync?.();
       const open = [...sessions.values()];
       sessions.clear();
       byQuotaKey.clear();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
 import { ToolSearchIndex } from './tool-search-index.js';
 
@@ -101,6 +102,100 @@ describe('ToolSearchIndex', () => {
   it('searches parameter descriptions and when-to-use guidance', () => {
     expect(catalogue().search('expression')[0]?.name).toBe('calculator');
     expect(catalogue().search('current events')[0]?.name).toBe('web_search');
+  });
+
+  it("finds a tool by the allowed values of its parameters, at any depth and through zod's optional choices", () => {
+    const index = catalogue();
+    index.add(
+      tool('find_movies', 'Search for movies that fit what the user likes.', {
+        inputSchema: {
+          type: 'object',
+          properties: { genre: { type: 'string', description: 'The genre.', enum: ['Comedy', 'Horror', 'Drama'] } },
+        },
+      }),
+    );
+    index.add(
+      tool('find_provider', 'Discover a therapist near the user.', {
+        input: z.object({ city: z.string(), type: z.enum(['Psychologist', 'Family Counselor']).optional() }),
+      }),
+    );
+    index.add(
+      tool('create_order', 'Create an order.', {
+        inputSchema: {
+          type: 'object',
+          properties: {
+            lines: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  size: { type: 'string', enum: ['small', 'large'] },
+                  topping: { type: 'string', description: 'Pizza topping such as pepperoni.' },
+                },
+              },
+            },
+            currency: { const: 'EUR' },
+            note: { type: 'string', title: 'Delivery instructions' },
+          },
+        },
+      }),
+    );
+    expect(index.search('a comedy to watch tonight')[0]?.name).toBe('find_movies');
+    expect(index.search('I need a family counselor in Los Gatos')[0]?.name).toBe('find_provider');
+    expect(index.search('psychologist')[0]?.name).toBe('find_provider');
+    expect(index.search('large pepperoni')[0]?.name).toBe('create_order');
+    expect(index.search('eur')[0]?.name).toBe('create_order');
+    expect(index.search('delivery instructions')[0]?.name).toBe('create_order');
+  });
+
+  it('reads a bounded part of huge and self-referencing parameter schemas', () => {
+    const index = new ToolSearchIndex();
+    const values = Array.from({ length: 5_000 }, (_, number) => `value${number}`);
+    values[4_999] = 'zebra';
+    index.add(
+      tool('pick_value', 'Pick one value.', {
+        inputSchema: { type: 'object', properties: { value: { type: 'string', enum: values } } },
+      }),
+    );
+    expect(index.search('value0')[0]?.name).toBe('pick_value');
+    expect(index.search('value199')[0]?.name).toBe('pick_value');
+    expect(index.search('zebra')).toEqual([]);
+    const node: Record<string, unknown> = { type: 'object', description: 'A tree node.' };
+    node.properties = { child: node };
+    // A schema object may refer to itself; the index reads a few levels and stops.
+    index.add({
+      name: 'walk_tree',
+      description: 'Walk a tree.',
+      category: 'general',
+      tags: [],
+      inputSchema: { type: 'object', properties: { root: node } },
+    } as never);
+    expect(index.search('tree node')[0]?.name).toBe('walk_tree');
+  });
+
+  it('leaves out words of asking beside the words of the task, but still finds them alone', () => {
+    const index = catalogue();
+    index.add(tool('help', 'Show help about the available commands.'));
+    index.add(tool('get_weather', 'The weather in a city.'));
+    expect(index.search('Hi, could you help me check the weather, please?').map((hit) => hit.name)).toEqual([
+      'get_weather',
+    ]);
+    expect(index.search('help')[0]?.name).toBe('help');
+    expect(index.search('please help')[0]?.name).toBe('help');
+  });
+
+  it('puts a tool the query names outright first', () => {
+    const index = catalogue();
+    expect(index.search('read the file')[0]?.name).toBe('read_file');
+    expect(index.search('read the file with write_file.')[0]?.name).toBe('write_file');
+    expect(
+      index
+        .search('first `Send_Email`, then read the file')
+        .map((hit) => hit.name)
+        .slice(0, 2),
+    ).toEqual(['send_email', 'read_file']);
+    expect(index.search('read the file with no_such_tool')[0]?.name).toBe('read_file');
+    expect(index.search('write_file', { category: 'email' })).toEqual([]);
   });
 
   it('filters by category and honours the limit', () => {

@@ -236,6 +236,10 @@ function storeSessions(context: ServerContext, targets: WeakMap<Request, McpTarg
     },
     signal: (message) => sessions.signal(message),
     onSignal: (listener) => sessions.onSignal(listener),
+    onResync: (listener) =>
+      context.store.onChange((change) => {
+        if (change.kind === 'resync') listener();
+      }),
     async storeEvents(sessionId, stored) {
       await events.append(sessionId, stored);
     },

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
@@ -432,6 +433,90 @@ describe('toolshed serve: MCP session limits', () => {
     }
   }, 30_000);
 });
+
+describe('toolshed serve: --mcp-allowed-host', () => {
+  it.each(['https://tools.example.com', 'tools.example.com/mcp', 'tools example.com', '', 'user@tools.example.com'])(
+    'refuses --mcp-allowed-host %j as a usage error (exit 2)',
+    async (value) => {
+      const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+      try {
+        const { io, stderr } = memoryIo(folder);
+        expect(await runCli(['serve', '--port', '0', '--mcp-allowed-host', value], io)).toBe(2);
+        expect(stderr()).toBe(
+          `error: option '--mcp-allowed-host <host>' argument '${value}' is invalid. Use a host as a Host header names it, such as tools.example.com or tools.example.com:8443 (no scheme or path), or '*'.\nRun 'toolshed serve --help' for usage.\n`,
+        );
+        expect(existsSync(join(folder, 'service.db'))).toBe(false);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('answers MCP requests naming an allowed host, and still refuses other hosts with 403', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+    const { io, stderr } = memoryIo(folder);
+    try {
+      const { running, token, base } = await serveIn(io, stderr, [
+        '--tools',
+        folder,
+        '--mcp-allowed-host',
+        'tools.example.com',
+        '--mcp-allowed-host',
+        'Other.Example.com:8443',
+      ]);
+      const port = Number(new URL(base).port);
+      const initialize = (host: string) =>
+        rawPost(port, host, token, {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        });
+      expect((await initialize('tools.example.com')).status).toBe(200);
+      expect((await initialize('tools.example.com:443')).status).toBe(200);
+      expect((await initialize('other.example.com:8443')).status).toBe(200);
+      const other = await initialize('other.example.com:9000');
+      expect(other.status).toBe(403);
+      expect(other.body).toContain("Host 'other.example.com:9000' is not allowed");
+      const stranger = await initialize('evil.example.com');
+      expect(stranger.status).toBe(403);
+      process.emit('SIGINT');
+      expect(await running).toBe(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+/** A POST to /mcp through node:http, which (unlike fetch) may set any Host header. */
+function rawPost(port: number, host: string, token: string, body: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/mcp',
+        headers: {
+          host,
+          authorization: `Bearer ${token}`,
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+        },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      },
+    );
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  });
+}
 
 describe('toolshed serve: the files beside the database', () => {
   const repository = join(import.meta.dirname, '..', '..');

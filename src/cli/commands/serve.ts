@@ -53,6 +53,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
   maxConcurrentCallsPerWorkspace?: number;
   /** How long the call log keeps a call, in milliseconds (over the configuration's `server.call_log.retention`). */
   callLogRetention?: number;
+  /** Hosts the MCP endpoint answers beside the local ones (`--mcp-allowed-host`, repeatable). */
+  mcpAllowedHost?: string[];
 }
 
 /**
@@ -69,6 +71,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  * MCP session quotas (whole numbers of at least 1, the workspace's at most the total; else exit 2).
  * `--max-concurrent-calls-per-token` and `--max-concurrent-calls-per-workspace` bound the tool calls
  * running at once (REST, MCP and approved calls together); a call past either is answered `RATE_LIMITED`.
+ * `--mcp-allowed-host` (repeatable) names Host headers the MCP endpoint accepts beside the local ones,
+ * for a server reached through a public name; other hosts get 403 (DNS-rebinding protection).
  * `--call-log-retention` (or the configuration's `server.call_log.retention`) deletes calls older
  * than it from the call log, at start and hourly; the configuration's `server.limits` are the served
  * workspace's call limits.
@@ -114,6 +118,11 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       DEFAULT_MAX_SESSIONS,
     )
     .option(
+      '--mcp-allowed-host <host>',
+      "a Host header the MCP endpoint accepts beside localhost, such as tools.example.com (any port) or tools.example.com:8443; repeat for several, or '*' behind a proxy that checks hosts itself (DNS-rebinding protection refuses other hosts with 403)",
+      collectAllowedHost,
+    )
+    .option(
       '--mcp-poll-after <duration>',
       "close an MCP call's stream still waiting for its answer after this long, such as 30s or 500ms; the client reconnects with Last-Event-ID and gets the rest (default: streams stay open)",
       parsePollAfter,
@@ -148,12 +157,14 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
         'Routes: /api (REST), /mcp and /mcp/agents/:id (MCP, Streamable HTTP), GET /health, GET /metrics; every',
         '/api and /mcp request needs "Authorization: Bearer <token>". The database is TOOLSHED_DATABASE_URL.',
         'Stops on SIGINT or SIGTERM (exit 0). Exit codes: 1 the address cannot be bound or the tools fail to',
-        'load; 2 usage error (a bad --port, session or call limit, --call-log-retention or --sandbox-runs-per-process).',
+        'load; 2 usage error (a bad --port, session or call limit, --call-log-retention, --sandbox-runs-per-process or',
+        '--mcp-allowed-host).',
         '',
         'Examples:',
         '  toolshed serve --config examples/toolshed.yaml',
         '  toolshed serve --port 8080 --agent assistant',
         '  toolshed serve --mcp-max-sessions-per-token 20 --mcp-max-sessions-per-workspace 50',
+        '  toolshed serve --host 0.0.0.0 --mcp-allowed-host tools.example.com',
       ].join('\n'),
     )
     .action(async (options: ServeCommandOptions) => {
@@ -294,6 +305,7 @@ async function serveTraced(
         maxSessions,
         maxSessionsPerWorkspace,
         maxSessionsPerToken: options.mcpMaxSessionsPerToken ?? DEFAULT_MAX_SESSIONS_PER_TOKEN,
+        ...(options.mcpAllowedHost === undefined ? {} : { allowedHosts: options.mcpAllowedHost }),
         ...(options.mcpPollAfter === undefined ? {} : { resumableStreams: { pollAfterMs: options.mcpPollAfter } }),
       },
     });
@@ -487,6 +499,19 @@ function parseRetention(value: string): number {
     throw new InvalidArgumentError('Use a whole number and a unit: ms, s, m, h or d (such as 30d).');
   }
   return retention;
+}
+
+/** A Host header's value: a DNS name or IP address, with an optional port; or `*`. */
+const ALLOWED_HOST =
+  /^(?:\*|(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?::\d{1,5})?|\[[0-9a-f:.]{2,45}\](?::\d{1,5})?)$/i;
+
+function collectAllowedHost(value: string, previous: string[] | undefined): string[] {
+  if (value.length > 260 || !ALLOWED_HOST.test(value)) {
+    throw new InvalidArgumentError(
+      "Use a host as a Host header names it, such as tools.example.com or tools.example.com:8443 (no scheme or path), or '*'.",
+    );
+  }
+  return [...(previous ?? []), value.toLowerCase()];
 }
 
 function parsePort(value: string): number {

@@ -31,7 +31,8 @@ const KINDS: ReadonlySet<StoreChangeKind> = new Set([
   'resync',
 ]);
 const FIRST_RETRY_MS = 250;
-const LAST_RETRY_MS = 30_000;
+// At most 5 s between attempts: once PostgreSQL is back, changes and signals are heard again soon.
+const LAST_RETRY_MS = 5000;
 
 /** Options of {@link PostgresChangeFeed}. */
 export interface PostgresChangeFeedOptions {

@@ -262,6 +262,20 @@ describe('resumable MCP streams', () => {
     ]);
   });
 
+  it('refuses settings that are not whole numbers above 0, naming the setting', () => {
+    const registry = longJobRegistry(Promise.resolve());
+    const bad: Array<[Record<string, unknown>, string]> = [
+      [{ retryMs: 0 }, 'resumableStreams.retryMs must be a whole number above 0, got 0.'],
+      [{ maxEventsPerSession: -1 }, 'resumableStreams.maxEventsPerSession must be a whole number above 0, got -1.'],
+      [{ maxBytesPerSession: 1.5 }, 'resumableStreams.maxBytesPerSession must be a whole number above 0, got 1.5.'],
+      [{ eventTtlMs: Number.NaN }, 'resumableStreams.eventTtlMs must be a whole number above 0, got NaN.'],
+      [{ pollAfterMs: '30s' }, 'resumableStreams.pollAfterMs must be a whole number above 0, got 30s.'],
+    ];
+    for (const [settings, message] of bad) {
+      expect(() => createMcpHttpHandler(registry, { resumableStreams: settings as never })).toThrow(message);
+    }
+  });
+
   it('keeps no event ids with resumableStreams: false', async () => {
     const server = await start(longJobRegistry(Promise.resolve()), { resumableStreams: false });
     const sessionId = await openSession(server.url);

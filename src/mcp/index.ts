@@ -33,6 +33,19 @@ export type {
   McpSharedSession,
 } from './mcp-http-handler.js';
 export { createMcpHttpHandler } from './mcp-http-handler.js';
+export type {
+  ModernMcpEndpoint,
+  ModernMcpHandler,
+  ModernMcpHandlerOptions,
+  ModernMcpServerOptions,
+} from './mcp-modern.js';
+export {
+  createModernMcpHandler,
+  createModernMcpServer,
+  DEFAULT_LIST_TTL_MS,
+  isModernMcpRequest,
+  MODERN_PROTOCOL_VERSION,
+} from './mcp-modern.js';
 export type { McpCallContext, McpServerOptions } from './mcp-server.js';
 export { createMcpServer } from './mcp-server.js';
 export type { McpToolListing } from './mcp-tool-list.js';

@@ -10,7 +10,8 @@ import {
 import { checkJsonText, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { checkHostAndOrigin, type HostPolicy } from './host-validation.js';
-import { createMcpServer, type McpServerOptions } from './mcp-server.js';
+import { createModernMcpHandler, isModernMcpRequest, type ModernMcpServerOptions } from './mcp-modern.js';
+import { createMcpServer } from './mcp-server.js';
 import { nodeListener } from './node-http-bridge.js';
 import {
   MAX_EVENT_ID_CHARS,
@@ -34,7 +35,7 @@ import {
  */
 export interface McpEndpoint {
   registry: ToolRegistry;
-  options?: McpServerOptions;
+  options?: ModernMcpServerOptions;
   /**
    * Awaited before each request of a session is served: lets a registry that is being brought up to
    * date (after a change made by another server) finish first, so what the client lists is current.
@@ -219,7 +220,7 @@ export interface McpSessionQuota {
  * };
  * ```
  */
-export interface McpHttpHandlerOptions extends McpServerOptions, HostPolicy {
+export interface McpHttpHandlerOptions extends ModernMcpServerOptions, HostPolicy {
   /** Largest accepted POST body in bytes (default 1 MiB, `INPUT_LIMITS.bodyBytes`); larger ones get 413. */
   maxBodyBytes?: number;
   /** Most sessions open at once, all callers together (default 1 000); an `initialize` beyond it gets 503. */
@@ -364,6 +365,8 @@ export function createMcpHttpHandler(
   const endedWhileReviving = new Set<string>();
   /** How often a busy session's shared expiry is pushed forward: a tenth of the idle time, 1 s to 1 min. */
   const touchEveryMs = Math.max(1000, Math.min(idleMs / 10, 60_000));
+  /** 2026-07-28 requests: no session, a server of their own each (see mcp-modern.ts). */
+  const modern = createModernMcpHandler({ onError: report });
   const stopSignals = shared?.onSignal((signal) => {
     if (signal.origin === origin) return;
     const session = sessions.get(signal.sessionId);
@@ -525,6 +528,7 @@ export function createMcpHttpHandler(
       );
     }
 
+    if (await isModernMcpRequest(request, message)) return serveModern(request, path, message);
     if (sessionId !== null) {
       const session = await findSession(sessionId, scope, request);
       if (session === undefined) return sessionNotFound();
@@ -576,6 +580,25 @@ export function createMcpHttpHandler(
     } finally {
       release();
     }
+  }
+
+  /** A 2026-07-28 request: the endpoint is resolved for it alone, and it is answered without a session. */
+  async function serveModern(request: Request, path: string, message: unknown): Promise<Response> {
+    let endpoint: ToolRegistry | McpEndpoint | undefined;
+    try {
+      endpoint = await resolve(request);
+    } catch (error) {
+      report(error);
+      return jsonRpcError(500, -32603, 'Internal error: could not resolve the tools to serve.');
+    }
+    if (endpoint === undefined) return jsonRpcError(404, -32000, `Not Found: there is no MCP endpoint at '${path}'.`);
+    if (!isEndpoint(endpoint)) return modern.fetch(request, { registry: endpoint, options }, message);
+    await endpoint.settle?.();
+    return modern.fetch(
+      request,
+      { registry: endpoint.registry, options: { ...options, ...endpoint.options } },
+      message,
+    );
   }
 
   async function findSession(sessionId: string, scope: string, request: Request): Promise<Session | undefined> {
@@ -910,6 +933,8 @@ export function createMcpHttpHandler(
       sessions.clear();
       byQuotaKey.clear();
       await Promise.all(open.map((session) => session.server.close().catch(report)));
+      // The 2026-07-28 side: its open subscriptions/listen streams.
+      await modern.close();
     },
   });
   // A getter, not a copied value: Object.assign would read it once.

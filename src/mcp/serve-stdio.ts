@@ -4,7 +4,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { createJsonLineGuard } from './json-line-guard.js';
-import { createMcpServer, type McpServerOptions } from './mcp-server.js';
+import type { ModernMcpServerOptions } from './mcp-modern.js';
+import { createMcpServer } from './mcp-server.js';
+import { eraOf, openModernStdioLane } from './stdio-modern-lane.js';
 
 /**
  * Settings of {@link serveStdio}: the server's, and the streams to use instead of the process's.
@@ -14,7 +16,7 @@ import { createMcpServer, type McpServerOptions } from './mcp-server.js';
  * const options: StdioServeOptions = { name: 'my-tools', stdin: child.stdout, stdout: child.stdin };
  * ```
  */
-export interface StdioServeOptions extends McpServerOptions {
+export interface StdioServeOptions extends ModernMcpServerOptions {
   /** Where JSON-RPC messages come from (default `process.stdin`). */
   stdin?: Readable;
   /** Where JSON-RPC messages go (default `process.stdout`). */
@@ -45,6 +47,11 @@ export interface StdioServing {
 and every request read before that has been answered (a client may write its requests and close at
 once: it still gets every answer).
  *
+ * The first message picks the protocol era for the connection: `initialize` (or anything without the
+ * 2026-07-28 `_meta`) serves 2025-11-25 with `server`, as before; a 2026-07-28 request (a
+ * `server/discover` probe) serves 2026-07-28 from then on, each request answered by its own
+ * {@link createModernMcpServer}.
+ *
  * Every line is checked against `INPUT_LIMITS` (size, nesting, refused and duplicate keys) before
  * it is parsed; one that breaks a limit or is not JSON is answered with a JSON-RPC error (`id: null`)
  * and the session goes on.
@@ -69,9 +76,11 @@ export async function serveStdio(registry: ToolRegistry, options: StdioServeOpti
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
+  let lane: ReturnType<typeof openModernStdioLane> | undefined;
   const previousOnClose = server.onclose;
   server.onclose = () => {
     stdin.off('end', onEnd);
+    lane?.close().catch(() => undefined);
     markClosed();
     previousOnClose?.();
   };
@@ -80,6 +89,14 @@ export async function serveStdio(registry: ToolRegistry, options: StdioServeOpti
     if (ended && transport.answering === 0) server.close().catch(() => markClosed());
   };
   const transport = new AnsweringStdioTransport(stdin, stdout, closeWhenAnswered);
+  let era: 'modern' | 'legacy' | undefined;
+  transport.route = (message) => {
+    era ??= eraOf(message);
+    if (era === 'legacy') return false;
+    lane ??= openModernStdioLane(registry, serverOptions, (answer) => transport.send(answer as JSONRPCMessage));
+    lane.deliver(message);
+    return true;
+  };
   // The SDK transport does not notice the client going away; an ended stdin is the end of the session,
   // once every request already read has been answered (each call is bounded by its own timeout).
   const onEnd = () => {
@@ -95,6 +112,8 @@ export async function serveStdio(registry: ToolRegistry, options: StdioServeOpti
 class AnsweringStdioTransport extends StdioServerTransport {
   readonly #unanswered = new Set<string | number>();
   readonly #onAnswered: () => void;
+  /** Takes a message for the 2026-07-28 side of the connection (true), or leaves it to the server. */
+  route: ((message: JSONRPCMessage) => boolean) | undefined;
 
   constructor(stdin: Readable, stdout: Writable, onAnswered: () => void) {
     super(stdin, stdout);
@@ -111,6 +130,7 @@ class AnsweringStdioTransport extends StdioServerTransport {
     const deliver = this.onmessage;
     this.onmessage = (message: JSONRPCMessage) => {
       if ('method' in message && 'id' in message) this.#unanswered.add(message.id);
+      if (this.route?.(message) === true) return;
       deliver?.(message);
     };
     await super.start();

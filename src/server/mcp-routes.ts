@@ -121,6 +121,9 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
           onCallResult,
           admitCall: admit,
           catalog: view.catalog,
+          // A view depends on the token that asks (its workspace, its agent): 2026-07-28 clients and
+          // shared caches must not hand its lists to other credentials.
+          cacheScope: 'private',
         },
         settle: () => views.settled(view),
       };

@@ -907,8 +907,8 @@ export function createMcpHttpHandler(
     } finally {
       session.openStreams--;
     }
-    const pollAfterMs = primed && isEventStream(response) ? resumable?.pollAfterMs : undefined;
-    return trackStream(session, response, pollAfterMs);
+    if (!primed || !isEventStream(response)) return trackStream(session, response);
+    return trackStream(session, response, resumable?.pollAfterMs, PRIMING_HOLD_MS);
   }
 
   const fetchHandler = async (request: Request): Promise<Response> => {
@@ -983,12 +983,15 @@ function isBetterVictim(candidate: Session, current: Session, own: string | unde
  * client that drops it before its end may reconnect to another server: the session's events are then
  * kept for the others. With `closeAfterMs`, the stream is ended then if it is still open (polling).
  */
-function trackStream(session: Session, response: Response, closeAfterMs?: number): Response {
+function trackStream(session: Session, response: Response, closeAfterMs?: number, holdFirstMs?: number): Response {
   const body = response.body;
   if (body === null) return response;
   session.openStreams++;
   let open = true;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let holdFirst = holdFirstMs !== undefined;
+  /** A read started while the first chunk was held, and not yet passed on. */
+  let pending: ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> | undefined;
   const done = () => {
     if (!open) return;
     open = false;
@@ -1011,7 +1014,42 @@ function trackStream(session: Session, response: Response, closeAfterMs?: number
     },
     async pull(controller) {
       try {
-        const { done: finished, value } = await reader.read();
+        if (holdFirst) {
+          holdFirst = false;
+          const first = await reader.read();
+          if (!open) return;
+          if (!first.done) {
+            // The priming event waits a moment for what follows, so a quick answer leaves with it in
+            // one write rather than two.
+            const next = reader.read();
+            let wait: ReturnType<typeof setTimeout> | undefined;
+            const waited = await Promise.race([
+              next,
+              new Promise<undefined>((resolve) => {
+                wait = setTimeout(() => resolve(undefined), holdFirstMs);
+              }),
+            ]);
+            clearTimeout(wait);
+            if (!open) return;
+            if (waited === undefined || waited.done) {
+              controller.enqueue(first.value);
+              if (waited === undefined) pending = next;
+              else {
+                done();
+                controller.close();
+              }
+              return;
+            }
+            const joined = new Uint8Array(first.value.byteLength + waited.value.byteLength);
+            joined.set(first.value);
+            joined.set(waited.value, first.value.byteLength);
+            controller.enqueue(joined);
+            return;
+          }
+        }
+        const read = pending ?? reader.read();
+        pending = undefined;
+        const { done: finished, value } = await read;
         if (!open) return;
         if (finished) {
           done();
@@ -1096,6 +1134,12 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
     headers: { 'content-type': 'application/json', ...headers },
   });
 }
+
+/**
+ * How long a POST stream's priming event waits for the next event before it is sent alone: a call
+ * answered within it leaves in one write (decision 011).
+ */
+const PRIMING_HOLD_MS = 5;
 
 /** How often, and how long apart, the shared store is read again after asking for a stream's events. */
 const KEEP_ATTEMPTS = 5;

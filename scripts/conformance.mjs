@@ -70,7 +70,19 @@ function startServe() {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [join(root, 'bin/toolshed.js'), 'serve', '--config', fixture, '--port', '0', '--host', '127.0.0.1'],
+      // --mcp-poll-after: the stream of test_reconnection (server-sse-polling) is closed mid-call.
+      [
+        join(root, 'bin/toolshed.js'),
+        'serve',
+        '--config',
+        fixture,
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--mcp-poll-after',
+        '500ms',
+      ],
       {
         cwd: scratch,
         env: { ...process.env, TOOLSHED_DATABASE_URL: join(scratch, 'toolshed.db'), NO_COLOR: '1' },

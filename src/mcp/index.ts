@@ -26,6 +26,7 @@ export type {
   McpEndpointResolver,
   McpHttpHandler,
   McpHttpHandlerOptions,
+  McpResumableStreamsOptions,
   McpSessionQuota,
   McpSessionSharing,
   McpSessionSignalMessage,
@@ -56,6 +57,7 @@ export type { MemoryTaskStoreOptions } from './memory-task-store.js';
 export { createMemoryTaskStore } from './memory-task-store.js';
 export type { StdioServeOptions, StdioServing } from './serve-stdio.js';
 export { serveStdio } from './serve-stdio.js';
+export type { McpSharedEvent } from './session-event-store.js';
 export type { PinnedField, PinnedToolDefinition, UpstreamPins } from './upstream-pins.js';
 export {
   changedFields,

@@ -169,7 +169,7 @@ describe('MCP Streamable HTTP handler', () => {
     expect(handler.sessionCount).toBe(1);
 
     const listing = await client.listTools();
-    expect(listing.tools).toHaveLength(13);
+    expect(listing.tools).toHaveLength(14);
     expect(listing._meta?.tools_hash).toMatch(/^[0-9a-f]{64}$/);
 
     const progress: number[] = [];

@@ -2,13 +2,24 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isInitializeRequest,
+  type JSONRPCMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 import { checkJsonText, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { checkHostAndOrigin, type HostPolicy } from './host-validation.js';
 import { createModernMcpHandler, isModernMcpRequest, type ModernMcpServerOptions } from './mcp-modern.js';
 import { createMcpServer } from './mcp-server.js';
 import { nodeListener } from './node-http-bridge.js';
+import {
+  MAX_EVENT_ID_CHARS,
+  type McpEventLimits,
+  type McpReplayEvent,
+  type McpSharedEvent,
+  SessionEventStore,
+} from './session-event-store.js';
 
 /**
  * A registry to serve, with server options for it (per-agent context, instructions): what an
@@ -55,8 +66,10 @@ export interface McpSharedSession {
 
 /**
  * A message between the servers sharing sessions: client messages for whichever server runs the
- * request they concern (`notifications/cancelled`, answers to elicitation and sampling), or word that
- * a session was closed. `origin` names the sender, which ignores its own.
+ * request they concern (`notifications/cancelled`, answers to elicitation and sampling), word that
+ * a session was closed, or (kind `events`) a request to keep the events of the streams named in
+ * `messages` (stream keys) with `storeEvents`, for a client resuming one elsewhere. `origin` names the
+ * sender, which ignores its own.
  *
  * @example
  * ```ts
@@ -66,7 +79,7 @@ export interface McpSharedSession {
 export interface McpSessionSignalMessage {
   sessionId: string;
   origin: string;
-  kind: 'messages' | 'closed';
+  kind: 'messages' | 'closed' | 'events';
   messages?: unknown[];
 }
 
@@ -108,6 +121,46 @@ export interface McpSessionSharing {
    * back): each server then checks the sessions it holds and lets go of those that ended meanwhile.
    */
   onResync?(listener: () => void): () => void;
+  /**
+   * Keep events of a session's streams for the other servers (with resumable streams): those of the
+   * streams a client dropped before their answer. Without it, a stream resumes only on the server
+   * that wrote it.
+   */
+  storeEvents?(sessionId: string, events: readonly McpSharedEvent[]): Promise<void>;
+  /**
+   * The kept events of a session's stream from sequence number `seq` on, oldest first, at most
+   * `limit`: an empty list, or one that does not start with `seq`, when that event is not kept.
+   */
+  eventsFrom?(sessionId: string, streamKey: string, seq: number, limit: number): Promise<McpSharedEvent[]>;
+  /** Forget a stream's events up to `throughSeq` (they fell out of the limits of the server writing it). */
+  dropEvents?(sessionId: string, streamKey: string, throughSeq: number): Promise<void>;
+}
+
+/**
+ * How {@link createMcpHttpHandler} keeps SSE events for clients that reconnect with `Last-Event-ID`
+ * (see {@link McpHttpHandlerOptions.resumableStreams}).
+ *
+ * @example
+ * ```ts
+ * const resumable: McpResumableStreamsOptions = { retryMs: 2000, maxEventsPerSession: 500, eventTtlMs: 5 * 60_000 };
+ * ```
+ */
+export interface McpResumableStreamsOptions {
+  /** The `retry` field of a stream's first event: how long a client waits before it reconnects (default 1000 ms). */
+  retryMs?: number;
+  /** Most events kept per session (default 1 000); the oldest go first. */
+  maxEventsPerSession?: number;
+  /** Most bytes of events kept per session (default 1 MiB); the oldest go first. */
+  maxBytesPerSession?: number;
+  /** How long an event is kept (default 5 minutes). */
+  eventTtlMs?: number;
+  /**
+   * Close a POST stream whose answer has not come after this long (default: never): its client
+   * reconnects with `Last-Event-ID` after `retryMs` and gets the rest, so no connection stays open
+   * through a long call (proxies with idle timeouts). Only for clients of protocol 2025-11-25 or
+   * later, which expect it.
+   */
+  pollAfterMs?: number;
 }
 
 /**
@@ -202,6 +255,15 @@ export interface McpHttpHandlerOptions extends ModernMcpServerOptions, HostPolic
    * the sessions this process holds; the quotas count those it opened.
    */
   sessions?: McpSessionSharing;
+  /**
+   * Resumable streams (on by default; `false` turns them off): every event on a session's SSE
+   * streams carries an id, each POST stream opens with an empty priming event and a `retry` field
+   * (clients of protocol 2025-11-25 or later), and a client that reconnects with `GET` and
+   * `Last-Event-ID` gets the events it missed, in order, once. Events are kept per session within
+   * limits; with `sessions` that can keep events, a reconnection may reach any server. A
+   * `Last-Event-ID` that is malformed, too long, of another session or no longer kept gets 400.
+   */
+  resumableStreams?: false | McpResumableStreamsOptions;
 }
 
 /**
@@ -243,6 +305,10 @@ interface Session {
   openStreams: number;
   /** The quota keys the session counts against. */
   quotaKeys: readonly string[];
+  /** The protocol version its `initialize` asked for. */
+  protocolVersion: string;
+  /** Its events, when streams are resumable. */
+  events: SessionEventStore | undefined;
 }
 
 const DEFAULT_MAX_BODY_BYTES = INPUT_LIMITS.bodyBytes;
@@ -290,6 +356,7 @@ export function createMcpHttpHandler(
   const resolve: McpEndpointResolver =
     typeof registryOrResolver === 'function' ? registryOrResolver : () => registryOrResolver;
   const shared = options.sessions;
+  const resumable = resumableSettings(options.resumableStreams);
   /** This handler among those sharing sessions: it ignores its own signals. */
   const origin = randomUUID();
   /** Sessions being opened again from their shared record, so two requests open one. */
@@ -310,6 +377,12 @@ export function createMcpHttpHandler(
     }
     if (signal.kind === 'closed') {
       closeSession(session, 'here');
+      return;
+    }
+    if (signal.kind === 'events') {
+      for (const streamKey of signal.messages ?? []) {
+        if (typeof streamKey === 'string') session.events?.keep(streamKey);
+      }
       return;
     }
     // Into the session's own server, as if this process had received them: a cancellation aborts the
@@ -342,6 +415,7 @@ export function createMcpHttpHandler(
   /** Close a session in this process, or (`everywhere`) end it for every server sharing it. */
   function closeSession(session: Session, where: 'here' | 'everywhere'): void {
     forget(session);
+    session.events?.clear();
     session.server.close().catch(report);
     if (where === 'everywhere') endShared(session.id);
   }
@@ -426,6 +500,9 @@ export function createMcpHttpHandler(
       if (sessionId === null) return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required.');
       const session = await findSession(sessionId, scope, request);
       if (session === undefined) return sessionNotFound();
+      const lastEventId =
+        method === 'GET' && session.events !== undefined ? request.headers.get('last-event-id') : null;
+      if (lastEventId !== null && lastEventId !== '') return resume(session, request, lastEventId);
       return serve(session, request, undefined);
     }
 
@@ -550,7 +627,7 @@ export function createMcpHttpHandler(
     if (record === undefined || record.scope !== scope) return undefined;
     const endpoint = await resolve(request);
     if (endpoint === undefined) return undefined;
-    const { server, transport } = await connectSession(endpoint, () => record.id, undefined);
+    const { server, transport, events } = await connectSession(endpoint, () => record.id, undefined);
     // Counted against the quotas where it was opened only: a quota here never closes a session that
     // another server opened and may be serving right now.
     const quotaKeys: readonly string[] = [];
@@ -564,6 +641,8 @@ export function createMcpHttpHandler(
       lastSeen: Date.now(),
       openStreams: 0,
       quotaKeys,
+      protocolVersion: record.protocolVersion,
+      events,
     };
     hookClose(session);
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -610,12 +689,22 @@ export function createMcpHttpHandler(
     endpoint: ToolRegistry | McpEndpoint,
     sessionIdGenerator: () => string,
     onsessioninitialized: ((id: string) => void | Promise<void>) | undefined,
-  ): Promise<{ server: Server; transport: WebStandardStreamableHTTPServerTransport }> {
+  ): Promise<{
+    server: Server;
+    transport: WebStandardStreamableHTTPServerTransport;
+    events: SessionEventStore | undefined;
+  }> {
     const registry = isEndpoint(endpoint) ? endpoint.registry : endpoint;
     const serverOptions = isEndpoint(endpoint) ? { ...options, ...endpoint.options } : options;
     const server = createMcpServer(registry, serverOptions);
+    let sessionId: string | undefined;
+    const events = resumable === undefined ? undefined : createEventStore(() => sessionId);
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator,
+      sessionIdGenerator: () => {
+        sessionId = sessionIdGenerator();
+        return sessionId;
+      },
+      ...(events === undefined ? {} : { eventStore: events, retryInterval: resumable?.retryMs }),
       ...(onsessioninitialized === undefined ? {} : { onsessioninitialized }),
       // A DELETE: the client ended the session, for every server, before it is told so.
       onsessionclosed: async (id) => {
@@ -627,7 +716,98 @@ export function createMcpHttpHandler(
       },
     });
     await server.connect(transport);
-    return { server, transport };
+    return { server, transport, events };
+  }
+
+  function createEventStore(sessionId: () => string | undefined): SessionEventStore {
+    const settings = resumable as ResumableSettings;
+    const sharing = shared;
+    const persistence =
+      sharing?.storeEvents === undefined || sharing.eventsFrom === undefined
+        ? undefined
+        : {
+            store: (events: readonly McpSharedEvent[]) =>
+              sharing.storeEvents?.(sessionId() as string, events) ?? Promise.resolve(),
+            drop: (streamKey: string, throughSeq: number) =>
+              sharing.dropEvents?.(sessionId() as string, streamKey, throughSeq) ?? Promise.resolve(),
+          };
+    return new SessionEventStore(settings.limits, persistence, report);
+  }
+
+  /**
+   * The events of a stream another server wrote, from `seq` on. When they are not in the shared store
+   * yet (the server writing the stream has not seen its client go, or finished it first), every
+   * server is asked to keep that stream there, and the store is read again a few times meanwhile.
+   */
+  async function keptElsewhere(
+    sessionId: string,
+    streamKey: string,
+    seq: number,
+    limit: number,
+  ): Promise<McpSharedEvent[]> {
+    const sharing = shared as McpSessionSharing;
+    const read = () => sharing.eventsFrom?.(sessionId, streamKey, seq, limit) ?? Promise.resolve([]);
+    let stored = await read();
+    if (stored[0]?.seq === seq) return stored;
+    await sharing.signal({ sessionId, origin, kind: 'events', messages: [streamKey] });
+    for (let attempt = 0; attempt < KEEP_ATTEMPTS && stored[0]?.seq !== seq; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, KEEP_WAIT_MS));
+      stored = await read();
+    }
+    return stored;
+  }
+
+  /**
+   * A `GET` with `Last-Event-ID`: the events the client missed on the stream it names. A stream this
+   * server is still writing is replayed and continued by the transport; one it finished, or one kept
+   * by another server (with `sessions`), is replayed and ended, and the client reconnects again after
+   * `retryMs` if its answer has not come yet.
+   */
+  async function resume(session: Session, request: Request, lastEventId: string): Promise<Response> {
+    const events = session.events as SessionEventStore;
+    const settings = resumable as ResumableSettings;
+    if (lastEventId.length > MAX_EVENT_ID_CHARS) {
+      return jsonRpcError(
+        400,
+        -32000,
+        `Bad Request: the Last-Event-ID header is ${lastEventId.length} characters long; this server's event ids have at most ${MAX_EVENT_ID_CHARS}. Reconnect without it to open a new stream.`,
+      );
+    }
+    const found = events.locate(lastEventId);
+    switch (found.kind) {
+      case 'malformed':
+        return jsonRpcError(
+          400,
+          -32000,
+          `Bad Request: Last-Event-ID '${lastEventId}' is not an event id of this server (<stream>.<number>, as its events carry); reconnect without it to open a new stream.`,
+        );
+      case 'gone':
+        return eventNotKept(lastEventId);
+      case 'live':
+        return serve(session, request, undefined);
+      case 'ended':
+        return replayed(session, lastEventId, found.events, settings.retryMs);
+      case 'elsewhere': {
+        if (shared?.eventsFrom === undefined) return eventNotKept(lastEventId);
+        const stored = await keptElsewhere(session.id, found.streamKey, found.seq, settings.limits.maxEvents + 1);
+        if (stored[0]?.seq !== found.seq) return eventNotKept(lastEventId);
+        const missed: McpReplayEvent[] = [];
+        for (const event of stored.slice(1)) {
+          if (event.message !== null) missed.push({ id: `${event.streamKey}.${event.seq}`, data: event.message });
+        }
+        if (found.standalone && missed.length === 0) {
+          // Caught up with another server's GET stream: this server's own from here.
+          const headers = new Headers(request.headers);
+          headers.delete('last-event-id');
+          return serve(session, new Request(request.url, { method: 'GET', headers }), undefined);
+        }
+        return replayed(session, lastEventId, missed, settings.retryMs);
+      }
+      default: {
+        const unreachable: never = found;
+        return unreachable;
+      }
+    }
   }
 
   function hookClose(session: Session): void {
@@ -659,7 +839,7 @@ export function createMcpHttpHandler(
     message: unknown,
   ): Promise<Response> {
     let session: Session | undefined;
-    const { server, transport } = await connectSession(endpoint, randomUUID, async (id) => {
+    const { server, transport, events } = await connectSession(endpoint, randomUUID, async (id) => {
       const now = Date.now();
       // Busy until its initialize is answered, so no other initialize closes it in the meantime.
       session = {
@@ -672,6 +852,8 @@ export function createMcpHttpHandler(
         lastSeen: now,
         openStreams: 1,
         quotaKeys,
+        protocolVersion: sharedRecordOf(id, scope, message).protocolVersion,
+        events,
       };
       remember(session);
       release();
@@ -715,13 +897,18 @@ export function createMcpHttpHandler(
       }, report);
     }
     let response: Response;
+    const primed = message !== undefined && session.events !== undefined && primes(session.protocolVersion);
     try {
       if (isEndpoint(session.endpoint)) await session.endpoint.settle?.();
-      response = await session.transport.handleRequest(request, message === undefined ? {} : { parsedBody: message });
+      response = await session.transport.handleRequest(
+        primed ? withProtocolVersion(request, session.protocolVersion) : request,
+        message === undefined ? {} : { parsedBody: message },
+      );
     } finally {
       session.openStreams--;
     }
-    return trackStream(session, response);
+    if (!primed || !isEventStream(response)) return trackStream(session, response);
+    return trackStream(session, response, resumable?.pollAfterMs, PRIMING_HOLD_MS);
   }
 
   const fetchHandler = async (request: Request): Promise<Response> => {
@@ -791,33 +978,91 @@ function isBetterVictim(candidate: Session, current: Session, own: string | unde
   return candidate.lastSeen < current.lastSeen;
 }
 
-/** Count a streamed response as open until it ends, so an idle sweep never cuts a live stream. */
-function trackStream(session: Session, response: Response): Response {
+/**
+ * Count a streamed response as open until it ends, so an idle sweep never cuts a live stream. A
+ * client that drops it before its end may reconnect to another server: the session's events are then
+ * kept for the others. With `closeAfterMs`, the stream is ended then if it is still open (polling).
+ */
+function trackStream(session: Session, response: Response, closeAfterMs?: number, holdFirstMs?: number): Response {
   const body = response.body;
   if (body === null) return response;
   session.openStreams++;
   let open = true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let holdFirst = holdFirstMs !== undefined;
+  /** A read started while the first chunk was held, and not yet passed on. */
+  let pending: ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> | undefined;
   const done = () => {
     if (!open) return;
     open = false;
+    if (timer !== undefined) clearTimeout(timer);
     session.openStreams--;
     session.lastSeen = Date.now();
   };
   const reader = body.getReader();
   const tracked = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (closeAfterMs === undefined) return;
+      timer = setTimeout(() => {
+        if (!open) return;
+        session.events?.detach();
+        done();
+        controller.close();
+        // The transport sees its stream cancelled: what it writes from here is kept for the replay.
+        reader.cancel().catch(() => undefined);
+      }, closeAfterMs);
+    },
     async pull(controller) {
       try {
-        const { done: finished, value } = await reader.read();
+        if (holdFirst) {
+          holdFirst = false;
+          const first = await reader.read();
+          if (!open) return;
+          if (!first.done) {
+            // The priming event waits a moment for what follows, so a quick answer leaves with it in
+            // one write rather than two.
+            const next = reader.read();
+            let wait: ReturnType<typeof setTimeout> | undefined;
+            const waited = await Promise.race([
+              next,
+              new Promise<undefined>((resolve) => {
+                wait = setTimeout(() => resolve(undefined), holdFirstMs);
+              }),
+            ]);
+            clearTimeout(wait);
+            if (!open) return;
+            if (waited === undefined || waited.done) {
+              controller.enqueue(first.value);
+              if (waited === undefined) pending = next;
+              else {
+                done();
+                controller.close();
+              }
+              return;
+            }
+            const joined = new Uint8Array(first.value.byteLength + waited.value.byteLength);
+            joined.set(first.value);
+            joined.set(waited.value, first.value.byteLength);
+            controller.enqueue(joined);
+            return;
+          }
+        }
+        const read = pending ?? reader.read();
+        pending = undefined;
+        const { done: finished, value } = await read;
+        if (!open) return;
         if (finished) {
           done();
           controller.close();
         } else controller.enqueue(value);
       } catch (error) {
+        if (!open) return;
         done();
         controller.error(error);
       }
     },
     cancel(reason) {
+      if (open) session.events?.detach();
       done();
       return reader.cancel(reason);
     },
@@ -888,4 +1133,95 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
     status,
     headers: { 'content-type': 'application/json', ...headers },
   });
+}
+
+/**
+ * How long a POST stream's priming event waits for the next event before it is sent alone: a call
+ * answered within it leaves in one write (decision 011).
+ */
+const PRIMING_HOLD_MS = 5;
+
+/** How often, and how long apart, the shared store is read again after asking for a stream's events. */
+const KEEP_ATTEMPTS = 5;
+const KEEP_WAIT_MS = 40;
+
+/** The first protocol version whose clients read an SSE event with empty data (the priming event). */
+const PRIMING_VERSION = '2025-11-25';
+
+/** Whether a session that negotiated `version` gets priming events and `retry` fields. */
+function primes(version: string): boolean {
+  return version >= PRIMING_VERSION && SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
+/**
+ * The request with its `MCP-Protocol-Version` header set to the version its session negotiated, when it
+ * names an older one or none: the transport primes a stream by that header, while what the client can
+ * read was settled by its `initialize` (decision 011).
+ */
+function withProtocolVersion(request: Request, negotiated: string): Request {
+  const header = request.headers.get('mcp-protocol-version');
+  if (header !== null && header >= PRIMING_VERSION) return request;
+  const headers = new Headers(request.headers);
+  headers.set('mcp-protocol-version', negotiated);
+  return new Request(request.url, { method: request.method, headers, signal: request.signal });
+}
+
+function isEventStream(response: Response): boolean {
+  return response.headers.get('content-type')?.startsWith('text/event-stream') === true;
+}
+
+interface ResumableSettings {
+  retryMs: number;
+  limits: McpEventLimits;
+  pollAfterMs: number | undefined;
+}
+
+function resumableSettings(options: false | McpResumableStreamsOptions | undefined): ResumableSettings | undefined {
+  if (options === false) return undefined;
+  const settings = options ?? {};
+  return {
+    retryMs: positiveSetting('retryMs', settings.retryMs, 1000),
+    limits: {
+      maxEvents: positiveSetting('maxEventsPerSession', settings.maxEventsPerSession, 1000),
+      maxBytes: positiveSetting('maxBytesPerSession', settings.maxBytesPerSession, 1024 * 1024),
+      ttlMs: positiveSetting('eventTtlMs', settings.eventTtlMs, 5 * 60_000),
+    },
+    pollAfterMs:
+      settings.pollAfterMs === undefined ? undefined : positiveSetting('pollAfterMs', settings.pollAfterMs, 0),
+  };
+}
+
+function positiveSetting(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (Number.isSafeInteger(value) && value > 0) return value;
+  throw new TypeError(`resumableStreams.${name} must be a whole number above 0, got ${String(value)}.`);
+}
+
+/**
+ * The replay of a stream this server does not go on writing: a priming event holding the client's
+ * cursor (so it reconnects with it, after `retryMs`, if its answer is not among `events`), then the
+ * events it missed; then the stream ends.
+ */
+function replayed(session: Session, lastEventId: string, events: readonly McpReplayEvent[], retryMs: number): Response {
+  session.lastSeen = Date.now();
+  let text = primes(session.protocolVersion)
+    ? `id: ${lastEventId}\nretry: ${retryMs}\ndata: \n\n`
+    : `retry: ${retryMs}\n\n`;
+  for (const event of events) text += `event: message\nid: ${event.id}\ndata: ${event.data}\n\n`;
+  return new Response(text, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      'mcp-session-id': session.id,
+    },
+  });
+}
+
+function eventNotKept(lastEventId: string): Response {
+  return jsonRpcError(
+    400,
+    -32000,
+    `Bad Request: event '${lastEventId}' is not one this session keeps (unknown, of another session, or older than the events kept); reconnect without Last-Event-ID to open a new stream, and send again any request still waiting for its answer.`,
+  );
 }

@@ -232,9 +232,10 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
   });
 }
 
-/** MCP sessions in the store's `mcp_sessions` table, with the store's signals between servers. */
+/** MCP sessions in the store's `mcp_sessions` table, the events of their dropped streams in `mcp_stream_events`, with the store's signals between servers. */
 function storeSessions(context: ServerContext, targets: WeakMap<Request, McpTarget>): McpSessionSharing {
   const sessions = context.store.mcpSessions;
+  const events = context.store.mcpStreamEvents;
   return {
     async create(session, expiresAt, request) {
       const target = targets.get(request);
@@ -250,13 +251,23 @@ function storeSessions(context: ServerContext, targets: WeakMap<Request, McpTarg
     get: (id) => sessions.get(id),
     touch: (id, expiresAt) => sessions.touch(id, expiresAt),
     delete: (id) => sessions.delete(id),
-    pruneExpired: () => sessions.pruneExpired(),
+    async pruneExpired() {
+      const [pruned] = await Promise.all([sessions.pruneExpired(), events.pruneExpired()]);
+      return pruned;
+    },
     signal: (message) => sessions.signal(message),
     onSignal: (listener) => sessions.onSignal(listener),
     onResync: (listener) =>
       context.store.onChange((change) => {
         if (change.kind === 'resync') listener();
       }),
+    async storeEvents(sessionId, stored) {
+      await events.append(sessionId, stored);
+    },
+    eventsFrom: (sessionId, streamKey, seq, limit) => events.from(sessionId, streamKey, seq, limit),
+    async dropEvents(sessionId, streamKey, throughSeq) {
+      await events.drop(sessionId, streamKey, throughSeq);
+    },
   };
 }
 

@@ -184,6 +184,7 @@ export interface Database {
   call_limit_leases: CallLimitLeasesTable;
   call_limit_locks: { key: string };
   mcp_sessions: McpSessionsTable;
+  mcp_stream_events: McpStreamEventsTable;
   mcp_tasks: McpTasksTable;
 }
 
@@ -238,6 +239,25 @@ export interface McpSessionsTable {
   created_at: TimestampColumn;
   /** PostgreSQL returns the `bigint` as text. */
   last_seen_at: number | string;
+  expires_at: number | string;
+}
+
+/**
+ * `mcp_stream_events`: events of MCP sessions' SSE streams kept for a client that resumes its stream on
+ * another server (times in epoch milliseconds).
+ *
+ * @example
+ * ```ts
+ * const kept = await store.db.selectFrom('mcp_stream_events').select(['stream_key', 'seq']).where('session_id', '=', id).execute();
+ * ```
+ */
+export interface McpStreamEventsTable {
+  session_id: string;
+  stream_key: string;
+  /** PostgreSQL returns the `bigint` as text. */
+  seq: number | string;
+  /** JSON text; `null` for a priming event. */
+  message: string | null;
   expires_at: number | string;
 }
 

@@ -9,6 +9,7 @@ import { DatabaseApprovalStore } from './database-approval-store.js';
 import { DatabaseFileBackend } from './database-file-backend.js';
 import { McpCatalogQueries } from './mcp-catalog-queries.js';
 import { McpSessionQueries } from './mcp-session-queries.js';
+import { McpStreamEventQueries } from './mcp-stream-event-queries.js';
 import { McpTaskQueries } from './mcp-task-queries.js';
 import { MIGRATION_TABLES, ToolshedMigrationProvider } from './migrations/toolshed-migration-provider.js';
 import { dropForChange, readCachesOf } from './read-cache.js';
@@ -30,6 +31,7 @@ import type {
   StoreCallLimits,
   StoreMcpCatalog,
   StoreMcpSessions,
+  StoreMcpStreamEvents,
   StoreMcpTasks,
   StoreSecrets,
   StoreTokens,
@@ -68,6 +70,7 @@ export class KyselyToolshedStore implements ToolshedStore {
   readonly callLimits: StoreCallLimits;
   readonly mcpCatalog: StoreMcpCatalog;
   readonly mcpSessions: StoreMcpSessions;
+  readonly mcpStreamEvents: StoreMcpStreamEvents;
   readonly mcpTasks: StoreMcpTasks;
   readonly #dialect: StoreDialect;
   readonly #feed: ChangeFeed;
@@ -98,6 +101,7 @@ export class KyselyToolshedStore implements ToolshedStore {
     this.upstreamPins = new UpstreamPinQueries(this.#context);
     this.callLimits = new CallLimitQueries(this.#context);
     this.mcpSessions = new McpSessionQueries(this.#context, feed);
+    this.mcpStreamEvents = new McpStreamEventQueries(this.#context);
     this.mcpTasks = new McpTaskQueries(this.#context);
   }
 

@@ -14,7 +14,7 @@ import type { StoreMcpSessions } from './toolshed-store.js';
 const SESSION_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
 /** Bytes of JSON of a session's client info and of its client capabilities. */
 const CLIENT_JSON_BYTES = 16 * 1024;
-const SIGNAL_KINDS = new Set(['messages', 'closed']);
+const SIGNAL_KINDS = new Set(['messages', 'closed', 'events']);
 
 /**
  * The `mcp_sessions` part of a store, and the signals between servers about those sessions (on

@@ -438,9 +438,29 @@ export type McpSessionInput = Omit<McpSessionRecord, 'createdAt' | 'lastSeenAt' 
 };
 
 /**
+ * An event of an MCP session's SSE stream, kept for a client that resumes the stream on another
+ * server: its stream key and sequence number (the event id is `<streamKey>.<seq>`), the JSON-RPC
+ * message as JSON text (`null` for the empty priming event), and when it expires.
+ *
+ * @example
+ * ```ts
+ * const event: McpStreamEvent = { streamKey: '1b4e…', seq: 1, message: '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}', expiresAt: Date.now() + 300_000 };
+ * ```
+ */
+export interface McpStreamEvent {
+  streamKey: string;
+  seq: number;
+  message: string | null;
+  /** Milliseconds since the epoch; an expired event is not read. */
+  expiresAt: number;
+}
+
+/**
  * A message between the servers on one database about an MCP session: client messages (a
- * cancellation, the answer to an elicitation) for whichever server runs the request they concern, or
- * word that the session was closed. `origin` names the sending server, which ignores its own.
+ * cancellation, the answer to an elicitation) for whichever server runs the request they concern,
+ * word that the session was closed, or (kind `events`) a request to keep the events of the streams
+ * named in `messages` (stream keys) where every server can read them. `origin` names the sending
+ * server, which ignores its own.
  *
  * @example
  * ```ts
@@ -453,8 +473,8 @@ export type McpSessionInput = Omit<McpSessionRecord, 'createdAt' | 'lastSeenAt' 
 export interface McpSessionSignal {
   sessionId: string;
   origin: string;
-  kind: 'messages' | 'closed';
-  /** JSON-RPC messages from the client (kind `messages`). */
+  kind: 'messages' | 'closed' | 'events';
+  /** JSON-RPC messages from the client (kind `messages`), or stream keys (kind `events`). */
   messages?: unknown[];
 }
 

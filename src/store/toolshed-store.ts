@@ -22,6 +22,7 @@ import type {
   McpSessionInput,
   McpSessionRecord,
   McpSessionSignal,
+  McpStreamEvent,
   McpTaskInput,
   McpTaskOutcome,
   McpTaskRecord,
@@ -592,6 +593,31 @@ export interface StoreMcpTasks {
 }
 
 /**
+ * Events of MCP sessions' SSE streams, kept for clients that resume a stream on another server than
+ * the one writing it. Malformed session ids, stream keys or sequence numbers read as nothing kept.
+ *
+ * @example
+ * ```ts
+ * await store.mcpStreamEvents.append(sessionId, [{ streamKey, seq: 0, message: null, expiresAt: Date.now() + 300_000 }]);
+ * const missed = await store.mcpStreamEvents.from(sessionId, streamKey, 0, 100);
+ * ```
+ */
+export interface StoreMcpStreamEvents {
+  /**
+   * Keep events of a session's stream (an event already kept stays as it is); how many were added.
+   * Throws {@link StoreValidationError} for a malformed event or one over 4 MiB of JSON; adds nothing
+   * (0) when the session is gone.
+   */
+  append(sessionId: string, events: readonly McpStreamEvent[]): Promise<number>;
+  /** The stream's events from `seq` on, oldest first, at most `limit` (at most 10 000), none expired by `now`. */
+  from(sessionId: string, streamKey: string, seq: number, limit: number, now?: number): Promise<McpStreamEvent[]>;
+  /** Forget the stream's events up to `throughSeq`; how many. */
+  drop(sessionId: string, streamKey: string, throughSeq: number): Promise<number>;
+  /** Delete the events expired by `now` (default the current time); how many. */
+  pruneExpired(now?: number): Promise<number>;
+}
+
+/**
  * The registry's {@link ApprovalStore} for one workspace, plus the decision step of the REST API.
  * `take` is atomic: of any number of concurrent takers exactly one gets the approval.
  */
@@ -655,6 +681,8 @@ export interface ToolshedStore {
   readonly mcpCatalog: StoreMcpCatalog;
   /** MCP sessions any server on the database may answer, and the signals about them. */
   readonly mcpSessions: StoreMcpSessions;
+  /** Events of MCP sessions' streams, for a client that resumes its stream on another server. */
+  readonly mcpStreamEvents: StoreMcpStreamEvents;
   /** MCP tasks of each workspace, readable from any server on the database. */
   readonly mcpTasks: StoreMcpTasks;
   /**

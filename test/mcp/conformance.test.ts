@@ -81,4 +81,20 @@ describe('MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, serve
     expect(run.exitCode).toBe(0);
     expect(run.output).toMatch(/Passed: 4\/4, 0 failed, 0 warnings/);
   });
+
+  it('passes the pending SSE polling scenario: priming event, retry field, the stream closed mid-call and resumed', async () => {
+    const polling = await listen(
+      createMcpHttpHandler(createConformanceRegistry(), { resumableStreams: { retryMs: 200, pollAfterMs: 300 } }),
+    );
+    try {
+      const run = await runSuite(polling.url, ['--scenario', 'server-sse-polling', '--verbose']);
+      if (run.exitCode !== 0) console.error(run.output);
+      expect(run.exitCode).toBe(0);
+      expect(run.output).toMatch(/Passed: 3\/3, 0 failed, 0 warnings/);
+      // Resumed after the close, not answered on the first stream.
+      expect(run.output).toContain('Successfully received tool response after reconnection');
+    } finally {
+      await polling.close();
+    }
+  });
 });

@@ -58,6 +58,7 @@ describe('npm run conformance (toolshed serve, @modelcontextprotocol/conformance
         'prompts-get-embedded-resource',
         'prompts-get-with-image',
         'dns-rebinding-protection',
+        'server-sse-polling',
       ]) {
         expect({ endpoint: endpoint.name, scenario, passed: endpoint.passed.includes(scenario) }).toEqual({
           endpoint: endpoint.name,
@@ -65,10 +66,9 @@ describe('npm run conformance (toolshed serve, @modelcontextprotocol/conformance
           passed: true,
         });
       }
-      // The one scenario left is pending in the suite (not in its active set): resumable SSE streams.
-      expect(endpoint.failed).toEqual(['server-sse-polling']);
-      expect(endpoint.passed).toHaveLength(31);
+      expect(endpoint.failed).toEqual([]);
+      expect(endpoint.passed).toHaveLength(32);
     }
-    expect(run).toMatchObject({ passed: 62, failed: 2 });
+    expect(run).toMatchObject({ passed: 64, failed: 0 });
   }, 420_000);
 });

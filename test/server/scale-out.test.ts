@@ -94,6 +94,22 @@ const gatedReport = defineTool({
   },
 });
 
+/** Reports progress 1, waits for the test to let it go, then reports 2 and 3 and answers. */
+const resumeGate = deferred();
+const stepsAfterDrop = defineTool({
+  name: 'steps_after_drop',
+  description: 'Report progress, wait, then finish.',
+  input: z.object({}),
+  timeoutMs: 10_000,
+  handler: async (_args, ctx) => {
+    ctx.progress(1, 3);
+    await resumeGate.promise;
+    ctx.progress(2, 3);
+    ctx.progress(3, 3);
+    return { steps: 3 };
+  },
+});
+
 const needsApproval = defineTool({
   name: 'needs_approval',
   description: 'Echo a note once a person approved the call.',
@@ -143,7 +159,7 @@ beforeAll(async () => {
     // A short task lease: a cancellation heard by another instance reaches the run within a renewal.
     const app = createServer({
       store,
-      tools: [countUp, waitForCancel, needsApproval, askName, gatedReport],
+      tools: [countUp, waitForCancel, needsApproval, askName, gatedReport, stepsAfterDrop],
       mcp: { taskLeaseMs: 600 },
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -373,6 +389,124 @@ describe('three instances on one PostgreSQL behind a round-robin proxy', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       expect(response.status).toBe(404);
+    }
+  });
+
+  it('resumes a call whose stream dropped on another instance than the one running it, with every event once and in order', async () => {
+    const owner = await tenant();
+    const created = await rest(proxy.base, owner, 'POST', '/api/agents', { name: 'resumer' });
+    const agent = created.body.id as string;
+    await rest(proxy.base, owner, 'POST', `/api/agents/${agent}/tools`, { tool_id: 'steps_after_drop' });
+    // The call goes through the proxy; its stream is cut after the first progress; the client's
+    // reconnection (GET with Last-Event-ID) goes to the instance after the one running the call.
+    let callUpstream: number | undefined;
+    let cut = () => {};
+    const resumes: Array<{ upstream: number; lastEventId: string; status: number }> = [];
+    const cutting: typeof fetch = async (input, init) => {
+      const headers = new Headers(init?.headers);
+      const lastEventId = headers.get('last-event-id');
+      if ((init?.method ?? 'GET') === 'GET' && lastEventId !== null && callUpstream !== undefined) {
+        const upstream = (callUpstream + 1) % 3;
+        const response = await fetch(`${bases[upstream]}${new URL(String(input)).pathname}`, init);
+        resumes.push({ upstream, lastEventId, status: response.status });
+        return response;
+      }
+      const isCall = init?.method === 'POST' && String(init.body).includes('"tools/call"');
+      if (!isCall) return fetch(input, init);
+      const abort = new AbortController();
+      const response = await fetch(input, { ...init, signal: abort.signal });
+      callUpstream = Number(response.headers.get('x-upstream'));
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      let fail: (error: Error) => void = () => {};
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          fail = (error) => controller.error(error);
+        },
+        async pull(controller) {
+          const read = await reader.read().catch(() => undefined);
+          if (read === undefined) return;
+          if (read.done) controller.close();
+          else controller.enqueue(read.value);
+        },
+      });
+      cut = () => {
+        abort.abort();
+        fail(new Error('connection reset'));
+      };
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const client = new Client({ name: 'scale-out-resume', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`/mcp/agents/${agent}`, proxy.base), {
+        requestInit: { headers: { authorization: `Bearer ${owner.token}` } },
+        fetch: cutting,
+        reconnectionOptions: {
+          initialReconnectionDelay: 100,
+          maxReconnectionDelay: 500,
+          reconnectionDelayGrowFactor: 1.5,
+          maxRetries: 3,
+        },
+      }),
+    );
+    clients.push(client);
+    const progress: number[] = [];
+    const first = deferred();
+    const call = client.callTool({ name: 'steps_after_drop', arguments: {} }, undefined, {
+      onprogress: (event) => {
+        progress.push(event.progress);
+        first.resolve();
+      },
+      timeout: 15_000,
+    });
+    await within(first.promise, 5000, 'the first progress');
+    cut();
+    // The running instance learns of the drop and keeps the stream's events in the database.
+    const session = (client.transport as StreamableHTTPClientTransport).sessionId as string;
+    const events = (stores[0] as ToolshedStore).db
+      .selectFrom('mcp_stream_events')
+      .select('seq')
+      .where('session_id', '=', session);
+    const deadline = Date.now() + 5000;
+    while ((await events.execute()).length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    resumeGate.resolve();
+    const result = await within(call, 10_000, 'the result after the resume');
+    expect(
+      result.structuredContent ?? JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? '{}'),
+    ).toEqual({ steps: 3 });
+    expect(progress).toEqual([1, 2, 3]);
+    expect(resumes.length).toBeGreaterThanOrEqual(1);
+    expect(resumes.every((resume) => resume.status === 200 && resume.upstream !== callUpstream)).toBe(true);
+
+    // Another session's event id is refused on every instance; another workspace's token finds no session.
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId as string;
+    const other = await connect('/mcp', owner);
+    await other.listTools();
+    const otherSession = (other.transport as StreamableHTTPClientTransport).sessionId as string;
+    const stranger = await tenant();
+    const resume = (base: string, token: string, session: string, lastEventId: string) =>
+      fetch(`${base}/mcp${session === otherSession ? '' : `/agents/${agent}`}`, {
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'text/event-stream',
+          'mcp-session-id': session,
+          'last-event-id': lastEventId,
+        },
+      });
+    const eventId = (resumes[0] as { lastEventId: string }).lastEventId;
+    for (const base of bases) {
+      const refused = await resume(base, owner.token, otherSession, eventId);
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toContain('is not one this session keeps');
+      const strangers = await resume(base, stranger.token, sessionId, eventId);
+      expect(strangers.status).toBe(404);
+      await strangers.text();
+      for (const hostile of ['x'.repeat(129), "' or 1=1 --", '1.2.3']) {
+        const answer = await resume(base, owner.token, sessionId, hostile);
+        expect(answer.status).toBe(400);
+        await answer.text();
+      }
     }
   });
 

@@ -359,6 +359,22 @@ describe('toolshed serve: MCP session limits', () => {
     }
   });
 
+  it.each([['soon'], ['0s'], ['-5ms'], ['1.5s']])(
+    'refuses --mcp-poll-after %j as a usage error (exit 2)',
+    async (value) => {
+      const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
+      try {
+        const { io, stderr } = memoryIo(folder);
+        expect(await runCli(['serve', '--port', '0', '--mcp-poll-after', value], io)).toBe(2);
+        expect(stderr()).toBe(
+          `error: option '--mcp-poll-after <duration>' argument '${value}' is invalid. Use a whole number and a unit: ms, s, m, h or d (such as 30s).\nRun 'toolshed serve --help' for usage.\n`,
+        );
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('refuses a workspace limit above the total before opening the database (exit 2)', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'toolshed-serve-'));
     try {

@@ -71,6 +71,75 @@ function defineCases(open: () => Promise<ToolshedStore>, close: () => Promise<vo
     for (const id of ["' or 1=1 --", 'x'.repeat(500), '']) expect(await store.mcpSessions.get(id)).toBeUndefined();
   });
 
+  it("keeps a stream's events in order from a sequence number on, until they expire, are dropped or the session ends", async () => {
+    const now = Date.now();
+    await store.mcpSessions.create({ ...base, id: 'sess-ev', workspaceId: 'ws', expiresAt: now + 60_000 });
+    const key = '1b4e28ba-2fa1-4d2b-883f-0016d3cca427';
+    const event = (seq: number, expiresAt = now + 60_000) => ({
+      streamKey: key,
+      seq,
+      message: seq === 0 ? null : JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { seq } }),
+      expiresAt,
+    });
+    expect(await store.mcpStreamEvents.append('sess-ev', [event(2), event(0), event(1)])).toBe(3);
+    // Kept once: appending an event again adds nothing.
+    expect(await store.mcpStreamEvents.append('sess-ev', [event(1), event(3, now + 1000)])).toBe(1);
+    expect((await store.mcpStreamEvents.from('sess-ev', key, 1, 10)).map((kept) => kept.seq)).toEqual([1, 2, 3]);
+    expect(await store.mcpStreamEvents.from('sess-ev', key, 0, 2)).toEqual([event(0), event(1)]);
+    expect((await store.mcpStreamEvents.from('sess-ev', key, 0, 10, now + 2000)).map((kept) => kept.seq)).toEqual([
+      0, 1, 2,
+    ]);
+    // Another session, or another stream, reads nothing.
+    expect(await store.mcpStreamEvents.from('sess-other', key, 0, 10)).toEqual([]);
+    expect(await store.mcpStreamEvents.from('sess-ev', `g${key}`, 0, 10)).toEqual([]);
+    expect(await store.mcpStreamEvents.drop('sess-ev', key, 0)).toBe(1);
+    expect(await store.mcpStreamEvents.pruneExpired(now + 2000)).toBe(1);
+    expect((await store.mcpStreamEvents.from('sess-ev', key, 0, 10)).map((kept) => kept.seq)).toEqual([1, 2]);
+    await store.mcpSessions.delete('sess-ev');
+    expect(await store.db.selectFrom('mcp_stream_events').select('seq').execute()).toEqual([]);
+    // A session that is gone keeps nothing, without an error.
+    expect(await store.mcpStreamEvents.append('sess-ev', [event(4)])).toBe(0);
+  });
+
+  it('refuses malformed events and writes nothing; hostile keys read nothing', async () => {
+    const now = Date.now();
+    await store.mcpSessions.create({ ...base, id: 'sess-evbad', workspaceId: 'ws', expiresAt: now + 60_000 });
+    const good = { streamKey: 'k1', seq: 0, message: null, expiresAt: now + 60_000 };
+    const bad: Array<[Record<string, unknown>, string, string]> = [
+      [{ streamKey: "'; drop table x --" }, 'streamKey', "use 1-64 letters, digits or '-'"],
+      [{ streamKey: 'k'.repeat(65) }, 'streamKey', "use 1-64 letters, digits or '-'"],
+      [{ seq: -1 }, 'seq', 'events[1].seq must be a whole number of at least 0, got -1.'],
+      [{ seq: 1.5 }, 'seq', 'got 1.5'],
+      [{ seq: '3' }, 'seq', 'events[1].seq must be a whole number'],
+      [{ message: { jsonrpc: '2.0' } }, 'message', 'must be null or JSON text'],
+      [{ message: 'x'.repeat(4 * 1024 * 1024 + 1) }, 'message', 'got 4194305 bytes'],
+      [{ expiresAt: 'later' }, 'expiresAt', 'events[1].expiresAt must be a time'],
+    ];
+    for (const [patch, field, message] of bad) {
+      const error = await store.mcpStreamEvents
+        .append('sess-evbad', [good, { ...good, seq: 1, ...patch } as never])
+        .catch((caught: unknown) => caught);
+      expect(StoreValidationError.isInstance(error) && error.field).toBe(field);
+      expect((error as Error).message).toContain(message);
+    }
+    await expect(store.mcpStreamEvents.append('has space', [good])).rejects.toThrow('sessionId');
+    await expect(store.mcpStreamEvents.append('sess-evbad', 'events' as never)).rejects.toThrow(
+      'events must be an array',
+    );
+    expect(await store.db.selectFrom('mcp_stream_events').select('seq').execute()).toEqual([]);
+    for (const [sessionId, streamKey, seq] of [
+      ["' or 1=1 --", 'k1', 0],
+      ['sess-evbad', "' or 1=1 --", 0],
+      ['sess-evbad', 'k1', -1],
+      ['sess-evbad', 'k1', Number.NaN],
+    ] as const) {
+      expect(await store.mcpStreamEvents.from(sessionId, streamKey, seq, 10)).toEqual([]);
+      expect(await store.mcpStreamEvents.drop(sessionId, streamKey, seq)).toBe(0);
+    }
+    expect(await store.mcpStreamEvents.from('sess-evbad', 'k1', 0, 0)).toEqual([]);
+    await store.mcpSessions.delete('sess-evbad');
+  });
+
   it('delivers signals to listeners, refusing malformed and oversized ones', async () => {
     const heard: McpSessionSignal[] = [];
     const stop = store.mcpSessions.onSignal((signal) => heard.push(signal));
@@ -80,11 +149,14 @@ function defineCases(open: () => Promise<ToolshedStore>, close: () => Promise<vo
       kind: 'messages',
       messages: [{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }],
     };
+    const keep: McpSessionSignal = { sessionId: 'sess-3', origin: 'srv', kind: 'events', messages: ['1b4e-stream'] };
     await store.mcpSessions.signal(signal);
+    await store.mcpSessions.signal(keep);
     const deadline = Date.now() + 5000;
-    while (heard.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (heard.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     stop();
-    expect(heard).toEqual([signal]);
+    expect(heard).toEqual([signal, keep]);
+    await expect(store.mcpSessions.signal({ ...keep, messages: undefined })).rejects.toThrow(StoreValidationError);
     await expect(store.mcpSessions.signal({ ...signal, kind: 'other' } as never)).rejects.toThrow(StoreValidationError);
     await expect(store.mcpSessions.signal({ ...signal, messages: ['x'.repeat(8000)] })).rejects.toThrow(
       'the limit is 7900 bytes',

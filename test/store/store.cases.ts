@@ -80,6 +80,8 @@ const TABLES = [
   'approvals',
   'files',
   'mcp_catalog',
+  'mcp_sessions',
+  'mcp_stream_events',
   'mcp_tasks',
   'secrets',
   'tool_calls',
@@ -306,6 +308,7 @@ export function defineStoreCases(harness: StoreHarness): void {
         '0010_prompts_resources',
         '0011_tool_input_examples',
         '0012_mcp_sessions',
+        '0013_mcp_stream_events',
         '0014_mcp_tasks',
         '0015_emails_search_by_inbox',
       ]);

@@ -82,6 +82,7 @@ describe('createStore', () => {
               '0010_prompts_resources',
               '0011_tool_input_examples',
               '0012_mcp_sessions',
+              '0013_mcp_stream_events',
               '0014_mcp_tasks',
               '0015_emails_search_by_inbox',
             ],

@@ -40,6 +40,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
   mcpMaxSessionsPerWorkspace?: number;
   /** Most MCP sessions one API token may hold open (default 100). */
   mcpMaxSessionsPerToken?: number;
+  /** Milliseconds after which an MCP call's stream still open is closed; its client polls for the rest (default: never). */
+  mcpPollAfter?: number;
   /**
    * Calls one sandbox process may run, all of one workspace (default: 1 for Python, a fresh process
    * per call; 100 for JavaScript, a fresh QuickJS runtime per call).
@@ -74,6 +76,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  * `--call-log-retention` (or the configuration's `server.call_log.retention`) deletes calls older
  * than it from the call log, at start and hourly; the configuration's `server.limits` are the served
  * workspace's call limits.
+ * `--mcp-poll-after` closes an MCP call's stream still open after that long (a client of protocol
+ * 2025-11-25 or later reconnects with `Last-Event-ID` and gets the rest).
  * `--sandbox-runs-per-process` lets a sandbox process of `execute_python` / `execute_javascript` serve
  * that many calls of one workspace (by default every Python call gets a fresh process).
  *
@@ -117,6 +121,11 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       '--mcp-allowed-host <host>',
       "a Host header the MCP endpoint accepts beside localhost, such as tools.example.com (any port) or tools.example.com:8443; repeat for several, or '*' behind a proxy that checks hosts itself (DNS-rebinding protection refuses other hosts with 403)",
       collectAllowedHost,
+    )
+    .option(
+      '--mcp-poll-after <duration>',
+      "close an MCP call's stream still waiting for its answer after this long, such as 30s or 500ms; the client reconnects with Last-Event-ID and gets the rest (default: streams stay open)",
+      parsePollAfter,
     )
     .option(
       '--sandbox-runs-per-process <n>',
@@ -297,6 +306,7 @@ async function serveTraced(
         maxSessionsPerWorkspace,
         maxSessionsPerToken: options.mcpMaxSessionsPerToken ?? DEFAULT_MAX_SESSIONS_PER_TOKEN,
         ...(options.mcpAllowedHost === undefined ? {} : { allowedHosts: options.mcpAllowedHost }),
+        ...(options.mcpPollAfter === undefined ? {} : { resumableStreams: { pollAfterMs: options.mcpPollAfter } }),
       },
     });
     await api.ready();
@@ -474,6 +484,13 @@ function parseSessionLimit(value: string): number {
   const limit = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
   if (!(limit >= 1)) throw new InvalidArgumentError('Use a whole number of at least 1.');
   return limit;
+}
+
+function parsePollAfter(value: string): number {
+  const after = durationMs(value);
+  if (after === undefined)
+    throw new InvalidArgumentError('Use a whole number and a unit: ms, s, m, h or d (such as 30s).');
+  return after;
 }
 
 function parseRetention(value: string): number {

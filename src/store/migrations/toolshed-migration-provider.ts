@@ -7,6 +7,7 @@ import { emailsSearchFile } from './emails-search-file.js';
 import { initialSchema } from './initial-schema.js';
 import { mcpCatalogSchema } from './mcp-catalog-schema.js';
 import { mcpSessionsSchema } from './mcp-sessions-schema.js';
+import { mcpStreamEventsSchema } from './mcp-stream-events-schema.js';
 import { mcpTasksSchema } from './mcp-tasks-schema.js';
 import type { SchemaDialect } from './schema-dialect.js';
 import { secretsSchema } from './secrets-schema.js';
@@ -53,6 +54,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
       '0010_prompts_resources': mcpCatalogSchema(this.#schema),
       '0011_tool_input_examples': toolInputExamplesSchema(this.#schema),
       '0012_mcp_sessions': mcpSessionsSchema(this.#schema),
+      '0013_mcp_stream_events': mcpStreamEventsSchema(this.#schema),
       '0014_mcp_tasks': mcpTasksSchema(this.#schema),
       '0015_emails_search_by_inbox': emailsSearchByInboxSchema(this.#schema),
     };

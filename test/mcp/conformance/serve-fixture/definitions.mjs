@@ -225,5 +225,14 @@ export function conformanceToolDefinitions({ defineTool, ToolResult }) {
       },
       handler: (args) => `Received: ${JSON.stringify(args)}`,
     }),
+    defineTool({
+      name: 'test_reconnection',
+      description:
+        'Runs for a second and a half: the server closes its stream meanwhile (toolshed serve --mcp-poll-after) and the client resumes it with Last-Event-ID.',
+      handler: async () => {
+        await pause(1500);
+        return 'Reconnection test completed.';
+      },
+    }),
   ];
 }

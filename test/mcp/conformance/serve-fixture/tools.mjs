@@ -21,4 +21,5 @@ export const [
   testElicitationSep1034Defaults,
   testElicitationSep1330Enums,
   jsonSchema202012Tool,
+  testReconnection,
 ] = tools;

@@ -1128,7 +1128,7 @@ What the figures say, from this run${noisyRows > 0 ? ` (${noisyRows} of ${DISPAT
 
 - toolshed's own cost over the floor, sync handler: e − d = ${difference('e', 'd')} per call, of which
   two clock reads for \`metadata.durationMs\` (the floor keeps no duration) take 2 × t = ${twoClockReads()}
-  (see docs/decisions/017-call-duration-clock.md).
+  (see docs/decisions/016-call-duration-clock.md).
 - An \`async\` handler: f − e = ${difference('f', 'e')} in toolshed; d′ − d = ${difference('d′', 'd')} in the floor.
 - A zod \`input\`: g − e = ${difference('g', 'e')}; toolshed runs both Ajv (on the derived JSON Schema) and zod.
 - JSON text arguments: h − e = ${difference('h', 'e')} in toolshed; i − d = ${difference('i', 'd')} in the floor.

@@ -573,6 +573,25 @@ describe('hostile 2026-07-28 requests', () => {
     expect(reported).toEqual([]);
   });
 
+  it('refuses a body that is not sent as application/json with 415, runs nothing and reports nothing', async () => {
+    const { registry, calls } = countingRegistry();
+    const reported: unknown[] = [];
+    const { port } = await start(registry, { onError: (error) => reported.push(error) });
+    const response = await modern(
+      port,
+      'tools/call',
+      { name: 'count_call', arguments: {} },
+      { headers: { 'content-type': 'text/plain' } },
+    );
+    expect(response.status).toBe(415);
+    expect(answer(response).error).toMatchObject({
+      code: -32000,
+      message: 'Unsupported Media Type: Content-Type must be application/json',
+    });
+    expect(calls()).toBe(0);
+    expect(reported).toEqual([]);
+  });
+
   it('refuses a missing Mcp-Method header with -32020 and runs nothing', async () => {
     const { registry, calls } = countingRegistry();
     const { port } = await start(registry);

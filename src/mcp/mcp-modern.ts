@@ -584,7 +584,11 @@ export async function isModernMcpRequest(request: Request, parsedBody: unknown):
 /** A request the SDK refused for the client's mistake: its JSON-RPC error already says why. */
 function isClientRefusal(error: unknown): boolean {
   if (error instanceof ProtocolError) return true;
-  return error instanceof Error && error.message.startsWith('Rejected inbound request');
+  // The SDK reports the requests it refuses for the client's mistake as plain errors too.
+  return (
+    error instanceof Error &&
+    (error.message.startsWith('Rejected inbound request') || error.message.startsWith('Unsupported Media Type'))
+  );
 }
 
 function readVersion(): string {

@@ -12,7 +12,8 @@ import {
   DEFAULT_MAX_SESSIONS_PER_WORKSPACE,
 } from '../../server/mcp-session-limits.js';
 import type { ServedConfigSync } from '../../server/served-config.js';
-import { RESOURCE_ID_PATTERN, type ToolshedStore } from '../../store/index.js';
+import type { ToolshedStore } from '../../store/index.js';
+import { RESOURCE_ID_PATTERN } from '../../store/store-validation.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { type LoadedTools, loadTools, resolveToolSetup } from '../load-registry.js';

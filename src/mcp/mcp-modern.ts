@@ -17,8 +17,8 @@ import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-s
 import { inTraceContext } from '../core/tracing.js';
 import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
-import { toCallToolResult } from './mcp-call-result.js';
-import { serveCatalog, toolOutputLink } from './mcp-catalog-handlers.js';
+import { answerToolCall } from './answer-tool-call.js';
+import { serveCatalog } from './mcp-catalog-handlers.js';
 import { pageOf } from './mcp-cursor.js';
 import { paramHeaderMismatch } from './mcp-param-headers.js';
 import { INVALID_PARAMS, requestError } from './mcp-request-error.js';
@@ -266,18 +266,7 @@ async function callTool(
   await Promise.all(sending);
   const asking = rounds.pending();
   if (asking !== undefined) return asking;
-  if (options.onCallResult !== undefined) {
-    try {
-      await options.onCallResult(name, result, params.arguments ?? {});
-    } catch (error) {
-      report(error);
-    }
-  }
-  const answer = toCallToolResult(result, listMcpTools(registry).structured.has(name));
-  const handle = result.metadata.outputHandle;
-  // The marker names read_tool_output for models; the link lets any MCP client read the whole output.
-  if (result.status === 'success' && typeof handle === 'string') answer.content.push(toolOutputLink(name, handle));
-  return answer;
+  return answerToolCall(registry, name, params.arguments ?? {}, result, options.onCallResult, report);
 }
 
 /** Thrown by a question of a round that has no answer yet: the round ends with `input_required`. */

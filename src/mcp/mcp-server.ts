@@ -21,8 +21,8 @@ import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-s
 import { inTraceContext } from '../core/tracing.js';
 import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
-import { toCallToolResult } from './mcp-call-result.js';
-import { serveCatalog, toolOutputLink } from './mcp-catalog-handlers.js';
+import { answerToolCall } from './answer-tool-call.js';
+import { serveCatalog } from './mcp-catalog-handlers.js';
 import { pageOf } from './mcp-cursor.js';
 import type { McpTaskStore } from './mcp-task-store.js';
 import {
@@ -304,18 +304,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
       }),
     );
     await Promise.all(sending);
-    if (options.onCallResult !== undefined) {
-      try {
-        await options.onCallResult(name, result, params.arguments ?? {});
-      } catch (error) {
-        report(error);
-      }
-    }
-    const answer = toCallToolResult(result, listMcpTools(registry).structured.has(name));
-    const handle = result.metadata.outputHandle;
-    // The marker names read_tool_output for models; the link lets any MCP client read the whole output.
-    if (result.status === 'success' && typeof handle === 'string') answer.content.push(toolOutputLink(name, handle));
-    return answer;
+    return answerToolCall(registry, name, params.arguments ?? {}, result, options.onCallResult, report);
   };
 
   const answerCall = async (params: CallToolRequest['params'], extra: CallExtra): Promise<CallToolResult> => {

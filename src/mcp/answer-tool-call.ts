@@ -38,3 +38,24 @@ export async function answerToolCall(
   if (result.status === 'success' && typeof handle === 'string') answer.content.push(toolOutputLink(name, handle));
   return answer;
 }
+
+/**
+ * The `tools/call` answer when the call could not even be prepared (only a throwing `context` option
+ * gets there, since `registry.call` never throws): still a result the model reads, never a protocol error.
+ *
+ * @example
+ * ```ts
+ * unpreparedCallResult('add', new Error('no tenant'));
+ * // { content: [{ type: 'text', text: "Error [EXECUTION_FAILED]: The call to 'add' could not be prepared: no tenant" }], isError: true, ... }
+ * ```
+ */
+export function unpreparedCallResult(name: string, error: unknown): McpCallToolResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    content: [
+      { type: 'text', text: `Error [EXECUTION_FAILED]: The call to '${name}' could not be prepared: ${message}` },
+    ],
+    isError: true,
+    _meta: { error_code: 'EXECUTION_FAILED', retryable: false },
+  };
+}

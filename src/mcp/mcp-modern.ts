@@ -17,7 +17,7 @@ import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-s
 import { inTraceContext } from '../core/tracing.js';
 import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
-import { answerToolCall } from './answer-tool-call.js';
+import { answerToolCall, unpreparedCallResult } from './answer-tool-call.js';
 import { serveCatalog } from './mcp-catalog-handlers.js';
 import { pageOf } from './mcp-cursor.js';
 import { paramHeaderMismatch } from './mcp-param-headers.js';
@@ -175,17 +175,7 @@ export function createModernMcpServer(registry: ToolRegistry, options: ModernMcp
       // A refused request (a requestState this server did not make) is a JSON-RPC error.
       if (typeof (error as { code?: unknown }).code === 'number') throw error;
       // Otherwise only a throwing `context` option gets here (`registry.call` never throws); still a result.
-      const message = error instanceof Error ? error.message : String(error);
-      return {
-        content: [
-          {
-            type: 'text' as const,
-            text: `Error [EXECUTION_FAILED]: The call to '${name}' could not be prepared: ${message}`,
-          },
-        ],
-        isError: true,
-        _meta: { error_code: 'EXECUTION_FAILED', retryable: false },
-      };
+      return unpreparedCallResult(name, error) as never;
     }
   });
   return server;

@@ -21,7 +21,7 @@ import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-s
 import { inTraceContext } from '../core/tracing.js';
 import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
-import { answerToolCall } from './answer-tool-call.js';
+import { answerToolCall, unpreparedCallResult } from './answer-tool-call.js';
 import { serveCatalog } from './mcp-catalog-handlers.js';
 import { pageOf } from './mcp-cursor.js';
 import type { McpTaskStore } from './mcp-task-store.js';
@@ -313,17 +313,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
       return (await callTool(params, extra)) as CallToolResult;
     } catch (error) {
       // Only a throwing `context` option gets here (`registry.call` never throws); still a result.
-      const message = error instanceof Error ? error.message : String(error);
-      return {
-        content: [
-          {
-            type: 'text' as const,
-            text: `Error [EXECUTION_FAILED]: The call to '${params.name}' could not be prepared: ${message}`,
-          },
-        ],
-        isError: true,
-        _meta: { error_code: 'EXECUTION_FAILED', retryable: false },
-      };
+      return unpreparedCallResult(params.name, error) as CallToolResult;
     }
   };
 

@@ -12,7 +12,7 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import { checkHostAndOrigin, type HostPolicy } from './host-validation.js';
 import { createModernMcpHandler, isModernMcpRequest, type ModernMcpServerOptions } from './mcp-modern.js';
 import { createMcpServer } from './mcp-server.js';
-import { nodeListener } from './node-http-bridge.js';
+import { nodeListener, readRequestText, type WriteWebResponseOptions, withClientSignal } from './node-http-bridge.js';
 import {
   MAX_EVENT_ID_CHARS,
   type McpEventLimits,
@@ -506,7 +506,7 @@ export function createMcpHttpHandler(
       return serve(session, request, undefined);
     }
 
-    const body = await readBody(request, maxBodyBytes);
+    const body = await readRequestText(request, maxBodyBytes);
     if (body === 'too large') {
       return jsonRpcError(413, -32000, `Payload Too Large: the request body exceeds ${maxBodyBytes} bytes.`, {
         connection: 'close',
@@ -592,13 +592,11 @@ export function createMcpHttpHandler(
       return jsonRpcError(500, -32603, 'Internal error: could not resolve the tools to serve.');
     }
     if (endpoint === undefined) return jsonRpcError(404, -32000, `Not Found: there is no MCP endpoint at '${path}'.`);
-    if (!isEndpoint(endpoint)) return modern.fetch(request, { registry: endpoint, options }, message);
+    // Its calls stop when the client goes away: the SDK reads that from the request's signal.
+    const live = withClientSignal(request);
+    if (!isEndpoint(endpoint)) return modern.fetch(live, { registry: endpoint, options }, message);
     await endpoint.settle?.();
-    return modern.fetch(
-      request,
-      { registry: endpoint.registry, options: { ...options, ...endpoint.options } },
-      message,
-    );
+    return modern.fetch(live, { registry: endpoint.registry, options: { ...options, ...endpoint.options } }, message);
   }
 
   async function findSession(sessionId: string, scope: string, request: Request): Promise<Session | undefined> {
@@ -911,7 +909,7 @@ export function createMcpHttpHandler(
     return trackStream(session, response, resumable?.pollAfterMs, PRIMING_HOLD_MS);
   }
 
-  const fetchHandler = async (request: Request): Promise<Response> => {
+  const answer = async (request: Request): Promise<Response> => {
     try {
       return await handle(request);
     } catch (error) {
@@ -919,8 +917,10 @@ export function createMcpHttpHandler(
       return jsonRpcError(500, -32603, 'Internal error while handling the MCP request.');
     }
   };
+  const fetchHandler = async (request: Request): Promise<Response> => asWebResponse(await answer(request));
 
-  const nodeHandler = nodeListener(fetchHandler, malformedHttpRequest);
+  // Written straight from the transport's body, as trackStream says: no second stream in between.
+  const nodeHandler = nodeListener(answer, malformedHttpRequest, (response) => streamWriting.get(response));
 
   const handler = Object.assign(nodeHandler, {
     fetch: fetchHandler,
@@ -978,39 +978,63 @@ function isBetterVictim(candidate: Session, current: Session, own: string | unde
   return candidate.lastSeen < current.lastSeen;
 }
 
+/** How each streamed response of a session is to be written: its hold, its end, whom its end tells. */
+const streamWriting = new WeakMap<Response, WriteWebResponseOptions>();
+
 /**
  * Count a streamed response as open until it ends, so an idle sweep never cuts a live stream. A
  * client that drops it before its end may reconnect to another server: the session's events are then
- * kept for the others. With `closeAfterMs`, the stream is ended then if it is still open (polling).
+ * kept for the others. With `closeAfterMs`, the stream is ended then if it is still open (polling);
+ * with `holdFirstMs`, its first event waits that long for the next, to leave in one write.
+ *
+ * The response is returned as it is: this server's node:http listener writes it as said here, and
+ * {@link asWebResponse} makes a body that does the same for the web-standard `fetch`.
  */
 function trackStream(session: Session, response: Response, closeAfterMs?: number, holdFirstMs?: number): Response {
-  const body = response.body;
-  if (body === null) return response;
+  if (response.body === null) return response;
   session.openStreams++;
   let open = true;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let holdFirst = holdFirstMs !== undefined;
-  /** A read started while the first chunk was held, and not yet passed on. */
-  let pending: ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> | undefined;
-  const done = () => {
+  streamWriting.set(response, {
+    ...(closeAfterMs === undefined ? {} : { endAfterMs: closeAfterMs }),
+    ...(holdFirstMs === undefined ? {} : { holdFirstChunkMs: holdFirstMs }),
+    onEnd: (cut) => {
+      if (!open) return;
+      open = false;
+      // The transport sees its stream cancelled: what it writes from here is kept for the replay.
+      if (cut) session.events?.detach();
+      session.openStreams--;
+      session.lastSeen = Date.now();
+    },
+  });
+  return response;
+}
+
+/** A response of {@link trackStream} as a web-standard one whose body holds, ends and tells as it says. */
+function asWebResponse(response: Response): Response {
+  const writing = streamWriting.get(response);
+  if (writing === undefined || response.body === null) return response;
+  const { endAfterMs, holdFirstChunkMs, onEnd } = writing;
+  let open = true;
+  const end = (cut: boolean) => {
     if (!open) return;
     open = false;
     if (timer !== undefined) clearTimeout(timer);
-    session.openStreams--;
-    session.lastSeen = Date.now();
+    onEnd?.(cut);
   };
-  const reader = body.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let holdFirst = holdFirstChunkMs !== undefined;
+  /** A read started while the first chunk was held, and not yet passed on. */
+  let pending: ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> | undefined;
+  const reader = response.body.getReader();
   const tracked = new ReadableStream<Uint8Array>({
     start(controller) {
-      if (closeAfterMs === undefined) return;
+      if (endAfterMs === undefined) return;
       timer = setTimeout(() => {
         if (!open) return;
-        session.events?.detach();
-        done();
+        end(true);
         controller.close();
-        // The transport sees its stream cancelled: what it writes from here is kept for the replay.
         reader.cancel().catch(() => undefined);
-      }, closeAfterMs);
+      }, endAfterMs);
     },
     async pull(controller) {
       try {
@@ -1019,14 +1043,12 @@ function trackStream(session: Session, response: Response, closeAfterMs?: number
           const first = await reader.read();
           if (!open) return;
           if (!first.done) {
-            // The priming event waits a moment for what follows, so a quick answer leaves with it in
-            // one write rather than two.
             const next = reader.read();
             let wait: ReturnType<typeof setTimeout> | undefined;
             const waited = await Promise.race([
               next,
               new Promise<undefined>((resolve) => {
-                wait = setTimeout(() => resolve(undefined), holdFirstMs);
+                wait = setTimeout(() => resolve(undefined), holdFirstChunkMs);
               }),
             ]);
             clearTimeout(wait);
@@ -1035,7 +1057,7 @@ function trackStream(session: Session, response: Response, closeAfterMs?: number
               controller.enqueue(first.value);
               if (waited === undefined) pending = next;
               else {
-                done();
+                end(false);
                 controller.close();
               }
               return;
@@ -1052,18 +1074,17 @@ function trackStream(session: Session, response: Response, closeAfterMs?: number
         const { done: finished, value } = await read;
         if (!open) return;
         if (finished) {
-          done();
+          end(false);
           controller.close();
         } else controller.enqueue(value);
       } catch (error) {
         if (!open) return;
-        done();
+        end(false);
         controller.error(error);
       }
     },
     cancel(reason) {
-      if (open) session.events?.detach();
-      done();
+      end(true);
       return reader.cancel(reason);
     },
   });
@@ -1072,34 +1093,6 @@ function trackStream(session: Session, response: Response, closeAfterMs?: number
     statusText: response.statusText,
     headers: response.headers,
   });
-}
-
-/** Read a request body as text, stopping as soon as it grows past `maxBytes`. */
-async function readBody(request: Request, maxBytes: number): Promise<string | 'too large'> {
-  const declared = Number(request.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) return 'too large';
-  if (request.body === null) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      // Not cancelled: on node:http that would reset the socket before the 413 reaches the client.
-      reader.releaseLock();
-      return 'too large';
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 function isEndpoint(value: ToolRegistry | McpEndpoint): value is McpEndpoint {

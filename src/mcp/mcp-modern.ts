@@ -557,7 +557,33 @@ function toolHeaderMismatch(registry: ToolRegistry, request: Request, body: unkn
  */
 export async function isModernMcpRequest(request: Request, parsedBody: unknown): Promise<boolean> {
   if (request.method !== 'POST') return false;
+  if (isPlainLegacyMessage(request.headers.get('mcp-protocol-version'), parsedBody)) return false;
   return !(await isLegacyRequest(request, parsedBody));
+}
+
+/** The first protocol revision served without a session. */
+const FIRST_MODERN_VERSION = '2026-07-28';
+
+/**
+ * The common case decided without the SDK's full classification: one well-formed JSON-RPC request or
+ * notification whose params carry no `_meta` (so no 2026-07-28 envelope can be in them), under no
+ * `MCP-Protocol-Version` header of 2026-07-28 or later. The SDK classifies exactly these as legacy;
+ * anything else (batches, responses, `_meta`, odd shapes) is left to it.
+ */
+function isPlainLegacyMessage(versionHeader: string | null, body: unknown): boolean {
+  if (versionHeader !== null && versionHeader >= FIRST_MODERN_VERSION) return false;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const message = body as Record<string, unknown>;
+  for (const key in message) {
+    if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return false;
+  }
+  if (message.jsonrpc !== '2.0' || typeof message.method !== 'string') return false;
+  const id = message.id;
+  if (Object.hasOwn(message, 'id') && typeof id !== 'string' && !Number.isSafeInteger(id)) return false;
+  const params = message.params;
+  if (params === undefined) return true;
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return false;
+  return !Object.hasOwn(params, '_meta');
 }
 
 /** A request the SDK refused for the client's mistake: its JSON-RPC error already says why. */

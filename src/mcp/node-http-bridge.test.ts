@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { nodeListener } from './node-http-bridge.js';
+import { type AddressInfo, connect } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { clientSignal, nodeListener, readRequestText, type WriteWebResponseOptions } from './node-http-bridge.js';
 
 const encoder = new TextEncoder();
 
@@ -14,8 +14,13 @@ afterEach(async () => {
 });
 
 /** Serve `handle` through `nodeListener` on a free loopback port; resolves with its base URL. */
-async function serve(handle: (request: Request) => Promise<Response>): Promise<string> {
-  const listening = createServer(nodeListener(handle, () => new Response('malformed', { status: 400 })));
+async function serve(
+  handle: (request: Request) => Promise<Response>,
+  writeOptionsOf?: (response: Response) => WriteWebResponseOptions | undefined,
+): Promise<string> {
+  const listening = createServer(
+    nodeListener(handle, () => new Response('malformed', { status: 400 }), writeOptionsOf),
+  );
   server = listening;
   await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
@@ -120,5 +125,100 @@ describe('nodeListener', () => {
     const response = await fetch(`${base}/x`, { method: 'POST', body: '{}' });
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ ok: true });
+  });
+
+  it('reads a POST body from the node stream (the Request has none of its own), dropping a byte order mark', async () => {
+    let own: ReadableStream | null | undefined;
+    const base = await serve(async (request) => {
+      own = request.body;
+      const text = await readRequestText(request, 1024);
+      return new Response(JSON.stringify({ text }), { headers: { 'content-type': 'application/json' } });
+    });
+    const response = await fetch(`${base}/mcp`, { method: 'POST', body: '\ufeff{"jsonrpc":"2.0","method":"é"}' });
+    expect(await response.json()).toEqual({ text: '{"jsonrpc":"2.0","method":"é"}' });
+    expect(own).toBeNull();
+  });
+
+  it('stops reading a body past its limit, and the answer still reaches the client', async () => {
+    const base = await serve(async (request) => {
+      const text = await readRequestText(request, 1024);
+      return text === 'too large'
+        ? new Response('too large', { status: 413, headers: { connection: 'close' } })
+        : new Response(text);
+    });
+    // Sent in chunks, with no content-length to refuse it by.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let index = 0; index < 8; index++) controller.enqueue(encoder.encode('x'.repeat(512)));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${base}/mcp`, { method: 'POST', body, duplex: 'half' } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.text()).toBe('too large');
+  });
+
+  it("aborts the request's client signal when the client goes away before its answer", async () => {
+    let signal: AbortSignal | undefined;
+    let aborted!: () => void;
+    const gone = new Promise<void>((resolve) => (aborted = resolve));
+    const base = await serve(async (request) => {
+      signal = clientSignal(request);
+      signal.addEventListener('abort', () => aborted());
+      await gone;
+      return new Response('late');
+    });
+    const aborter = new AbortController();
+    const answer = fetch(`${base}/mcp`, { method: 'POST', body: '{}', signal: aborter.signal }).catch(() => undefined);
+    await vi.waitFor(() => expect(signal).toBeDefined());
+    expect(signal?.aborted).toBe(false);
+    aborter.abort();
+    await gone;
+    expect(signal?.aborted).toBe(true);
+    await answer;
+  });
+
+  it('holds the first event for the next one when asked, so both reach the socket in one write', async () => {
+    const base = await serve(
+      async () => {
+        const stream = eventStream();
+        stream.push('data: first\n\n');
+        setTimeout(() => {
+          stream.push('data: second\n\n');
+          stream.end();
+        }, 30);
+        return stream.response;
+      },
+      () => ({ holdFirstChunkMs: 5_000 }),
+    );
+    const { port } = new URL(base);
+    const socket = connect(Number(port), '127.0.0.1');
+    const reads: string[] = [];
+    socket.on('data', (chunk: Buffer) => reads.push(chunk.toString('utf8')));
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    await new Promise((resolve) => socket.on('close', resolve));
+    const first = reads.find((read) => read.includes('data: first'));
+    expect(first).toContain('data: second');
+  });
+
+  it('ends a stream after endAfterMs and reports it cut; a stream that ends by itself is not', async () => {
+    const ends: boolean[] = [];
+    let stream: ReturnType<typeof eventStream> | undefined;
+    const base = await serve(
+      async (request) => {
+        stream = eventStream();
+        stream.push('data: first\n\n');
+        if (new URL(request.url).pathname === '/short') stream.end();
+        return stream.response;
+      },
+      () => ({ endAfterMs: 100, onEnd: (cut) => ends.push(cut) }),
+    );
+    const polled = await fetch(`${base}/long`, { method: 'POST', body: '{}' });
+    expect(await polled.text()).toBe('data: first\n\n');
+    await expect(stream?.cancelled).resolves.toBeUndefined();
+    expect(ends).toEqual([true]);
+    const short = await fetch(`${base}/short`, { method: 'POST', body: '{}' });
+    expect(await short.text()).toBe('data: first\n\n');
+    await vi.waitFor(() => expect(ends).toEqual([true, false]));
   });
 });

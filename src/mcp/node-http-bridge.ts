@@ -1,43 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 
 /**
- * A web-standard `Request` for a node:http request. The body streams from the socket (nothing is read
- * up front), and `signal` should abort when the client goes away.
+ * How {@link writeWebResponse} sends an event stream: when its headers and first chunk leave, when it
+ * is ended, and whom it tells.
  *
  * @example
  * ```ts
- * createServer(async (incoming, outgoing) => {
- *   const request = toWebRequest(incoming, new AbortController().signal);
- *   await writeWebResponse(await handle(request), outgoing);
- * });
- * ```
- */
-export function toWebRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(incoming.headers)) {
-    // HTTP/2 pseudo-headers (`:path`) are not headers a Request may carry.
-    if (value === undefined || key.startsWith(':')) continue;
-    if (Array.isArray(value)) for (const item of value) headers.append(key, item);
-    else headers.set(key, value);
-  }
-  const secure = (incoming.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
-  const url = requestUrl(incoming.url ?? '/', incoming.headers.host, secure ? 'https' : 'http');
-  const method = incoming.method ?? 'GET';
-  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
-  if (method !== 'GET' && method !== 'HEAD') {
-    init.body = Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
-    init.duplex = 'half';
-  }
-  return new Request(url, init);
-}
-
-/**
- * How {@link writeWebResponse} sends an event stream's headers.
- *
- * @example
- * ```ts
- * const options: WriteWebResponseOptions = { holdEventStreamHeaders: true };
+ * const options: WriteWebResponseOptions = { holdEventStreamHeaders: true, onEnd: (cut) => console.log({ cut }) };
  * ```
  */
 export interface WriteWebResponseOptions {
@@ -48,6 +17,18 @@ export interface WriteWebResponseOptions {
    * three. A standalone stream (GET) needs its headers at once, so it is never held.
    */
   holdEventStreamHeaders?: boolean;
+  /**
+   * After the body's first chunk, wait up to this long for its second, so that both leave in one
+   * write (a stream's priming event and a quick answer, say).
+   */
+  holdFirstChunkMs?: number;
+  /** End the body this long after writing began, if it has not ended by itself (the client then reconnects). */
+  endAfterMs?: number;
+  /**
+   * Called once when writing the body stops: `cut` when it stopped before the body's own end (the
+   * client went away, or {@link endAfterMs} passed), not when the body ended or failed.
+   */
+  onEnd?: (cut: boolean) => void;
 }
 
 /** How long a held event stream's headers wait for its first event before they are sent alone. */
@@ -91,38 +72,87 @@ export async function writeWebResponse(
   }
   const reader = response.body.getReader();
   let closed = false;
+  let ended = false;
+  const end = (cut: boolean) => {
+    if (ended) return;
+    ended = true;
+    options.onEnd?.(cut);
+  };
   const onClose = () => {
     closed = true;
+    end(true);
     reader.cancel().catch(() => {});
   };
   outgoing.on('close', onClose);
+  const endTimer =
+    options.endAfterMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          closed = true;
+          end(true);
+          // The body's writer sees it cancelled: what it writes from here is its own business (kept for a replay).
+          reader.cancel().catch(() => {});
+        }, options.endAfterMs);
   // Writes wait, corked, until the event loop turns: a body that ends at once leaves with its end.
   let corked = false;
   const uncork = () => {
     corked = false;
     outgoing.uncork();
   };
+  const write = async (value: Uint8Array) => {
+    if (headerTimer !== undefined) {
+      clearTimeout(headerTimer);
+      headerTimer = undefined;
+    }
+    if (!corked) {
+      corked = true;
+      outgoing.cork();
+      setImmediate(uncork);
+    }
+    if (!outgoing.write(value)) await drained(outgoing);
+  };
+  let holdFirst = options.holdFirstChunkMs;
+  /** A read started while the first chunk was held, and not yet written. */
+  let pending: ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> | undefined;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await (pending ?? reader.read());
+      pending = undefined;
       if (done || closed) break;
-      if (headerTimer !== undefined) {
-        clearTimeout(headerTimer);
-        headerTimer = undefined;
+      if (holdFirst === undefined) {
+        await write(value);
+        continue;
       }
-      if (!corked) {
-        corked = true;
-        outgoing.cork();
-        setImmediate(uncork);
-      }
-      if (!outgoing.write(value)) await drained(outgoing);
+      const next = reader.read();
+      const waited = await withinMs(next, holdFirst);
+      holdFirst = undefined;
+      if (closed) break;
+      await write(value);
+      if (waited === undefined) pending = next;
+      else if (waited.done) break;
+      else await write(waited.value);
     }
   } catch {
     // The body failed or the client went away mid-stream: there is no one left to tell.
   } finally {
     if (headerTimer !== undefined) clearTimeout(headerTimer);
+    if (endTimer !== undefined) clearTimeout(endTimer);
     outgoing.off('close', onClose);
+    end(false);
     if (!outgoing.writableEnded) outgoing.end();
+  }
+}
+
+/** What `promise` gives within `ms`, or `undefined` when it takes longer. */
+async function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -153,33 +183,208 @@ function requestUrl(path: string, host: string | undefined, protocol: string): s
   return `${protocol}://localhost/`;
 }
 
+/** Where a request made by {@link nodeListener} came from: its body is read from here. */
+interface NodeOrigin {
+  readonly incoming: IncomingMessage;
+  /** Made when first asked for ({@link clientSignal}); most requests never need one. */
+  aborter: AbortController | undefined;
+  /** The client went away before its answer was written. */
+  gone: boolean;
+}
+
+const origins = new WeakMap<Request, NodeOrigin>();
+
 /**
- * A node:http request listener for a web-standard `fetch` handler: the request body streams in, the
- * response streams out (server-sent events included), and the request's signal aborts when the client
- * goes away. A request that cannot be turned into a `Request` gets `malformed()`.
+ * A node:http request listener for a web-standard `fetch` handler: the response streams out
+ * (server-sent events included), written as `writeOptionsOf(response)` says. A request that cannot
+ * be turned into a `Request` gets `malformed()`.
+ *
+ * The `Request` it hands to `fetch` carries the method, URL and headers only: its body stays in the
+ * node stream, unread, for {@link readRequestText} (no web stream is made for it), and
+ * {@link clientSignal} gives a signal that aborts when the client goes away (made only when asked for).
+ *
+ * @example
+ * ```ts
+ * createServer(nodeListener(async (request) => new Response(await readRequestText(request, 1024) as string), malformed));
+ * ```
  */
 export function nodeListener(
   fetch: (request: Request) => Promise<Response>,
   malformed: () => Response,
+  writeOptionsOf?: (response: Response) => WriteWebResponseOptions | undefined,
 ): (incoming: IncomingMessage, outgoing: ServerResponse) => Promise<void> {
   return async (incoming, outgoing) => {
-    const aborter = new AbortController();
+    const origin: NodeOrigin = { incoming, aborter: undefined, gone: false };
     const onClose = () => {
-      if (!outgoing.writableFinished) aborter.abort();
+      if (outgoing.writableFinished) return;
+      origin.gone = true;
+      origin.aborter?.abort();
     };
     outgoing.on('close', onClose);
     try {
       let request: Request;
       try {
-        request = toWebRequest(incoming, aborter.signal);
+        const secure = (incoming.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
+        const url = requestUrl(incoming.url ?? '/', incoming.headers.host, secure ? 'https' : 'http');
+        request = new Request(url, { method: incoming.method ?? 'GET', headers: headersOf(incoming) });
       } catch {
         await writeWebResponse(malformed(), outgoing);
         return;
       }
+      origins.set(request, origin);
+      const response = await fetch(request);
       // The answer to a POST is awaited by its client: its event stream's headers may wait for the first event.
-      await writeWebResponse(await fetch(request), outgoing, { holdEventStreamHeaders: incoming.method === 'POST' });
+      await writeWebResponse(response, outgoing, {
+        ...writeOptionsOf?.(response),
+        holdEventStreamHeaders: incoming.method === 'POST',
+      });
     } finally {
       outgoing.off('close', onClose);
     }
   };
+}
+
+/**
+ * A signal that aborts when the client of `request` goes away: for a request made by
+ * {@link nodeListener}, when its connection closes before the answer was written; for any other
+ * request, its own `signal`.
+ *
+ * @example
+ * ```ts
+ * await registry.call(name, args, { signal: clientSignal(request) });
+ * ```
+ */
+export function clientSignal(request: Request): AbortSignal {
+  const origin = origins.get(request);
+  if (origin === undefined) return request.signal;
+  if (origin.aborter === undefined) {
+    origin.aborter = new AbortController();
+    if (origin.gone) origin.aborter.abort();
+  }
+  return origin.aborter.signal;
+}
+
+/**
+ * `request` as one whose own `signal` aborts when its client goes away ({@link clientSignal}), for
+ * code that reads `request.signal`. A request not made by {@link nodeListener} is returned as is.
+ *
+ * @example
+ * ```ts
+ * const response = await sdkHandler.fetch(withClientSignal(request));
+ * ```
+ */
+export function withClientSignal(request: Request): Request {
+  const origin = origins.get(request);
+  if (origin === undefined) return request;
+  const live = new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    signal: clientSignal(request),
+  });
+  origins.set(live, origin);
+  return live;
+}
+
+/**
+ * The node:http request `request` was made from by {@link nodeListener}, or `undefined` for any other.
+ *
+ * @example
+ * ```ts
+ * const identity = identities.get(incomingOf(request) as IncomingMessage);
+ * ```
+ */
+export function incomingOf(request: Request): IncomingMessage | undefined {
+  return origins.get(request)?.incoming;
+}
+
+/**
+ * The body of `request` as text (UTF-8, a leading byte order mark dropped), read until it ends or
+ * grows past `maxBytes` (then `'too large'`, and the rest is left unread). A request made by
+ * {@link nodeListener} is read from its node stream, any other from its `body`.
+ *
+ * @example
+ * ```ts
+ * const text = await readRequestText(request, 4 * 1024 * 1024);
+ * if (text === 'too large') return new Response('Payload Too Large', { status: 413 });
+ * ```
+ */
+export async function readRequestText(request: Request, maxBytes: number): Promise<string | 'too large'> {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) return 'too large';
+  const origin = origins.get(request);
+  if (origin !== undefined) return readNodeText(origin.incoming, maxBytes);
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      // Not cancelled: on node:http that would reset the socket before the 413 reaches the client.
+      reader.releaseLock();
+      return 'too large';
+    }
+    chunks.push(value);
+  }
+  return textOf(Buffer.concat(chunks, size));
+}
+
+function readNodeText(incoming: IncomingMessage, maxBytes: number): Promise<string | 'too large'> {
+  if (incoming.readableEnded) return Promise.resolve('');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+      incoming.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        // Left unread, not destroyed: that would reset the socket before the 413 reaches the client.
+        stop();
+        incoming.pause();
+        resolve('too large');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(textOf(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => {
+      stop();
+      reject(new Error('The client closed the connection before the request body ended.'));
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onError);
+    incoming.on('close', onClose);
+  });
+}
+
+function textOf(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  // As TextDecoder reads it: a byte order mark is not part of the text.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function headersOf(incoming: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(incoming.headers)) {
+    // HTTP/2 pseudo-headers (`:path`) are not headers a Request may carry.
+    if (value === undefined || key.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(key, item);
+    else headers.set(key, value);
+  }
+  return headers;
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { closestNames } from '../core/did-you-mean.js';
 import {
@@ -5,9 +6,8 @@ import {
   type McpEndpoint,
   type McpHttpHandlerOptions,
   type McpSessionSharing,
-  malformedHttpRequest,
 } from '../mcp/mcp-http-handler.js';
-import { nodeListener } from '../mcp/node-http-bridge.js';
+import { incomingOf } from '../mcp/node-http-bridge.js';
 import { STORE_LIMITS, StoreNotFoundError, StoreValidationError, type TokenIdentity } from '../store/index.js';
 import { ApiError } from './api-error.js';
 import { admitCall, recordCall } from './call-tool.js';
@@ -107,7 +107,7 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
       `tasks.maxTtlMs (${taskOptions.maxTtlMs}) is above the ${STORE_LIMITS.taskTtlMs} ms the store keeps a task; lower it.`,
     );
   }
-  const targets = new WeakMap<Request, McpTarget>();
+  const targets = new McpTargets();
   const sessions =
     (sharedSessions ?? context.store.sharedAcrossInstances) ? storeSessions(context, targets) : undefined;
 
@@ -198,11 +198,8 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
     }
     const target: McpTarget = { identity, agentId };
     reply.hijack();
-    const listener = nodeListener((web) => {
-      targets.set(web, target);
-      return handler.fetch(web);
-    }, malformedHttpRequest);
-    await listener(request.raw, reply.raw);
+    targets.set(request.raw, target);
+    await handler(request.raw, reply.raw);
   };
 
   void app.register(async (scope) => {
@@ -233,7 +230,7 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
 }
 
 /** MCP sessions in the store's `mcp_sessions` table, the events of their dropped streams in `mcp_stream_events`, with the store's signals between servers. */
-function storeSessions(context: ServerContext, targets: WeakMap<Request, McpTarget>): McpSessionSharing {
+function storeSessions(context: ServerContext, targets: McpTargets): McpSessionSharing {
   const sessions = context.store.mcpSessions;
   const events = context.store.mcpStreamEvents;
   return {
@@ -295,4 +292,18 @@ function unknownAgentMessage(id: string, ids: string[]): string {
   const didYouMean =
     suggestions.length === 0 ? '' : ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?`;
   return `No agent '${shown}' in this workspace.${didYouMean}`;
+}
+
+/** Who each MCP request in flight is for (its token's identity, its agent), by the node request it came in as. */
+class McpTargets {
+  readonly #byIncoming = new WeakMap<IncomingMessage, McpTarget>();
+
+  set(incoming: IncomingMessage, target: McpTarget): void {
+    this.#byIncoming.set(incoming, target);
+  }
+
+  get(request: Request): McpTarget | undefined {
+    const incoming = incomingOf(request);
+    return incoming === undefined ? undefined : this.#byIncoming.get(incoming);
+  }
 }

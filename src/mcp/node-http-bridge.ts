@@ -195,6 +195,27 @@ interface NodeOrigin {
 const origins = new WeakMap<Request, NodeOrigin>();
 
 /**
+ * What {@link nodeListener} hands its handler: the parts of a `Request` a handler of it reads (method,
+ * URL, headers, a signal), without the cost of a full one (its own signal and body stream, made per
+ * request and never used). The body is read with {@link readRequestText}; code that needs a real
+ * `Request` makes one from these parts ({@link withClientSignal}).
+ */
+class NodeRequest {
+  readonly body = null;
+  readonly bodyUsed = false;
+
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly headers: Headers,
+  ) {}
+
+  get signal(): AbortSignal {
+    return clientSignal(this as unknown as Request);
+  }
+}
+
+/**
  * A node:http request listener for a web-standard `fetch` handler: the response streams out
  * (server-sent events included), written as `writeOptionsOf(response)` says. A request that cannot
  * be turned into a `Request` gets `malformed()`.
@@ -226,7 +247,7 @@ export function nodeListener(
       try {
         const secure = (incoming.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
         const url = requestUrl(incoming.url ?? '/', incoming.headers.host, secure ? 'https' : 'http');
-        request = new Request(url, { method: incoming.method ?? 'GET', headers: headersOf(incoming) });
+        request = new NodeRequest(incoming.method ?? 'GET', url, headersOf(incoming)) as unknown as Request;
       } catch {
         await writeWebResponse(malformed(), outgoing);
         return;

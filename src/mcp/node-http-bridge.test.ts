@@ -127,6 +127,67 @@ describe('nodeListener', () => {
     expect(await response.json()).toEqual({ ok: true });
   });
 
+  it('hands the handler the headers as a Request would show them, read-only, and copyable into a new Headers', async () => {
+    let seen: Record<string, unknown> = {};
+    const base = await serve(async (request) => {
+      const copy = new Headers(request.headers);
+      copy.set('x-added', 'yes');
+      let refusal = '';
+      try {
+        request.headers.set('x-trace', 'changed');
+      } catch (error) {
+        refusal = (error as Error).message;
+      }
+      seen = {
+        method: request.method,
+        path: new URL(request.url).pathname,
+        trace: request.headers.get('X-Trace'),
+        missing: request.headers.get('x-missing'),
+        hasAccept: request.headers.has('accept'),
+        entries: Object.fromEntries(request.headers.entries()),
+        copied: copy.get('x-trace'),
+        added: copy.get('x-added'),
+        refusal,
+      };
+      return new Response('ok');
+    });
+    const port = Number(new URL(base).port);
+    const raw = [
+      'POST /mcp?x=1 HTTP/1.1',
+      `Host: 127.0.0.1:${port}`,
+      'Accept: application/json',
+      'X-Trace: one',
+      'X-Trace: two',
+      'Content-Length: 0',
+      'Connection: close',
+      '',
+      '',
+    ].join('\r\n');
+    const socket = connect(port, '127.0.0.1');
+    socket.end(raw);
+    let answer = '';
+    for await (const chunk of socket) answer += String(chunk);
+    expect(answer.startsWith('HTTP/1.1 200')).toBe(true);
+    expect(seen).toEqual({
+      method: 'POST',
+      path: '/mcp',
+      trace: 'one, two',
+      missing: null,
+      hasAccept: true,
+      entries: {
+        accept: 'application/json',
+        connection: 'close',
+        'content-length': '0',
+        host: `127.0.0.1:${port}`,
+        'x-trace': 'one, two',
+      },
+      copied: 'one, two',
+      added: 'yes',
+      refusal:
+        "The headers of a received request cannot be changed (header 'x-trace'); copy them with new Headers(headers) first.",
+    });
+  });
+
   it('reads a POST body from the node stream (the Request has none of its own), dropping a byte order mark', async () => {
     let own: ReadableStream | null | undefined;
     const base = await serve(async (request) => {

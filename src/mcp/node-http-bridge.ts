@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * How {@link writeWebResponse} sends an event stream: when its headers and first chunk leave, when it
@@ -400,12 +400,77 @@ function textOf(bytes: Buffer): string {
 }
 
 function headersOf(incoming: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(incoming.headers)) {
-    // HTTP/2 pseudo-headers (`:path`) are not headers a Request may carry.
-    if (value === undefined || key.startsWith(':')) continue;
-    if (Array.isArray(value)) for (const item of value) headers.append(key, item);
-    else headers.set(key, value);
+  return new NodeHeaders(incoming.headers) as unknown as Headers;
+}
+
+/**
+ * A node:http request's headers read as a `Headers` (lower-case names, repeated values joined with
+ * `, `, `set-cookie` apart), straight from the object node:http parsed: no copy is made, and a
+ * request's headers are not changed. HTTP/2 pseudo-headers (`:path`) are left out, as a `Request`
+ * cannot carry them.
+ */
+class NodeHeaders {
+  readonly #raw: IncomingHttpHeaders;
+
+  constructor(raw: IncomingHttpHeaders) {
+    this.#raw = raw;
   }
-  return headers;
+
+  get(name: string): string | null {
+    const key = name.toLowerCase();
+    if (key.startsWith(':') || !Object.hasOwn(this.#raw, key)) return null;
+    const value = this.#raw[key];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+
+  getSetCookie(): string[] {
+    const value = this.#raw['set-cookie'];
+    return value === undefined ? [] : [...value];
+  }
+
+  *entries(): Generator<[string, string]> {
+    for (const key of Object.keys(this.#raw).sort()) {
+      const value = this.get(key);
+      if (value !== null) yield [key, value];
+    }
+  }
+
+  *keys(): Generator<string> {
+    for (const [key] of this.entries()) yield key;
+  }
+
+  *values(): Generator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
+    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this as unknown as Headers);
+  }
+
+  [Symbol.iterator](): Generator<[string, string]> {
+    return this.entries();
+  }
+
+  append(name: string): never {
+    return immutable(name);
+  }
+
+  set(name: string): never {
+    return immutable(name);
+  }
+
+  delete(name: string): never {
+    return immutable(name);
+  }
+}
+
+function immutable(name: string): never {
+  throw new TypeError(
+    `The headers of a received request cannot be changed (header '${name}'); copy them with new Headers(headers) first.`,
+  );
 }

@@ -873,6 +873,15 @@ function mcpTable(mcp, mcpHttp) {
       '**Streamable HTTP: toolshed ÷ bare, calls/s** (median of the per-round ratios; the target)',
       show(mcpHttp, 'ratio', (value) => formatPercent(value)),
     ],
+    [
+      'Streamable HTTP: the lowest and highest per-round ratio',
+      show(mcpHttp, 'ratio', () => {
+        const ratios = Array.isArray(mcpHttp?.roundsRatio) ? mcpHttp.roundsRatio.map(Number) : [];
+        return ratios.length === 0
+          ? 'n/a'
+          : `${formatPercent(Math.min(...ratios))} – ${formatPercent(Math.max(...ratios))}`;
+      }),
+    ],
   ];
 }
 
@@ -1152,7 +1161,10 @@ with its context in toolshed).
 
 The Streamable HTTP rows (\`bench/cases/mcp-http.js\`) run both servers as child processes: each
 gets one session opened by the SDK client, then autocannon sends \`tools/call add_numbers\` in it from
-10 connections, each request with its own JSON-RPC id, in rounds that load the two back to back.
+10 connections, each request with its own JSON-RPC id, in 9 rounds of 2 s that load the two back to
+back, the order swapped each round; the figure is the median of the rounds' ratios, and the table
+shows their range (one round's ratio swings widely while the servers and the load generator share
+2 cores).
 toolshed's side does what a deployment does per call: the token, the workspace's view, the call log.
 
 ## 4. Tool search: \`registry.search(query, {limit: 10})\` at 100 000 tools (Zipf catalogue)

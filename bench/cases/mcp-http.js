@@ -2,7 +2,7 @@
 // the call log, on SQLite) beside a bare SDK `McpServer` over the SDK's Node transport, both child
 // processes. Each side gets one session opened by the SDK client; autocannon (10 connections) then
 // sends `tools/call add_numbers` in that session, each request with its own JSON-RPC id, in rounds
-// that load the two back to back (bench/lib/rest-bench.js's comparePair).
+// that load the two back to back (bench/lib/rest-bench.js's comparePair), 9 rounds of 2 s.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { check, runCase } from '../lib/case.js';
 import { comparePair, TRIVIAL_TOOL, writeConfig } from '../lib/rest-bench.js';
 import { startBareMcpHttp, startToolshed } from '../lib/rest-servers.js';
+
+/** Rounds of the pair, and each round's length in seconds (scaled like the REST pairs). */
+const MCP_ROUNDS = 9;
+const MCP_ROUND_S = Math.max(1, Math.round(2 * Number(process.env.TOOLSHED_BENCH_REST_SCALE ?? '1')));
 
 /**
  * Open a session with the SDK client, prove `add_numbers` answers 42, and return what a raw request
@@ -96,9 +100,12 @@ await runCase('mcp-http', async () => {
     cleanups.push(() => toolshedSession.client.close());
     const bareSession = await openSession(`${bare.base}/mcp`, {}, 'bare McpServer');
     cleanups.push(() => bareSession.client.close());
+    // More, shorter rounds than the REST pairs: one round's ratio swings by ±15 % on these machines
+    // (the two servers and the load generator share 2 cores), and the median of 9 settles it.
     const calls = await comparePair(
       callLoad(`${server.base}/mcp`, toolshedSession.headers),
       callLoad(`${bare.base}/mcp`, bareSession.headers),
+      { rounds: MCP_ROUNDS, roundSeconds: MCP_ROUND_S },
     );
     return { transport: 'streamable-http', ...calls };
   } finally {

@@ -101,23 +101,25 @@ async function requestsPerSecond(options) {
 }
 
 /**
- * toolshed and the baseline back to back, `ROUNDS` times after a warm-up run each.
+ * toolshed and the baseline back to back, `rounds` times (default `ROUNDS`, each `roundSeconds`
+ * long, default `ROUND_S`) after a warm-up run each, the order swapped every round.
  *
  * @param {import('autocannon').Options} toolshed
  * @param {import('autocannon').Options} bare
+ * @param {{ rounds?: number, roundSeconds?: number }} [options]
  */
-export async function comparePair(toolshed, bare) {
+export async function comparePair(toolshed, bare, { rounds = ROUNDS, roundSeconds = ROUND_S } = {}) {
   await requestsPerSecond({ ...toolshed, duration: WARMUP_S });
   await requestsPerSecond({ ...bare, duration: WARMUP_S });
   const toolshedRps = [];
   const bareRps = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     if (round % 2 === 0) {
-      toolshedRps.push(await requestsPerSecond({ ...toolshed, duration: ROUND_S }));
-      bareRps.push(await requestsPerSecond({ ...bare, duration: ROUND_S }));
+      toolshedRps.push(await requestsPerSecond({ ...toolshed, duration: roundSeconds }));
+      bareRps.push(await requestsPerSecond({ ...bare, duration: roundSeconds }));
     } else {
-      bareRps.push(await requestsPerSecond({ ...bare, duration: ROUND_S }));
-      toolshedRps.push(await requestsPerSecond({ ...toolshed, duration: ROUND_S }));
+      bareRps.push(await requestsPerSecond({ ...bare, duration: roundSeconds }));
+      toolshedRps.push(await requestsPerSecond({ ...toolshed, duration: roundSeconds }));
     }
   }
   const ratios = toolshedRps.map((rps, round) => rps / (bareRps[round] ?? Number.NaN));

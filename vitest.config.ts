@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { SummaryReporter } from './test/support/summary-reporter.js';
@@ -18,6 +19,10 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Vitest's default is one worker per core less one: a single worker on 2 cores. Most of the
+    // suite's time is spent waiting on the processes, servers and databases it starts, so two files
+    // at a time finish the suite in about two thirds of the time there (853 s → 563 s).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', new SummaryReporter()],

@@ -554,95 +554,115 @@ describe('elicitation and sampling over multi round-trip requests', () => {
   });
 });
 
-describe('hostile 2026-07-28 requests', () => {
-  it('refuses an Mcp-Name that does not match the body with -32020, runs nothing and reports nothing', async () => {
-    const { registry, calls } = countingRegistry();
-    const reported: unknown[] = [];
-    const { port } = await start(registry, { onError: (error) => reported.push(error) });
-    const response = await modern(
-      port,
-      'tools/call',
-      { name: 'count_call', arguments: {} },
-      { headers: { 'mcp-name': 'test_simple_text' } },
-    );
-    expect(response.status).toBe(400);
-    expect(answer(response).error).toMatchObject({ code: -32020 });
-    expect(String((answer(response).error as { message: string }).message)).toContain('Mcp-Name');
-    expect(calls()).toBe(0);
+/** One request of a hostile case: a `tools/call` of count_call unless `params` says otherwise, and its answer. */
+interface HostileRequest {
+  params?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  meta?: Record<string, unknown>;
+  /** The HTTP status it is answered with, where the case checks it. */
+  status?: number;
+  /** What the JSON-RPC error of its answer holds. */
+  error?: Record<string, unknown>;
+  /** Its whole answer. */
+  answer?: Record<string, unknown>;
+}
+
+/** Hostile requests, each case on a fresh endpoint: none of them runs a tool. */
+const HOSTILE_CASES: Array<{
+  /** The test's name. */
+  name: string;
+  options?: McpHttpHandlerOptions;
+  requests: HostileRequest[];
+  /** Whether the case also checks that nothing went to the server's error log (`onError`). */
+  reportsNothing?: boolean;
+}> = [
+  {
+    name: 'refuses an Mcp-Name that does not match the body with -32020, runs nothing and reports nothing',
+    requests: [
+      {
+        headers: { 'mcp-name': 'test_simple_text' },
+        status: 400,
+        error: { code: -32020, message: expect.stringContaining('Mcp-Name') },
+      },
+    ],
     // The client's mistake, answered with its error: nothing for the server's error log.
-    expect(reported).toEqual([]);
-  });
-
-  it('refuses a body that is not sent as application/json with 415, runs nothing and reports nothing', async () => {
-    const { registry, calls } = countingRegistry();
-    const reported: unknown[] = [];
-    const { port } = await start(registry, { onError: (error) => reported.push(error) });
-    const response = await modern(
-      port,
-      'tools/call',
-      { name: 'count_call', arguments: {} },
-      { headers: { 'content-type': 'text/plain' } },
-    );
-    expect(response.status).toBe(415);
-    expect(answer(response).error).toMatchObject({
-      code: -32000,
-      message: 'Unsupported Media Type: Content-Type must be application/json',
-    });
-    expect(calls()).toBe(0);
-    expect(reported).toEqual([]);
-  });
-
-  it('refuses a missing Mcp-Method header with -32020 and runs nothing', async () => {
-    const { registry, calls } = countingRegistry();
-    const { port } = await start(registry);
-    const response = await modern(
-      port,
-      'tools/call',
-      { name: 'count_call', arguments: {} },
-      { headers: { 'mcp-method': '' } },
-    );
-    expect(response.status).toBe(400);
-    expect(answer(response).error).toMatchObject({ code: -32020 });
-    expect(calls()).toBe(0);
-  });
-
-  it('refuses a protocol version it does not serve with -32022 naming the ones it does', async () => {
-    const { registry, calls } = countingRegistry();
-    const reported: unknown[] = [];
-    const { port } = await start(registry, { onError: (error) => reported.push(error) });
-    const response = await modern(
-      port,
-      'tools/call',
-      { name: 'count_call', arguments: {} },
+    reportsNothing: true,
+  },
+  {
+    name: 'refuses a body that is not sent as application/json with 415, runs nothing and reports nothing',
+    requests: [
+      {
+        headers: { 'content-type': 'text/plain' },
+        status: 415,
+        error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' },
+      },
+    ],
+    reportsNothing: true,
+  },
+  {
+    name: 'refuses a missing Mcp-Method header with -32020 and runs nothing',
+    requests: [{ headers: { 'mcp-method': '' }, status: 400, error: { code: -32020 } }],
+  },
+  {
+    name: 'refuses a protocol version it does not serve with -32022 naming the ones it does',
+    requests: [
       {
         meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
         headers: { 'mcp-protocol-version': '2099-01-01' },
+        status: 400,
+        error: {
+          code: -32022,
+          data: { supported: expect.arrayContaining([MODERN_PROTOCOL_VERSION]), requested: '2099-01-01' },
+        },
       },
-    );
-    expect(response.status).toBe(400);
-    const error = answer(response).error as { code: number; data: { supported: string[]; requested: string } };
-    expect(error.code).toBe(-32022);
-    expect(error.data.supported).toContain(MODERN_PROTOCOL_VERSION);
-    expect(error.data.requested).toBe('2099-01-01');
-    expect(calls()).toBe(0);
-    expect(reported).toEqual([]);
-  });
+    ],
+    reportsNothing: true,
+  },
+  {
+    name: 'refuses a wrong-typed envelope and wrong-typed params with -32602 and runs nothing',
+    requests: [
+      {
+        meta: { 'io.modelcontextprotocol/clientCapabilities': 'all of them' },
+        status: 400,
+        error: { code: -32602 },
+      },
+      { params: { name: 'count_call', arguments: 'note=1' }, error: { code: -32602 } },
+    ],
+  },
+  {
+    name: 'checks Host before anything else (403) and the body size (413), and runs nothing',
+    options: { maxBodyBytes: 2048 },
+    requests: [
+      { headers: { host: 'evil.example' }, status: 403, error: { code: -32000 } },
+      {
+        params: { name: 'count_call', arguments: { note: 'x'.repeat(4096) } },
+        status: 413,
+        answer: {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Payload Too Large: the request body exceeds 2048 bytes.' },
+          id: null,
+        },
+      },
+    ],
+  },
+];
 
-  it('refuses a wrong-typed envelope and wrong-typed params with -32602 and runs nothing', async () => {
-    const { registry, calls } = countingRegistry();
-    const { port } = await start(registry);
-    const badCapabilities = await modern(
-      port,
-      'tools/call',
-      { name: 'count_call', arguments: {} },
-      { meta: { 'io.modelcontextprotocol/clientCapabilities': 'all of them' } },
-    );
-    expect(badCapabilities.status).toBe(400);
-    expect(answer(badCapabilities).error).toMatchObject({ code: -32602 });
-    const badArguments = answer(await modern(port, 'tools/call', { name: 'count_call', arguments: 'note=1' }));
-    expect(badArguments.error).toMatchObject({ code: -32602 });
-    expect(calls()).toBe(0);
-  });
+describe('hostile 2026-07-28 requests', () => {
+  for (const { name, options, requests, reportsNothing } of HOSTILE_CASES) {
+    it(name, async () => {
+      const { registry, calls } = countingRegistry();
+      const reported: unknown[] = [];
+      const { port } = await start(registry, { ...options, onError: (error) => reported.push(error) });
+      for (const { params = { name: 'count_call', arguments: {} }, headers, meta, ...expected } of requests) {
+        const response = await modern(port, 'tools/call', params, { headers, meta });
+        if (expected.status !== undefined) expect(response.status).toBe(expected.status);
+        if (expected.error !== undefined) expect(answer(response).error).toMatchObject(expected.error);
+        if (expected.answer !== undefined) expect(answer(response)).toEqual(expected.answer);
+      }
+      expect(calls()).toBe(0);
+      if (reportsNothing) expect(reported).toEqual([]);
+    });
+  }
 
   it('checks Mcp-Param-* headers against the arguments of x-mcp-header properties, and runs nothing on a mismatch', async () => {
     const registry = createConformanceRegistry();
@@ -746,27 +766,6 @@ describe('hostile 2026-07-28 requests', () => {
     const response = await modern(port, 'tools/explode');
     expect(response.status).toBe(404);
     expect(answer(response).error).toMatchObject({ code: -32601 });
-  });
-
-  it('checks Host before anything else (403) and the body size (413), and runs nothing', async () => {
-    const { registry, calls } = countingRegistry();
-    const { port } = await start(registry, { maxBodyBytes: 2048 });
-    const rebound = await modern(
-      port,
-      'tools/call',
-      { name: 'count_call', arguments: {} },
-      { headers: { host: 'evil.example' } },
-    );
-    expect(rebound.status).toBe(403);
-    expect(JSON.parse(rebound.body).error.code).toBe(-32000);
-    const oversized = await modern(port, 'tools/call', { name: 'count_call', arguments: { note: 'x'.repeat(4096) } });
-    expect(oversized.status).toBe(413);
-    expect(JSON.parse(oversized.body)).toEqual({
-      jsonrpc: '2.0',
-      error: { code: -32000, message: 'Payload Too Large: the request body exceeds 2048 bytes.' },
-      id: null,
-    });
-    expect(calls()).toBe(0);
   });
 });
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { check, runCase } from '../lib/case.js';
-import { comparePair, TRIVIAL_TOOL, writeConfig } from '../lib/rest-bench.js';
+import { comparePair, mcpCallLoad, TRIVIAL_TOOL, writeConfig } from '../lib/rest-bench.js';
 import { startToolshed } from '../lib/rest-servers.js';
 
 const ENVELOPE = {
@@ -20,37 +20,6 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientInfo': { name: 'bench-client', version: '1.0.0' },
   'io.modelcontextprotocol/clientCapabilities': {},
 };
-
-/**
- * autocannon options for `tools/call add_numbers`, every request its own id.
- *
- * @param {string} url
- * @param {Record<string, string>} headers
- * @param {Record<string, unknown> | undefined} meta the 2026-07-28 envelope, or none for a session
- * @returns {import('autocannon').Options}
- */
-function callLoad(url, headers, meta) {
-  let id = 1000;
-  return {
-    url,
-    method: 'POST',
-    headers,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (request) => ({
-          ...request,
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: ++id,
-            method: 'tools/call',
-            params: { name: TRIVIAL_TOOL, arguments: { a: 6, b: 36 }, ...(meta === undefined ? {} : { _meta: meta }) },
-          }),
-        }),
-      },
-    ],
-  };
-}
 
 await runCase('mcp-http-modern', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'toolshed-bench-mcp-http-modern-'));
@@ -96,7 +65,7 @@ await runCase('mcp-http-modern', async () => {
       'mcp-protocol-version': transport.protocolVersion ?? '2025-11-25',
     };
     // comparePair names its sides toolshed and bare: here 2026-07-28 and the 2025-11-25 session.
-    const calls = await comparePair(callLoad(url, modern, ENVELOPE), callLoad(url, session, undefined));
+    const calls = await comparePair(mcpCallLoad(url, modern, ENVELOPE), mcpCallLoad(url, session));
     return {
       modernRps: calls.toolshedRps,
       sessionRps: calls.bareRps,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { check, runCase } from '../lib/case.js';
-import { comparePair, TRIVIAL_TOOL, writeConfig } from '../lib/rest-bench.js';
+import { comparePair, mcpCallLoad, TRIVIAL_TOOL, writeConfig } from '../lib/rest-bench.js';
 import { startBareMcpHttp, startToolshed } from '../lib/rest-servers.js';
 
 /** Rounds of the pair, and each round's length in seconds (scaled like the REST pairs). */
@@ -47,37 +47,6 @@ async function openSession(url, headers, who) {
   };
 }
 
-/**
- * autocannon options for `tools/call` in one session: every request its own id, so concurrent calls
- * of one session never share one.
- *
- * @param {string} url
- * @param {Record<string, string>} headers
- * @returns {import('autocannon').Options}
- */
-function callLoad(url, headers) {
-  let id = 1000;
-  return {
-    url,
-    method: 'POST',
-    headers,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (request) => ({
-          ...request,
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: ++id,
-            method: 'tools/call',
-            params: { name: TRIVIAL_TOOL, arguments: { a: 6, b: 36 } },
-          }),
-        }),
-      },
-    ],
-  };
-}
-
 await runCase('mcp-http', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'toolshed-bench-mcp-http-'));
   /** @type {Array<() => Promise<void>>} */
@@ -103,8 +72,8 @@ await runCase('mcp-http', async () => {
     // More, shorter rounds than the REST pairs: one round's ratio swings by ±15 % on these machines
     // (the two servers and the load generator share 2 cores), and the median of 9 settles it.
     const calls = await comparePair(
-      callLoad(`${server.base}/mcp`, toolshedSession.headers),
-      callLoad(`${bare.base}/mcp`, bareSession.headers),
+      mcpCallLoad(`${server.base}/mcp`, toolshedSession.headers),
+      mcpCallLoad(`${bare.base}/mcp`, bareSession.headers),
       { rounds: MCP_ROUNDS, roundSeconds: MCP_ROUND_S },
     );
     return { transport: 'streamable-http', ...calls };

@@ -40,6 +40,38 @@ const SHARED_AGENTS = 20;
 export const TRIVIAL_TOOL = 'add_numbers';
 
 /**
+ * autocannon options for MCP `tools/call` of the trivial tool (`a: 6, b: 36`) at `url`: every request
+ * its own JSON-RPC id, so concurrent calls of one session never share one.
+ *
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @param {Record<string, unknown>} [meta] the 2026-07-28 `_meta` envelope, or none for a request of a session
+ * @returns {import('autocannon').Options}
+ */
+export function mcpCallLoad(url, headers, meta) {
+  let id = 1000;
+  return {
+    url,
+    method: 'POST',
+    headers,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: ++id,
+            method: 'tools/call',
+            params: { name: TRIVIAL_TOOL, arguments: { a: 6, b: 36 }, ...(meta === undefined ? {} : { _meta: meta }) },
+          }),
+        }),
+      },
+    ],
+  };
+}
+
+/**
  * Write `toolshed.yaml` with the trivial tool in `tools/` and the two built-ins the load uses (a
  * served configuration's `builtins:` decides which built-ins its workspace has; with no `workspace:`
  * folder, `read_file` keeps its files in the database).

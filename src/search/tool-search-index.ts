@@ -1,8 +1,8 @@
 import { distance } from 'fastest-levenshtein';
 import { stemmer } from 'stemmer';
-import { eng as englishStopwords } from 'stopword';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import { ENGLISH_STOP_WORDS } from './english-stop-words.js';
 
 /** One ranked match of a tool search. */
 export interface ToolSearchHit {
@@ -405,7 +405,7 @@ function collectSchemaNode(schema: unknown, depth: number, parameters: string[],
   }
 }
 
-const STOPWORDS: ReadonlySet<string> = new Set(englishStopwords);
+const STOPWORDS: ReadonlySet<string> = new Set(ENGLISH_STOP_WORDS);
 const NUMBER = /^\p{N}+$/u;
 
 /**

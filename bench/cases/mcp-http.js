@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { check, runCase } from '../lib/case.js';
-import { comparePair, mcpCallLoad, TRIVIAL_TOOL, writeConfig } from '../lib/rest-bench.js';
+import { comparePair, mcpCallLoad, scaledSeconds, TRIVIAL_TOOL, writeConfig } from '../lib/rest-bench.js';
 import { startBareMcpHttp, startToolshed } from '../lib/rest-servers.js';
 
 /** Rounds of the pair, and each round's length in seconds (scaled like the REST pairs). */
 const MCP_ROUNDS = 9;
-const MCP_ROUND_S = Math.max(1, Math.round(2 * Number(process.env.TOOLSHED_BENCH_REST_SCALE ?? '1')));
+const MCP_ROUND_S = scaledSeconds(2);
 
 /**
  * Open a session with the SDK client, prove `add_numbers` answers 42, and return what a raw request

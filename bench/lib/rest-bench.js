@@ -23,15 +23,24 @@ import { median } from './timing.js';
 /** autocannon connections, as in MEASUREMENTS.md's HTTP ceiling. */
 const CONNECTIONS = 10;
 
-/**
- * Durations in seconds, overridable for a quick look (`TOOLSHED_BENCH_REST_SCALE=0.2` runs a fifth).
- */
+/** Durations are scaled by this, for a quick look (`TOOLSHED_BENCH_REST_SCALE=0.2` runs a fifth). */
 const SCALE = Number(process.env.TOOLSHED_BENCH_REST_SCALE ?? '1');
-const WARMUP_S = Math.max(1, Math.round(2 * SCALE));
-const ROUND_S = Math.max(1, Math.round(3 * SCALE));
+
+/**
+ * `seconds` scaled by `TOOLSHED_BENCH_REST_SCALE`, whole, and at least `least`.
+ *
+ * @param {number} seconds
+ * @param {number} [least]
+ */
+export function scaledSeconds(seconds, least = 1) {
+  return Math.max(least, Math.round(seconds * SCALE));
+}
+
+const WARMUP_S = scaledSeconds(2);
+const ROUND_S = scaledSeconds(3);
 const ROUNDS = 3;
-const MIXED_WARMUP_S = Math.max(1, Math.round(10 * SCALE));
-const MIXED_S = Math.max(2, Math.round(60 * SCALE));
+const MIXED_WARMUP_S = scaledSeconds(10);
+const MIXED_S = scaledSeconds(60, 2);
 
 /** How many agents the mixed load's attach/detach requests share. */
 const SHARED_AGENTS = 20;

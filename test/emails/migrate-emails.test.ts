@@ -10,6 +10,7 @@ import { createStore, type ToolshedStore } from '../../src/store/index.js';
 import { MIGRATION_TABLES, ToolshedMigrationProvider } from '../../src/store/migrations/toolshed-migration-provider.js';
 import { postgresSchemaDialect } from '../../src/store/postgres/postgres-schema-dialect.js';
 import { sqliteSchemaDialect } from '../../src/store/sqlite/sqlite-schema-dialect.js';
+import { migrationsFrom } from '../support/migration-names.js';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '../support/postgres-test-database.js';
 
 const SCHEMA_DIALECTS = { sqlite: sqliteSchemaDialect, postgres: postgresSchemaDialect };
@@ -94,21 +95,7 @@ describeMigration(
           ${row.date}, ${row.body})`.execute(store.db);
     }
     expect(await store.migrate()).toEqual({
-      applied: [
-        '0003_emails_by_inbox',
-        '0004_emails_search_file',
-        '0005_secrets',
-        '0006_tool_sources',
-        '0007_tool_tags',
-        '0008_call_audit',
-        '0009_upstream_pins',
-        '0010_prompts_resources',
-        '0011_tool_input_examples',
-        '0012_mcp_sessions',
-        '0013_mcp_stream_events',
-        '0014_mcp_tasks',
-        '0015_emails_search_by_inbox',
-      ],
+      applied: migrationsFrom('0003_emails_by_inbox'),
     });
     const emails = new EmailStore(store);
 

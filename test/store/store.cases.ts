@@ -25,6 +25,7 @@ import {
   type SyncedToolInput,
   type ToolshedStore,
 } from '../../src/store/index.js';
+import { MIGRATION_NAMES } from '../support/migration-names.js';
 
 /** What the shared cases need from a dialect: a fresh database for the test file, and stores on it. */
 export interface StoreHarness {
@@ -295,23 +296,7 @@ export function defineStoreCases(harness: StoreHarness): void {
 
   describe('migrations', () => {
     it('creates every table on the first run and applies nothing on later runs', async () => {
-      expect(firstMigration.applied).toEqual([
-        '0001_initial_schema',
-        '0002_emails',
-        '0003_emails_by_inbox',
-        '0004_emails_search_file',
-        '0005_secrets',
-        '0006_tool_sources',
-        '0007_tool_tags',
-        '0008_call_audit',
-        '0009_upstream_pins',
-        '0010_prompts_resources',
-        '0011_tool_input_examples',
-        '0012_mcp_sessions',
-        '0013_mcp_stream_events',
-        '0014_mcp_tasks',
-        '0015_emails_search_by_inbox',
-      ]);
+      expect(firstMigration.applied).toEqual(MIGRATION_NAMES);
       expect(await store.migrate()).toEqual({ applied: [] });
       const tables = (await store.db.introspection.getTables()).map((table) => table.name);
       expect(tables).toEqual(expect.arrayContaining(TABLES));

@@ -11,6 +11,7 @@ import {
   StoreError,
   type ToolshedStore,
 } from '../../src/store/index.js';
+import { MIGRATION_NAMES } from '../support/migration-names.js';
 import { createPostgresTestDatabase, type PostgresTestDatabase } from '../support/postgres-test-database.js';
 import { defineStoreCases, type StoreHarness } from './store.cases.js';
 
@@ -69,23 +70,7 @@ describe('createStore', () => {
         try {
           expect(store.dialect).toBe('sqlite');
           expect(await store.migrate()).toEqual({
-            applied: [
-              '0001_initial_schema',
-              '0002_emails',
-              '0003_emails_by_inbox',
-              '0004_emails_search_file',
-              '0005_secrets',
-              '0006_tool_sources',
-              '0007_tool_tags',
-              '0008_call_audit',
-              '0009_upstream_pins',
-              '0010_prompts_resources',
-              '0011_tool_input_examples',
-              '0012_mcp_sessions',
-              '0013_mcp_stream_events',
-              '0014_mcp_tasks',
-              '0015_emails_search_by_inbox',
-            ],
+            applied: MIGRATION_NAMES,
           });
         } finally {
           await store.close();

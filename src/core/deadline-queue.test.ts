@@ -63,6 +63,20 @@ describe('DeadlineQueue within one turn of the event loop', () => {
     }
   });
 
+  it('moves only the pending deadlines to their timers when the event loop turns, and a later cancel still holds', async () => {
+    const queue = new DeadlineQueue();
+    const fired: string[] = [];
+    const kept = queue.add(20, performance.now(), () => fired.push('kept'));
+    queue.add(20, performance.now(), () => fired.push('dropped in its turn')).cancel();
+    const late = queue.add(20, performance.now(), () => fired.push('dropped after the turn'));
+    await new Promise((resolve) => setImmediate(resolve));
+    late.cancel();
+    queue.add(5, performance.now(), () => fired.push('added in the next turn'));
+    await sleep(60);
+    expect(fired).toEqual(['added in the next turn', 'kept']);
+    kept.cancel();
+  });
+
   it('keeps the pending deadlines, in order, among thousands cancelled in one turn', async () => {
     const queue = new DeadlineQueue();
     const fired: number[] = [];

@@ -21,24 +21,33 @@ export interface Deadline {
  * ```
  */
 export abstract class DeadlineEntry implements Deadline {
+  // Set in the constructor rather than as class fields: V8 (Node 20) builds subclasses of a class with
+  // fields more slowly, and a dispatched call makes one per call to an async handler.
   /** When the deadline passes, on the `performance.now()` clock. */
-  at = 0;
-  durationMs = 0;
-  /** Set by `cancel()`: an entry not yet on its list stays off it. */
-  cancelled = false;
-  prev: DeadlineEntry | undefined = undefined;
-  next: DeadlineEntry | undefined = undefined;
-  list: DeadlineList | undefined = undefined;
+  declare at: number;
+  declare durationMs: number;
+  declare prev: DeadlineEntry | undefined;
+  declare next: DeadlineEntry | undefined;
+  /** The list the entry is on: its duration's, or the queue's entries of this turn. */
+  declare list: DeadlineList | undefined;
+
+  constructor() {
+    this.at = 0;
+    this.durationMs = 0;
+    this.prev = undefined;
+    this.next = undefined;
+    this.list = undefined;
+  }
 
   /** Called once when the deadline passes (the entry is already off its list). */
   abstract expire(): void;
 
   cancel(): void {
-    this.cancelled = true;
     const list = this.list;
     if (list === undefined) return;
     unlink(this, list);
-    if (list.head === undefined && !list.idleCheck) {
+    // Only a list with a timer has one to release (the entries of this turn never have one).
+    if (list.head === undefined && list.timer !== undefined && !list.idleCheck) {
       list.idleCheck = true;
       nextTurn(() => releaseIfIdle(list));
     }
@@ -80,25 +89,23 @@ const nextTurn: (callback: () => void) => unknown =
   ((callback: () => void) => setTimeout(callback, 0));
 
 /**
- * Deadlines for many concurrent calls at the cost of an array slot each.
+ * Deadlines for many concurrent calls at the cost of linking a node each.
  *
  * A `setTimeout`/`clearTimeout` pair costs ~400 ns in Node 20, more than the rest of a dispatch.
  * Calls with the same duration expire in the order they start, so each duration keeps a FIFO list
  * and one timer armed for its head; cancelling unlinks an entry in O(1). Most calls finish within the
- * turn of the event loop they started in, before any timer could fire, so a new entry first waits in
- * an array, and only the ones still pending when the event loop turns join their lists: a call that
- * finishes in its turn costs a push and a flag. The timer is never cleared on the hot path: it is
- * re-armed only when it fires. When a list empties, the timer is unref'd on the next turn of the
- * event loop if the list is still empty then, so an idle process can exit while back-to-back calls
- * never toggle it.
+ * turn of the event loop they started in, before any timer could fire, so a new entry first joins the
+ * list of this turn's entries, and only the ones still pending when the event loop turns move to their
+ * duration's list (and timer): a call that finishes in its turn costs a link and an unlink, and leaves
+ * nothing behind that keeps it alive. The timer is never cleared on the hot path: it is re-armed only
+ * when it fires. When a list empties, the timer is unref'd on the next turn of the event loop if the
+ * list is still empty then, so an idle process can exit while back-to-back calls never toggle it.
  */
 export class DeadlineQueue {
   readonly #lists = new Map<number, DeadlineList>();
-  /** Entries added in this turn of the event loop, in the order they started. */
-  readonly #young: DeadlineEntry[] = [];
+  /** Entries added in this turn of the event loop and not cancelled, in the order they started. */
+  readonly #young: DeadlineList = newList();
   #flushScheduled = false;
-  /** When `#young` is this long, cancelled entries are dropped from it (calls that never yield). */
-  #compactAt = YOUNG_COMPACT_AT;
 
   /** Call `fire` after `durationMs` unless the returned deadline is cancelled first. */
   add(durationMs: number, now: number, fire: () => void): Deadline {
@@ -111,10 +118,7 @@ export class DeadlineQueue {
   enqueue(durationMs: number, now: number, entry: DeadlineEntry): void {
     entry.at = now + durationMs;
     entry.durationMs = durationMs;
-    entry.cancelled = false;
-    const young = this.#young;
-    if (young.length >= this.#compactAt) this.#compact();
-    young.push(entry);
+    append(entry, this.#young);
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
       nextTurn(this.#flush);
@@ -126,37 +130,25 @@ export class DeadlineQueue {
     this.#flushScheduled = false;
     const young = this.#young;
     const now = performance.now();
-    for (let index = 0; index < young.length; index++) {
-      const entry = young[index] as DeadlineEntry;
-      if (!entry.cancelled) this.#link(entry, now);
+    let entry = young.head;
+    young.head = undefined;
+    young.tail = undefined;
+    while (entry !== undefined) {
+      const next = entry.next;
+      entry.prev = undefined;
+      entry.next = undefined;
+      this.#link(entry, now);
+      entry = next;
     }
-    young.length = 0;
-    this.#compactAt = YOUNG_COMPACT_AT;
   };
-
-  #compact(): void {
-    const young = this.#young;
-    let kept = 0;
-    for (let index = 0; index < young.length; index++) {
-      const entry = young[index] as DeadlineEntry;
-      if (!entry.cancelled) young[kept++] = entry;
-    }
-    young.length = kept;
-    // Many entries still pending: compact less often, so adding stays O(1) amortised.
-    if (kept * 2 > this.#compactAt) this.#compactAt *= 2;
-  }
 
   #link(entry: DeadlineEntry, now: number): void {
     let list = this.#lists.get(entry.durationMs);
     if (list === undefined) {
-      list = { head: undefined, tail: undefined, timer: undefined, refed: false, idleCheck: false };
+      list = newList();
       this.#lists.set(entry.durationMs, list);
     }
-    entry.prev = list.tail;
-    entry.list = list;
-    if (list.tail === undefined) list.head = entry;
-    else list.tail.next = entry;
-    list.tail = entry;
+    append(entry, list);
     if (list.timer === undefined) arm(list, (list.head as DeadlineEntry).at - now);
     else if (!list.refed) {
       list.timer.ref?.();
@@ -165,7 +157,17 @@ export class DeadlineQueue {
   }
 }
 
-const YOUNG_COMPACT_AT = 1024;
+function newList(): DeadlineList {
+  return { head: undefined, tail: undefined, timer: undefined, refed: false, idleCheck: false };
+}
+
+function append(node: Node, list: DeadlineList): void {
+  node.prev = list.tail;
+  node.list = list;
+  if (list.tail === undefined) list.head = node;
+  else list.tail.next = node;
+  list.tail = node;
+}
 
 function releaseIfIdle(list: DeadlineList): void {
   list.idleCheck = false;

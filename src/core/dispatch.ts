@@ -166,20 +166,26 @@ class Call {
  * the deadline costs no allocation beyond it.
  */
 class Waiting extends DeadlineEntry {
-  readonly call: Call;
-  readonly context: CallContext;
-  readonly timeoutMs: number;
-  settled = false;
-  resolve: ((result: ToolResult) => void) | undefined = undefined;
+  // Set in the constructor rather than as class fields, as in `DeadlineEntry`: one is made for every
+  // call to an async handler.
+  declare readonly call: Call;
+  declare readonly context: CallContext;
+  declare readonly timeoutMs: number;
+  declare settled: boolean;
+  declare resolve: ((result: ToolResult) => void) | undefined;
   /** The deadline when it is not this entry (progress-extended deadlines). */
-  ownDeadline: Deadline | undefined = undefined;
-  onAbort: (() => void) | undefined = undefined;
+  declare ownDeadline: Deadline | undefined;
+  declare onAbort: (() => void) | undefined;
 
   constructor(call: Call, context: CallContext, timeoutMs: number) {
     super();
     this.call = call;
     this.context = context;
     this.timeoutMs = timeoutMs;
+    this.settled = false;
+    this.resolve = undefined;
+    this.ownDeadline = undefined;
+    this.onAbort = undefined;
   }
 
   /** The deadline passed before the handler answered. */

@@ -179,17 +179,19 @@ export class PostgresEmailDialect implements EmailDialect {
     const { keys, starts, ends } = searchWindows(inbox, oldest, newest);
     const text = words.join(' ');
     // The windows are a lateral join read in order and cut by the outer limit: the executor runs a
-    // window only while fewer than 2 001 matches have come out of the earlier ones. The tsquery is
-    // inline so the planner sees each word's frequency. The snippets of the page returned are built
+    // window only while fewer than 2 001 matches have come out of the earlier ones. Each match is ranked
+    // as it comes out of its window, from the row just read (its `tsvector` is kept in the row since
+    // migration 0016, decision 018), not read again afterwards. The tsquery is inline so the planner
+    // sees each word's frequency. The snippets of the page returned are built
     // here, as on SQLite (ts_headline is slow on long bodies and marks differently).
     const found = await sql<EmailHit & { body: string; candidates: string | number }>`
       with candidates as materialized (
-        select message_id, date, search, row_number() over (order by date desc, message_id desc) as position
+        select message_id, date, rank, row_number() over (order by date desc, message_id desc) as position
         from (
-          select found.message_id, found.date, found.search
+          select found.message_id, found.date, found.rank
           from unnest(${starts}::int[], ${ends}::int[]) with ordinality as window_run(first, last, n)
           cross join lateral (
-            select message_id, date, search from emails
+            select message_id, date, ts_rank(search, plainto_tsquery('english', ${text})) as rank from emails
             where ${INBOX_KEYS} && (${keys}::text[])[window_run.first:window_run.last]
               and search @@ plainto_tsquery('english', ${text})
             order by date desc, message_id desc
@@ -199,7 +201,7 @@ export class PostgresEmailDialect implements EmailDialect {
         ) recent
       ),
       page as (
-        select message_id, date, ts_rank(search, plainto_tsquery('english', ${text})) as rank from candidates
+        select message_id, date, rank from candidates
         where position <= ${SEARCH_CANDIDATES}
         order by rank desc, date desc, message_id desc
         limit ${limit}

@@ -157,7 +157,7 @@ describeMigration(
     const earlier = await answers(before);
     expect(earlier.some((answer) => answer.total > 0)).toBe(true);
 
-    expect(await store.migrate()).toEqual({ applied: ['0015_emails_search_by_inbox'] });
+    expect(await store.migrate()).toEqual({ applied: migrationsFrom('0015_emails_search_by_inbox') });
     const emails = new EmailStore(store);
     expect(await answers(emails)).toEqual(earlier);
     for (const [index, item] of MARKED.entries()) {
@@ -189,6 +189,53 @@ describeMigration(
         store.db,
       );
       expect(timeout.rows[0]?.value).toBe('30s');
+    }
+  },
+);
+
+/** A long body of words of its own, so that its row is over PostgreSQL's 2 kB and something leaves it. */
+function longBody(index: number): string {
+  return Array.from({ length: 400 }, (_, word) => `w${index}x${word}`).join(' ');
+}
+
+describeMigration(
+  '0016_emails_search_inline',
+  "keeps every email's answers, ranks included, and lays out the rows written after it so",
+  async (store, dialect) => {
+    const stored = MARKED.slice(0, 60).map((item, index) =>
+      index % 3 === 0 ? { ...item, body: `${item.body} ${longBody(index)}` } : item,
+    );
+    const before = new EmailStore(store);
+    expect(await before.insertBatch(stored)).toBe(stored.length);
+    const inboxes = [...new Set(stored.map((item) => item.inbox))];
+    const queries = ['gas', 'meeting schedule', 'the', 'w0x7', 'w3x100 w3x5'];
+    const answers = async (emails: EmailStore) =>
+      Promise.all(inboxes.flatMap((inbox) => queries.map((query) => emails.search(query, inbox, 50))));
+    const earlier = await answers(before);
+    expect(earlier.filter((answer) => answer.total > 0).length).toBeGreaterThan(inboxes.length);
+
+    expect(await store.migrate()).toEqual({ applied: ['0016_emails_search_inline'] });
+    const emails = new EmailStore(store);
+    expect(await answers(emails)).toEqual(earlier);
+
+    const added = { ...(MARKED[70] as EmailRecord), message_id: '<inline.migrate@enron.com>', body: longBody(999) };
+    expect(await emails.insertBatch([added])).toBe(1);
+    const found = await emails.search('w999x399 w999x0', added.inbox, 10);
+    expect(found.emails.map((hit) => hit.message_id)).toEqual([added.message_id]);
+    expect(found.emails[0]?.snippet).toContain('<mark>w999x0</mark>');
+    if (dialect === 'postgres') {
+      const storage = await sql<{ name: string; storage: string }>`
+        select attname as name, attstorage as storage from pg_attribute
+        where attrelid = 'emails'::regclass and attname in ('message_id', 'inbox', 'date', 'search', 'body')
+        order by attname`.execute(store.db);
+      // `m`: compressed in the row, out of it only as a last resort; `p`: never moved; `x`: the default.
+      expect(storage.rows).toEqual([
+        { name: 'body', storage: 'x' },
+        { name: 'date', storage: 'p' },
+        { name: 'inbox', storage: 'p' },
+        { name: 'message_id', storage: 'p' },
+        { name: 'search', storage: 'm' },
+      ]);
     }
   },
 );

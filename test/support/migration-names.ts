@@ -24,6 +24,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   '0013_mcp_stream_events',
   '0014_mcp_tasks',
   '0015_emails_search_by_inbox',
+  '0016_emails_search_inline',
 ];
 
 /**

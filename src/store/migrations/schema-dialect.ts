@@ -40,4 +40,6 @@ export interface SchemaDialect {
   moveEmailSearchOut(db: Kysely<unknown>): Promise<void>;
   /** `0015_emails_search_by_inbox`: let the full-text index find one inbox's matches by itself. */
   scopeEmailSearchToInbox(db: Kysely<unknown>): Promise<void>;
+  /** `0016_emails_search_inline`: keep an email's words in its row, beside what a search sorts by. */
+  keepEmailSearchInline(db: Kysely<unknown>): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { emailsByInboxSchema } from './emails-by-inbox-schema.js';
 import { emailsSchema } from './emails-schema.js';
 import { emailsSearchByInboxSchema } from './emails-search-by-inbox-schema.js';
 import { emailsSearchFile } from './emails-search-file.js';
+import { emailsSearchInlineSchema } from './emails-search-inline-schema.js';
 import { initialSchema } from './initial-schema.js';
 import { mcpCatalogSchema } from './mcp-catalog-schema.js';
 import { mcpSessionsSchema } from './mcp-sessions-schema.js';
@@ -57,6 +58,7 @@ export class ToolshedMigrationProvider implements MigrationProvider {
       '0013_mcp_stream_events': mcpStreamEventsSchema(this.#schema),
       '0014_mcp_tasks': mcpTasksSchema(this.#schema),
       '0015_emails_search_by_inbox': emailsSearchByInboxSchema(this.#schema),
+      '0016_emails_search_inline': emailsSearchInlineSchema(this.#schema),
     };
   }
 }

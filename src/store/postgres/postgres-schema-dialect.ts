@@ -52,4 +52,10 @@ export const postgresSchemaDialect: SchemaDialect = {
         set_config('maintenance_work_mem', ${previous.memory}, true)`.execute(db);
     }
   },
+  async keepEmailSearchInline(db) {
+    // Only the catalog changes: rows are laid out so as they are written (decision 018).
+    await sql`alter table emails alter column search set storage main,
+      alter column message_id set storage plain, alter column inbox set storage plain,
+      alter column date set storage plain`.execute(db);
+  },
 };

@@ -98,6 +98,9 @@ export const sqliteSchemaDialect: SchemaDialect = {
   async scopeEmailSearchToInbox() {
     // An inbox is already one rowid range of the FTS5 index: nothing to change.
   },
+  async keepEmailSearchInline() {
+    // FTS5 keeps its index apart from the rows: nothing to change.
+  },
 };
 
 /** Drop the FTS5 index kept in the main database file and the triggers that fed it. */

@@ -27,8 +27,16 @@ const MONTH = /^(\d{4})-(0[1-9]|1[0-2])/;
 const MAX_WINDOW_MONTHS = 1200;
 
 /**
+ * How many of an inbox's most recent months a search reads one at a time before its windows double. A
+ * window's matches are all read before they are sorted by date, so a long last window reads many
+ * matches that are not kept; each window also probes the index once more (decision 018).
+ */
+const SINGLE_MONTH_WINDOWS = 48;
+
+/**
  * The windows a search reads an inbox's matches in, newest first: each a run of the `keys` it lists
- * (1-based, inclusive), the runs 1, 1, 2, 4, 8… months long, then the dates without a month. Months
+ * (1-based, inclusive): one month each for the {@link SINGLE_MONTH_WINDOWS} most recent, then runs of 2,
+ * 4, 8… months, then the dates without a month. Months
  * partition the dates in date order, so the first 2 001 matches met, window after window, each window
  * sorted by date, are the 2 001 most recent. An inbox whose oldest or newest date has no month is one
  * window over the whole inbox.
@@ -53,7 +61,11 @@ function searchWindows(
   }
   const starts: number[] = [];
   const ends: number[] = [];
-  for (let start = 1, size = 1; start <= keys.length; start += size, size = starts.length < 2 ? 1 : size * 2) {
+  for (
+    let start = 1, size = 1;
+    start <= keys.length;
+    start += size, size = starts.length < SINGLE_MONTH_WINDOWS ? 1 : size * 2
+  ) {
     starts.push(start);
     ends.push(Math.min(start + size - 1, keys.length));
   }
@@ -166,7 +178,7 @@ export class PostgresEmailDialect implements EmailDialect {
    *
    * The GIN index finds a word's matches within one month of one inbox (see {@link INBOX_KEYS}), but
    * cannot give them in date order: every match it yields is read from the table to be sorted. So the
-   * matches are taken month by month, newest first, in windows of 1, 1, 2, 4… months
+   * matches are taken month by month, newest first, a month at a time for the 48 most recent months, then in windows of 2, 4, 8… months
    * ({@link searchWindows}), and reading stops at the window that brings the 2 001st: a common word in a
    * busy inbox reads a few thousand rows instead of every one of its tens of thousands of matches. One
    * statement after the inbox's oldest and newest dates are read (two probes of `(inbox, date)`).

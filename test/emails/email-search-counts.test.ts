@@ -5,16 +5,47 @@ import { emailHarnesses } from './email-harness.js';
 
 const DAVE = 'dave@enron.com';
 
-function email(id: number, subject: string, body: string, date: string): EmailRecord {
+function email(id: number, subject: string, body: string, date: string, inbox = DAVE): EmailRecord {
   return {
     message_id: `<${id}.test@enron.com>`,
-    inbox: DAVE,
+    inbox,
     subject,
     sender: 'jane.doe@enron.com',
-    recipients: [DAVE],
+    recipients: [inbox],
     date,
     body,
   };
+}
+
+/**
+ * 2 005 emails of `inbox`, one every `hours` from January 1999 but for the months `skipped` leaves out,
+ * stored oldest first, numbered from `firstId`. `word` is in every body; the subjects of the six oldest
+ * and of email 1 000 say it too (they would rank first): of the six, only email 5 is among the 2 000
+ * most recent.
+ */
+function datedSeries(options: {
+  firstId: number;
+  hours: number;
+  word: string;
+  inbox?: string;
+  skipped?: (month: number) => boolean;
+}): EmailRecord[] {
+  const { firstId, hours, word, inbox = DAVE, skipped = () => false } = options;
+  const times: number[] = [];
+  for (let time = Date.UTC(1999, 0, 1); times.length < 2005; time += hours * 3_600_000) {
+    const date = new Date(time);
+    if (!skipped(date.getUTCFullYear() * 12 + date.getUTCMonth())) times.push(time);
+  }
+  const title = word[0]?.toUpperCase() + word.slice(1);
+  return times.map((time, index) =>
+    email(
+      firstId + index,
+      index <= 5 || index === 1000 ? `${title} ${index}` : `Memo ${index}`,
+      `The ${word} log ${index}.`,
+      new Date(time).toISOString(),
+      inbox,
+    ),
+  );
 }
 
 // A search ranks the 2 000 most recent matches of an inbox and counts matches up to 2 000, on both
@@ -60,26 +91,13 @@ for (const harness of emailHarnesses()) {
     });
 
     it('ranks the 2 000 most recent matches when they span many months, with months left empty', async () => {
-      // 2 005 emails of one inbox, one every 12 hours from January 1999 (about 33 months), none in
-      // March to May 1999 and none in June 2000; stored oldest first. 'boiler' is in every one. The
-      // subjects of the six oldest and of email 1 000 say 'boiler' (they would rank first): of the six,
-      // only email 5 is among the 2 000 most recent.
-      const start = Date.UTC(1999, 0, 1);
-      const skipped = (time: number) => {
-        const date = new Date(time);
-        const month = date.getUTCFullYear() * 12 + date.getUTCMonth();
-        return (month >= 1999 * 12 + 2 && month <= 1999 * 12 + 4) || month === 2000 * 12 + 5;
-      };
-      const times: number[] = [];
-      for (let time = start; times.length < 2005; time += 12 * 3_600_000) if (!skipped(time)) times.push(time);
-      const spread = times.map((time, index) =>
-        email(
-          30_000 + index,
-          index <= 5 || index === 1000 ? `Boiler ${index}` : `Memo ${index}`,
-          `The boiler log ${index}.`,
-          new Date(time).toISOString(),
-        ),
-      );
+      // One every 12 hours (about 33 months), none in March to May 1999 and none in June 2000.
+      const spread = datedSeries({
+        firstId: 30_000,
+        hours: 12,
+        word: 'boiler',
+        skipped: (month) => (month >= 1999 * 12 + 2 && month <= 1999 * 12 + 4) || month === 2000 * 12 + 5,
+      });
       expect(await emails.insertBatch(spread)).toBe(2005);
 
       const found = await emails.search('boiler', DAVE, 3);
@@ -94,6 +112,25 @@ for (const harness of emailHarnesses()) {
         '<30000.test@enron.com>',
       ]);
       expect((await emails.search('log 2004', DAVE, 5)).total).toBe(1);
+    });
+
+    it('ranks the 2 000 most recent matches of an inbox spanning more than four years', async () => {
+      // One every 20 hours: about 55 months, so the 2 000 most recent reach past the 48 most recent
+      // months, which PostgreSQL reads one at a time, into its longer windows.
+      const hal = 'hal@enron.com';
+      expect(await emails.insertBatch(datedSeries({ firstId: 60_000, hours: 20, word: 'kettle', inbox: hal }))).toBe(
+        2005,
+      );
+      const found = await emails.search('kettle', hal, 3);
+      expect(found).toMatchObject({ total: 2000, total_is_lower_bound: true });
+      expect(found.emails.map((hit) => hit.message_id)).toEqual([
+        '<61000.test@enron.com>',
+        '<60005.test@enron.com>',
+        '<62004.test@enron.com>',
+      ]);
+      expect((await emails.search('log 0', hal, 5)).emails.map((hit) => hit.message_id)).toEqual([
+        '<60000.test@enron.com>',
+      ]);
     });
 
     it('finds emails whatever their date text looks like', async () => {

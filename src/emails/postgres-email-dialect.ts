@@ -35,11 +35,10 @@ const SINGLE_MONTH_WINDOWS = 48;
 
 /**
  * The windows a search reads an inbox's matches in, newest first: each a run of the `keys` it lists
- * (1-based, inclusive): one month each for the {@link SINGLE_MONTH_WINDOWS} most recent, then runs of 2,
- * 4, 8… months, then the dates without a month. Months
- * partition the dates in date order, so the first 2 001 matches met, window after window, each window
- * sorted by date, are the 2 001 most recent. An inbox whose oldest or newest date has no month is one
- * window over the whole inbox.
+ * (1-based, inclusive): one month each for the {@link SINGLE_MONTH_WINDOWS} most recent, then runs of
+ * 2, 4, 8… months, then the dates without a month. Months partition the dates in date order, so the
+ * first 2 001 matches met, window after window, each window sorted by date, are the 2 001 most recent.
+ * An inbox whose oldest or newest date has no month is one window over the whole inbox.
  */
 function searchWindows(
   inbox: string,
@@ -178,8 +177,8 @@ export class PostgresEmailDialect implements EmailDialect {
    *
    * The GIN index finds a word's matches within one month of one inbox (see {@link INBOX_KEYS}), but
    * cannot give them in date order: every match it yields is read from the table to be sorted. So the
-   * matches are taken month by month, newest first, a month at a time for the 48 most recent months, then in windows of 2, 4, 8… months
-   * ({@link searchWindows}), and reading stops at the window that brings the 2 001st: a common word in a
+   * matches are taken newest first, a month at a time for the 48 most recent months, then in windows of
+   * 2, 4, 8… months ({@link searchWindows}), and reading stops at the window that brings the 2 001st: a common word in a
    * busy inbox reads a few thousand rows instead of every one of its tens of thousands of matches. One
    * statement after the inbox's oldest and newest dates are read (two probes of `(inbox, date)`).
    */
@@ -194,8 +193,8 @@ export class PostgresEmailDialect implements EmailDialect {
     // window only while fewer than 2 001 matches have come out of the earlier ones. Each match is ranked
     // as it comes out of its window, from the row just read (its `tsvector` is kept in the row since
     // migration 0016, decision 018), not read again afterwards. The tsquery is inline so the planner
-    // sees each word's frequency. The snippets of the page returned are built
-    // here, as on SQLite (ts_headline is slow on long bodies and marks differently).
+    // sees each word's frequency. The snippets of the page returned are built here, as on SQLite
+    // (ts_headline is slow on long bodies and marks differently).
     const found = await sql<EmailHit & { body: string; candidates: string | number }>`
       with candidates as materialized (
         select message_id, date, rank, row_number() over (order by date desc, message_id desc) as position

@@ -177,10 +177,11 @@ export class PostgresEmailDialect implements EmailDialect {
    *
    * The GIN index finds a word's matches within one month of one inbox (see {@link INBOX_KEYS}), but
    * cannot give them in date order: every match it yields is read from the table to be sorted. So the
-   * matches are taken newest first, a month at a time for the 48 most recent months, then in windows of
-   * 2, 4, 8… months ({@link searchWindows}), and reading stops at the window that brings the 2 001st: a common word in a
-   * busy inbox reads a few thousand rows instead of every one of its tens of thousands of matches. One
-   * statement after the inbox's oldest and newest dates are read (two probes of `(inbox, date)`).
+   * matches are taken newest first, a month at a time for the {@link SINGLE_MONTH_WINDOWS} most recent
+   * months, then in windows of 2, 4, 8… months ({@link searchWindows}), and reading stops at the window
+   * that brings the 2 001st: a common word in a busy inbox reads a few thousand rows instead of every one
+   * of its tens of thousands of matches. One statement after the inbox's oldest and newest dates are read
+   * (two probes of `(inbox, date)`).
    */
   async search(words: readonly string[], inbox: string, limit: number): Promise<EmailSearchResult> {
     const span = await sql<{ oldest: string | null; newest: string | null }>`

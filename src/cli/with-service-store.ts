@@ -60,7 +60,7 @@ export async function storeCliError(error: unknown): Promise<unknown> {
       );
     case 'MIGRATION_FAILED':
       return new CliError(
-        `error: ${message}. The database is left at the last migration that succeeded; fix the cause and run 'toolshed db migrate' again.`,
+        `error: ${message}. No migration of this run was applied; fix the cause and run 'toolshed db migrate' again.`,
         1,
       );
     case 'CONFLICT':

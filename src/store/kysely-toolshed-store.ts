@@ -1,4 +1,4 @@
-import { type Kysely, Migrator } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import type { FileBackend } from '../builtins/filesystem/file-backend.js';
 import { AgentQueries } from './agent-queries.js';
 import { AttachmentQueries } from './attachment-queries.js';
@@ -140,6 +140,24 @@ export class KyselyToolshedStore implements ToolshedStore {
       provider: new ToolshedMigrationProvider(this.#dialect.schema),
       ...MIGRATION_TABLES,
     });
+    // An up-to-date database is the common case: it is answered without the migration lock, which
+    // on SQLite is the database's write lock (see SqliteStoreDialect). One that ran migrations this
+    // build does not know goes on to the Migrator, which refuses it.
+    let upToDate: boolean;
+    try {
+      const known = await migrator.getMigrations();
+      // (A database with nothing applied may not have the table yet.)
+      upToDate =
+        known.every((migration) => migration.executedAt !== undefined) &&
+        (await sql`select name from ${sql.table(MIGRATION_TABLES.migrationTableName)}`.execute(this.#dialect.db)).rows
+          .length === known.length;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StoreError('MIGRATION_FAILED', `Migration the migration bookkeeping failed: ${reason}`, {
+        cause: error,
+      });
+    }
+    if (upToDate) return { applied: [] };
     const { error, results = [] } = await migrator.migrateToLatest();
     if (error !== undefined) {
       const failed = results.find((result) => result.status === 'Error')?.migrationName ?? 'the migration bookkeeping';

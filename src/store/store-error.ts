@@ -8,7 +8,7 @@ const marker = Symbol.for('toolshed.storeError');
  * - `CONFLICT` — the row already exists (a taken id, an attachment that is already there, an approval already decided).
  * - `NOT_FOUND` — the workspace, agent, tool, attachment or approval does not exist in that workspace.
  * - `VALIDATION` — an argument is malformed: a bad id, a config that is not an object or is over the size limit.
- * - `MIGRATION_FAILED` — a schema migration failed; the database is left at the last migration that succeeded.
+ * - `MIGRATION_FAILED` — a schema migration failed; none of the migrations of that run was applied.
  * - `UNAVAILABLE` — the database cannot be opened or reached.
  * - `READ_ONLY` — the row belongs to the service (a built-in) or to a configuration file (a synced tool,
  *   a `config` agent): the API cannot edit or delete it, or change a `config` agent's tools.

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/index.js';
 import { ToolshedMigrationProvider } from '../../src/store/migrations/toolshed-migration-provider.js';
@@ -155,6 +156,73 @@ for (const database of [sqliteDatabase(), postgresDatabase()]) {
         [],
         ["error: workspace 'initech' does not exist; create it with 'toolshed workspace create NAME --id initech'."],
       );
+    });
+  });
+}
+
+for (const fresh of [sqliteDatabase, postgresDatabase]) {
+  describe(`db migrate on a new ${fresh().dialect} database`, () => {
+    /** Run `work` on a new database of this dialect, dropped after. */
+    const onNewDatabase = async (work: (url: string) => Promise<void>) => {
+      const database = fresh();
+      try {
+        await work(await database.open());
+      } finally {
+        await database.close();
+      }
+    };
+
+    it('run by four processes at once, applies every migration once: one applies them, the others find the database up to date', async () => {
+      await onNewDatabase(async (url) => {
+        const runs = await Promise.all(
+          Array.from({ length: 4 }, () => runCli(['db', 'migrate'], { env: { TOOLSHED_DATABASE_URL: url } })),
+        );
+        const outcomes = runs.map((run) => ({
+          exitCode: run.exitCode,
+          stdout: lines(run.stdout),
+          stderr: lines(run.stderr),
+        }));
+        const upToDate = { exitCode: 0, stdout: ['database is up to date'], stderr: [] };
+        expect(outcomes.filter((outcome) => outcome.stdout[0] !== ALL_APPLIED)).toEqual([upToDate, upToDate, upToDate]);
+        expect(outcomes.filter((outcome) => outcome.stdout[0] === ALL_APPLIED)).toEqual([
+          { exitCode: 0, stdout: [ALL_APPLIED], stderr: [] },
+        ]);
+      });
+    });
+
+    it('that fails half-way applies none of the migrations before the one that failed', async () => {
+      await onNewDatabase(async (url) => {
+        // A table of that name, made by hand, is in the way of 0008_call_audit.
+        const store = await createStore(url);
+        try {
+          await sql`create table call_limits (note text)`.execute(store.db);
+        } finally {
+          await store.close();
+        }
+        const run = await runCli(['db', 'migrate'], { env: { TOOLSHED_DATABASE_URL: url } });
+        expectRun(
+          run,
+          1,
+          [],
+          [
+            `error: Migration 0008_call_audit failed: ${fresh().dialect === 'sqlite' ? 'table "call_limits"' : 'relation "call_limits"'} already exists. No migration of this run was applied; fix the cause and run 'toolshed db migrate' again.`,
+          ],
+        );
+        const after = await createStore(url);
+        try {
+          const tables = (await after.db.introspection.getTables({ withInternalKyselyTables: true })).map(
+            (table) => table.name,
+          );
+          expect(tables.filter((name) => name !== 'toolshed_migrations_lock').sort()).toEqual([
+            'call_limits',
+            'toolshed_migrations',
+          ]);
+          const applied = await sql<{ name: string }>`select name from toolshed_migrations`.execute(after.db);
+          expect(applied.rows).toEqual([]);
+        } finally {
+          await after.close();
+        }
+      });
     });
   });
 }

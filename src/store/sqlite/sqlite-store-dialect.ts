@@ -1,4 +1,16 @@
-import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement, sql } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  SqliteDriver as KyselySqliteDriver,
+  SqliteAdapter,
+  type SqliteDatabase,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  type SqliteStatement,
+  sql,
+} from 'kysely';
 import type { Database } from '../database.js';
 import type { DatabaseErrorKind, StoreDialect } from '../store-dialect.js';
 import type { SqliteDriver } from './sqlite-driver.js';
@@ -11,6 +23,10 @@ import { sqliteSchemaDialect } from './sqlite-schema-dialect.js';
  * `BEGIN IMMEDIATE` takes the write lock before the first read, so a transaction that reads then
  * writes never fails half-way with `SQLITE_BUSY` because another process wrote in between; it waits
  * up to `busy_timeout` instead. Within a process Kysely's mutex already runs one transaction at a time.
+ *
+ * Migrations run in one such transaction too (Kysely's own SQLite dialect runs them one by one with no
+ * lock), so processes that open a new database file at once apply each migration once: the first
+ * takes the write lock, the others wait for it, then find nothing left to apply.
  *
  * Two stores on the same file in one process are not supported: better-sqlite3 waits for a lock
  * synchronously, which would stall the very thread that must release it.
@@ -32,7 +48,7 @@ export class SqliteStoreDialect implements StoreDialect {
 
   constructor(driver: SqliteDriver) {
     this.syncDriver = driver;
-    this.db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(driver) }) });
+    this.db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(driver) }) });
     drivers.set(this.db, driver);
   }
 
@@ -71,6 +87,40 @@ export class SqliteStoreDialect implements StoreDialect {
 
   close(): Promise<void> {
     return this.db.destroy();
+  }
+}
+
+/**
+ * Kysely's SQLite dialect with its transactions opened by `BEGIN IMMEDIATE` and DDL declared
+ * transactional (SQLite's is), so that `Migrator` applies the pending migrations in one transaction
+ * that holds the write lock from its first read of the migration table.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+
+  override createAdapter(): SqliteAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
+class ImmediateSqliteDriver extends KyselySqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
   }
 }
 

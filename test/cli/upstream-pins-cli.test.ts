@@ -126,4 +126,40 @@ describe('toolshed mcp (stdio) pins the tools of mcp_servers in the service data
       await approved.close();
     }
   });
+
+  it("started six times at once on one new database, each serves the server's tools", async () => {
+    assertBuilt();
+    const env = cliEnv({ TOOLSHED_DATABASE_URL: join(mkdtempSync(join(folder, 'at-once-')), 'service.db') });
+    const config = writeConfig(ORIGINAL);
+    const sessions = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const transport = new StdioClientTransport({
+          command: process.execPath,
+          args: [BIN, 'mcp', '--config', config],
+          cwd: folder,
+          env,
+          stderr: 'pipe',
+        });
+        let stderr = '';
+        transport.stderr?.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        const client = new Client({ name: 'pins-test', version: '1.0.0' });
+        await client.connect(transport);
+        return { client, stderr: () => stderr };
+      }),
+    );
+    try {
+      for (const session of sessions) {
+        const names = (await session.client.listTools()).tools.map((tool) => tool.name);
+        // Each one migrated the new database, or waited for the one that did, and pinned the tools.
+        expect({ names, stderr: session.stderr() }).toEqual({
+          names: expect.arrayContaining(['fixture__greet', 'fixture__slow']),
+          stderr: '',
+        });
+      }
+    } finally {
+      await Promise.all(sessions.map((session) => session.client.close()));
+    }
+  });
 });

@@ -29,6 +29,8 @@ const DOTENV_KEY = 'from-the-dotenv-file';
 let folder: string;
 let serve: RunningCli;
 const clients: Client[] = [];
+/** What each `toolshed mcp` printed on stderr, shown when an outcome differs. */
+const stdioStderr: Record<string, string> = {};
 /** Every tool of the configuration, on each path. */
 const paths: Record<string, Path> = {};
 /** The tools of agent `narrow`, with its per-tool config, on each path. */
@@ -61,15 +63,19 @@ beforeAll(async () => {
   };
   const overStdio = async (args: string[]) => {
     const client = new Client({ name: 'config-matrix', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp', '--config', 'toolshed.yaml', ...args],
-        cwd: folder,
-        env: cliEnv(ENV),
-        stderr: 'ignore',
-      }),
-    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--config', 'toolshed.yaml', ...args],
+      cwd: folder,
+      env: cliEnv(ENV),
+      stderr: 'pipe',
+    });
+    const label = ['toolshed mcp', ...args].join(' ');
+    stdioStderr[label] = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stdioStderr[label] += chunk.toString();
+    });
+    await client.connect(transport);
     clients.push(client);
     return client;
   };
@@ -123,6 +129,13 @@ async function everywhere(on: Record<string, Path>, tool: string, args: Record<s
   const names = Object.keys(on);
   const outcomes = await Promise.all(names.map((name) => on[name]?.(tool, args)));
   return Object.fromEntries(names.map((name, index) => [name, outcomes[index]]));
+}
+
+/** The stderr of each `toolshed mcp`, for a failure's message (a server it went on without, say). */
+function stderrOfStdio(): string {
+  return Object.entries(stdioStderr)
+    .map(([label, text]) => `stderr of ${label}:\n${text}`)
+    .join('\n');
 }
 
 /** `expected` on every path of `on`. */
@@ -212,7 +225,7 @@ describe('one configuration, three ways to run it', () => {
   ])(
     '%s',
     async (_behaviour, tool, args, expected) => {
-      expect(await everywhere(paths, tool, args)).toEqual(sameEverywhere(paths, expected));
+      expect(await everywhere(paths, tool, args), stderrOfStdio()).toEqual(sameEverywhere(paths, expected));
     },
     60_000,
   );
@@ -245,13 +258,13 @@ describe('one configuration, three ways to run it', () => {
 
 describe("one configuration's agent, three ways to run it", () => {
   it("hands the agent's per-tool config to the handler", async () => {
-    expect(await everywhere(agentPaths, 'greet', { name: 'Ada' })).toEqual(
+    expect(await everywhere(agentPaths, 'greet', { name: 'Ada' }), stderrOfStdio()).toEqual(
       sameEverywhere(agentPaths, { ok: true, text: 'Ahoy, Ada' }),
     );
   }, 60_000);
 
   it("stops the agent's tools at defaults.timeout", async () => {
-    expect(await everywhere(agentPaths, 'slow', { ms: 4000 })).toEqual(
+    expect(await everywhere(agentPaths, 'slow', { ms: 4000 }), stderrOfStdio()).toEqual(
       sameEverywhere(agentPaths, {
         ok: false,
         text: "Error [TIMEOUT]: Tool 'slow' timed out after 1000 ms.\nHint: Try again, or ask for less work in one call.",

@@ -175,7 +175,8 @@ export type ToolsCalled = 'all' | readonly string[];
  * definitions of the `mcp_servers:` tools (`serve`: in its database), quarantining changed ones;
  * without it, when `TOOLSHED_DATABASE_URL` is set, they are pinned in that database (workspace
  * `default`), which `toolshed mcp-servers changes|approve` reads, opened only if the configuration
- * imports a server; `mcpLog` hears the log messages they send.
+ * imports a server; `mcpLog` hears the log messages they send. With `retryMcpStart` (`toolshed mcp`),
+ * a server that does not come up is tried again until it does, and its tools are added then.
  *
  * The config module (and with it the registry, the built-ins and the MCP client it imports) loads
  * here, inside the verb's action. Call `close()` when done: configured MCP servers are child
@@ -199,7 +200,13 @@ export async function loadTools(
     builtins = true,
     mcpPins,
     mcpLog,
-  }: { builtins?: boolean; mcpPins?: UpstreamPins; mcpLog?: (server: string, entry: McpServerLogEntry) => void } = {},
+    retryMcpStart = false,
+  }: {
+    builtins?: boolean;
+    mcpPins?: UpstreamPins;
+    mcpLog?: (server: string, entry: McpServerLogEntry) => void;
+    retryMcpStart?: boolean;
+  } = {},
 ): Promise<LoadedTools> {
   if (setup.configFile === undefined) {
     const registry =
@@ -220,6 +227,7 @@ export async function loadTools(
     config = await loadConfigOrExplain(setup.configFile, configLabel, io, {
       mcpPins: mcpPins ?? database?.pins,
       mcpLog,
+      retryMcpStart,
     });
   } catch (error) {
     await database?.close();
@@ -239,7 +247,8 @@ export async function loadTools(
       io.stderr.write(`${visible(formatDiagnostic(diagnostic))}\n`);
     }
     for (const failure of config.mcpFailures) {
-      io.stderr.write(`warning: going on without MCP server '${failure.name}': ${visible(failure.message)}\n`);
+      const until = failure.retrying === true ? ' until it comes up (trying again)' : '';
+      io.stderr.write(`warning: going on without MCP server '${failure.name}'${until}: ${visible(failure.message)}\n`);
     }
     await loadRegistry(setup.sources, config.registry);
     let agent: AgentConfig | undefined;
@@ -396,7 +405,11 @@ async function loadConfigOrExplain(
   file: string,
   label: string,
   io: CliIo,
-  { mcpPins, mcpLog }: { mcpPins?: UpstreamPins | undefined; mcpLog?: LoadToolsMcpLog | undefined },
+  {
+    mcpPins,
+    mcpLog,
+    retryMcpStart,
+  }: { mcpPins?: UpstreamPins | undefined; mcpLog?: LoadToolsMcpLog | undefined; retryMcpStart: boolean },
 ): Promise<LoadedConfig> {
   const { loadConfig } = await import('../config/load-config.js');
   try {
@@ -404,6 +417,7 @@ async function loadConfigOrExplain(
       env: io.env,
       ...(mcpPins === undefined ? {} : { mcpPins }),
       ...(mcpLog === undefined ? {} : { onMcpLog: mcpLog }),
+      retryMcpStart,
       onMcpStateChange: (_server, state, message) =>
         io.stderr.write(
           `${state === 'down' ? 'warning: ' : ''}${visible(message)}${state === 'down' ? '; reconnecting' : ''}\n`,

@@ -26,8 +26,11 @@ export interface LoadedConfig {
   agent(id: string): ToolRegistry;
   /** The `mcp_servers` connections that came up (each reconnects by itself if its server is lost). */
   mcpServers: McpServerConnection[];
-  /** The `mcp_servers` that did not come up, each with the error naming it (and the tail of its stderr). */
-  mcpFailures: Array<{ name: string; message: string }>;
+  /**
+   * The `mcp_servers` that did not come up, each with the error naming it (and the tail of its
+   * stderr); `retrying` when it is being tried again (`retryMcpStart`), and is then in `mcpServers` too.
+   */
+  mcpFailures: Array<{ name: string; message: string; retrying?: boolean }>;
   /** Each `mcp_servers` entry's state now, in the file's order (`failed`: it did not come up). */
   mcpStatus(): McpServerStatus[];
   /** The environment the tools see: the process environment over `.env` beside the file. */
@@ -55,6 +58,12 @@ export interface LoadConfigOptions extends ConfigOptions {
   registryOptions?: ToolRegistryOptions;
   /** Connect to `mcp_servers` and import their tools (default true). */
   connectMcp?: boolean;
+  /**
+   * Keep trying an `mcp_servers` entry that does not come up at first, with the backoff of a lost one,
+   * and import its tools once it does (default false: it is left out; `toolshed mcp` sets it, having no
+   * reload that could try it again).
+   */
+  retryMcpStart?: boolean;
   /** Told when an `mcp_servers` connection is lost and when it is back (`toolshed serve` logs it). */
   onMcpStateChange?: (server: string, state: 'up' | 'down', message: string) => void;
   /**
@@ -113,6 +122,7 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
           { ...server, cwd: server.cwd ?? config.baseDir },
           {
             env: check.env,
+            ...(options.retryMcpStart === true ? { retryStart: true } : {}),
             ...(options.mcpPins === undefined ? {} : { pins: options.mcpPins }),
             ...(options.onMcpLog === undefined
               ? {}
@@ -125,8 +135,14 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
       ),
     );
     settled.forEach((outcome, index) => {
-      if (outcome.status === 'fulfilled') connections.push(outcome.value);
-      else mcpFailures.push({ name: config.mcpServers[index]!.name, message: (outcome.reason as Error).message });
+      if (outcome.status === 'fulfilled') {
+        connections.push(outcome.value);
+        // Not up after the import: it did not come up, and is being tried again.
+        if (outcome.value.state !== 'up') {
+          const { name, lastError } = outcome.value;
+          mcpFailures.push({ name, message: lastError ?? `MCP server '${name}' did not come up`, retrying: true });
+        }
+      } else mcpFailures.push({ name: config.mcpServers[index]!.name, message: (outcome.reason as Error).message });
     });
   }
 

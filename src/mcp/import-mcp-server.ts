@@ -146,7 +146,14 @@ export interface ImportMcpServerOptions {
    * `maxDelayMs` (default 30 000). `false` leaves a lost server down.
    */
   reconnect?: boolean | { initialDelayMs?: number; maxDelayMs?: number };
-  /** Told when the server goes down (with why) and when it is back. */
+  /**
+   * Keep trying a server that does not come up at first (default false: the import fails). The
+   * connection is then returned `down`, with the first attempt's error as its `lastError`, and tried
+   * again with the `reconnect` backoff until it comes up; its tools are registered then. Needs
+   * `reconnect` (a given `transport` is never tried again).
+   */
+  retryStart?: boolean;
+  /** Told when the server goes down (with why) and when it is back, or up for the first time. */
   onStateChange?: (state: 'up' | 'down', message: string) => void;
   /**
    * Pin each tool's definition when first seen (see {@link UpstreamPins}): a tool whose definition
@@ -454,6 +461,10 @@ export async function importMcpServer(
   };
 
   const refresh = async () => {
+    if ((client as Client | undefined) === undefined) {
+      // Retried from the start (`retryStart`) and not up yet: there is no list to read.
+      throw new McpServerUnavailableError(`MCP server '${config.name}' has not come up yet: ${lastError ?? ''}`);
+    }
     const listed: Tool[] = [];
     let cursor: string | undefined;
     do {
@@ -523,12 +534,19 @@ export async function importMcpServer(
     }
   };
 
+  /** Whether the server has come up once (a server retried from the start is not "back" but up). */
+  let cameUp = false;
   const schedule = (delay: number) => {
     retry = setTimeout(() => {
       retry = undefined;
       void start(options.transport).then(
         () => {
           if (state !== 'up') return;
+          if (!cameUp) {
+            cameUp = true;
+            options.onStateChange?.('up', `MCP server '${config.name}' is up`);
+            return;
+          }
           reconnects++;
           options.onStateChange?.('up', `MCP server '${config.name}' is back`);
         },
@@ -643,7 +661,15 @@ export async function importMcpServer(
     since = new Date().toISOString();
   };
 
-  await start(options.transport);
+  try {
+    await start(options.transport);
+    cameUp = true;
+  } catch (error) {
+    if (options.retryStart !== true || reconnect === false) throw error;
+    lastError = (error as Error).message;
+    since = new Date().toISOString();
+    schedule(initialDelay);
+  }
 
   return {
     name: config.name,

@@ -1,8 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { assertBuilt, runCli, startCli } from '../../test/cli/run-cli.js';
+import { assertBuilt, BIN, cliEnv, runCli, startCli } from '../../test/cli/run-cli.js';
 import { loadConfig } from '../config/load-config.js';
 import { ToolRegistry } from '../registry/tool-registry.js';
 import { importMcpServer } from './import-mcp-server.js';
@@ -10,6 +13,7 @@ import { importMcpServer } from './import-mcp-server.js';
 const FIXTURES = resolve(import.meta.dirname, '__fixtures__');
 const BOOM = join(FIXTURES, 'boom-server.mjs');
 const SILENT = join(FIXTURES, 'silent-server.mjs');
+const LATE = join(FIXTURES, 'late-server.mjs');
 const EVERYTHING = resolve(
   import.meta.dirname,
   '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
@@ -102,6 +106,76 @@ describe('an MCP server that does not come up', () => {
   });
 });
 
+describe('an MCP server that comes up only on a later try (retryStart)', () => {
+  it('is returned down, tried again with backoff, and serves its tools once up', async () => {
+    const registry = new ToolRegistry();
+    const starts = scratchFile('late.starts');
+    const changes: string[] = [];
+    const connection = await importMcpServer(
+      registry,
+      { name: 'late', command: process.execPath, args: [LATE], env: { LATE_STARTS: starts } },
+      {
+        retryStart: true,
+        reconnect: { initialDelayMs: 50 },
+        onStateChange: (state, message) => changes.push(`${state}: ${message}`),
+      },
+    );
+    try {
+      expect({ state: connection.state, tools: connection.tools, lastError: connection.lastError }).toEqual({
+        state: 'down',
+        tools: [],
+        lastError:
+          "Could not connect to MCP server 'late': MCP error -32000: Connection closed\n" +
+          "--- stderr of 'late' (last lines) ---\nnot ready yet (start 1)",
+      });
+      expect(registry.list()).toEqual([]);
+      await expect.poll(() => changes, { timeout: 15_000 }).toEqual(["up: MCP server 'late' is up"]);
+      // Failed twice (50 ms, then 100 ms later), up at the third start; coming up is not a reconnection.
+      expect(readFileSync(starts, 'utf8')).toBe('start\nstart\nstart\n');
+      expect({ state: connection.state, tools: connection.tools, reconnects: connection.reconnects }).toEqual({
+        state: 'up',
+        tools: ['late__greet'],
+        reconnects: 0,
+      });
+      expect(await registry.call('late__greet', { name: 'Ada' })).toMatchObject({
+        status: 'success',
+        data: 'Hello, Ada!',
+      });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('stops trying once closed', async () => {
+    const starts = scratchFile('never.starts');
+    const connection = await importMcpServer(
+      new ToolRegistry(),
+      { name: 'never', command: process.execPath, args: [LATE], env: { LATE_STARTS: starts, LATE_FAILURES: '1000' } },
+      { retryStart: true, reconnect: { initialDelayMs: 50, maxDelayMs: 50 } },
+    );
+    await expect.poll(() => readFileSync(starts, 'utf8').split('\n').length, { timeout: 15_000 }).toBeGreaterThan(3);
+    await connection.close();
+    const after = readFileSync(starts, 'utf8');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // At most the try under way when it closed had started; nothing after.
+    expect(readFileSync(starts, 'utf8').length - after.length).toBeLessThanOrEqual('start\n'.length);
+    expect(connection.state).toBe('closed');
+  });
+
+  it('without retryStart, still fails the import', async () => {
+    const starts = scratchFile('once.starts');
+    await expect(
+      importMcpServer(
+        new ToolRegistry(),
+        { name: 'late', command: process.execPath, args: [LATE], env: { LATE_STARTS: starts } },
+        { reconnect: { initialDelayMs: 50 } },
+      ),
+    ).rejects.toThrow("Could not connect to MCP server 'late'");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(readFileSync(starts, 'utf8')).toBe('start\n');
+  });
+});
+
 describe('the CLI with an MCP server that does not come up', () => {
   assertBuilt();
 
@@ -144,6 +218,51 @@ describe('the CLI with an MCP server that does not come up', () => {
       /^MCP server 'everything' answered with \d+ tools: [a-z_, ]*everything__echo[a-z_, ]*\n/,
     );
     expect(run.stderr).toContain(`${shown}: 1 error, 0 warnings.`);
+  });
+
+  it('toolshed mcp tries a server again until it comes up, then serves its tools and says the list changed', async () => {
+    const starts = scratchFile('late.starts');
+    const config = writeConfig(
+      [
+        'mcp_servers:',
+        `  - {name: late, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(LATE)}], env: {LATE_STARTS: ${JSON.stringify(starts)}, LATE_FAILURES: "3"}}`,
+      ].join('\n'),
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--config', config],
+      cwd: scratch,
+      env: cliEnv(),
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const client = new Client({ name: 'late-test', version: '1.0.0' });
+    let listChanged = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      listChanged++;
+    });
+    await client.connect(transport);
+    try {
+      // Tried again after 250, 500 and 1 000 ms: up at the fourth start.
+      await expect
+        .poll(async () => (await client.listTools()).tools.map((tool) => tool.name), { timeout: 20_000 })
+        .toContain('late__greet');
+      expect(await client.callTool({ name: 'late__greet', arguments: { name: 'Ada' } })).toMatchObject({
+        content: [{ type: 'text', text: 'Hello, Ada!' }],
+      });
+      expect(listChanged).toBeGreaterThanOrEqual(1);
+      expect(stderr).toBe(
+        "warning: going on without MCP server 'late' until it comes up (trying again): Could not connect to MCP server 'late': MCP error -32000: Connection closed\n" +
+          "--- stderr of 'late' (last lines) ---\nnot ready yet (start 1)\n" +
+          "MCP server 'late' is up\n",
+      );
+      expect(readFileSync(starts, 'utf8')).toBe('start\n'.repeat(4));
+    } finally {
+      await client.close();
+    }
   });
 
   it('kills a server still starting when toolshed gets SIGTERM', async () => {

@@ -13,7 +13,8 @@ export type McpCommandOptions = Omit<ToolsOptions, 'json'>;
  *
  * stdout carries the protocol only; configuration warnings and server problems go to stderr. The run
  * ends with exit 0 when the client closes stdin, or on SIGINT/SIGTERM. Configured `mcp_servers` stay
- * connected while serving, and a change of their tool lists reaches the client as
+ * connected while serving; one that does not come up at start is tried again until it does. A change
+ * of their tool lists (a server coming up, lost or back) reaches the client as
  * `notifications/tools/list_changed`.
  *
  * @example
@@ -51,7 +52,8 @@ export function defineMcpCommand(program: Command, context: CliContext): Command
 
 /** The `mcp` action: serves until stdin closes or a signal arrives; returns the exit code. */
 export async function runMcp(options: McpCommandOptions, { io }: CliContext): Promise<0> {
-  const tools = await loadTools(await resolveToolSetup(options, io.cwd), io);
+  // No reload can try an MCP server again here: one that does not come up is retried until it does.
+  const tools = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { retryMcpStart: true });
   let serving: StdioServing | undefined;
   const stop = () => {
     serving?.close().catch(() => {});

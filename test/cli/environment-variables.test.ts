@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli as runInProcess } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/output.js';
+import { memoryCliIo } from '../server/server-harness.js';
 import { assertBuilt, lines, runCli } from './run-cli.js';
 
 // Every TOOLSHED_* variable the CLI and the service read, set to an empty (or blank) value, means
@@ -40,28 +40,13 @@ describe('TOOLSHED_DATABASE_URL', () => {
 describe('TOOLSHED_DEBUG', () => {
   /** `toolshed call calculator --args -` over a stdin that breaks: an unexpected failure. */
   async function brokenStdin(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
-    let stderr = '';
-    const output = (write: (text: string) => void) => ({
-      write: (text: string) => {
-        write(text);
-        return true;
-      },
-      flush: async () => {},
-    });
-    const io = {
-      stdout: output(() => {}),
-      stderr: output((text) => {
-        stderr += text;
-      }),
-      stdin: (async function* () {
-        yield* [];
-        throw new Error('the pipe broke');
-      })(),
-      env,
-      cwd: scratch,
-    } as unknown as CliIo;
+    const stdin = (async function* () {
+      yield* [];
+      throw new Error('the pipe broke');
+    })();
+    const { io, stderr } = memoryCliIo(env, scratch, stdin);
     const code = await runInProcess(['call', 'calculator', '--args', '-'], io);
-    return { code, stderr };
+    return { code, stderr: stderr() };
   }
 
   it.each(['', '  '])('set to %j, is unset: an unexpected failure is one line, without the stack', async (value) => {

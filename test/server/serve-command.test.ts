@@ -11,6 +11,7 @@ import { runServe } from '../../src/cli/commands/serve.js';
 import { runCli } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/output.js';
 import { CLIENTS, startAuthorizationServer } from './fake-authorization-server.js';
+import { memoryCliIo } from './server-harness.js';
 
 /** `body` run with a fresh temporary folder, which is removed afterwards. */
 async function inFolder<T>(body: (folder: string) => Promise<T>): Promise<T> {
@@ -22,26 +23,9 @@ async function inFolder<T>(body: (folder: string) => Promise<T>): Promise<T> {
   }
 }
 
-/** An in-process CLI io that collects stderr. */
+/** An in-process CLI io on the service database in `folder`, collecting what it prints. */
 function memoryIo(folder: string): { io: CliIo; stderr: () => string } {
-  let stderr = '';
-  const output = (write: (text: string) => void) => ({
-    write: (text: string) => {
-      write(text);
-      return true;
-    },
-    flush: async () => {},
-  });
-  const io = {
-    stdout: output(() => {}),
-    stderr: output((text) => {
-      stderr += text;
-    }),
-    stdin: (async function* () {})(),
-    env: { TOOLSHED_DATABASE_URL: join(folder, 'service.db') },
-    cwd: folder,
-  } as unknown as CliIo;
-  return { io, stderr: () => stderr };
+  return memoryCliIo({ TOOLSHED_DATABASE_URL: join(folder, 'service.db') }, folder);
 }
 
 /** Once a starting `toolshed serve` says where its REST API is: the token it printed ('' for none) and its address. */

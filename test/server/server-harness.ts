@@ -161,10 +161,11 @@ export async function openHostileServer(
   };
 }
 
-/** A CLI io in memory for `toolshed serve` in this process: what it writes is collected. */
+/** A CLI io in memory for a verb run in this process (`stdin` default: empty): what it writes is collected. */
 export function memoryCliIo(
   env: Record<string, string>,
   cwd: string,
+  stdin: AsyncIterable<Uint8Array | string> = (async function* () {})(),
 ): { io: CliIo; stdout: () => string; stderr: () => string } {
   const text = { stdout: '', stderr: '' };
   const output = (stream: 'stdout' | 'stderr') => ({
@@ -177,7 +178,7 @@ export function memoryCliIo(
   const io = {
     stdout: output('stdout'),
     stderr: output('stderr'),
-    stdin: (async function* () {})(),
+    stdin,
     env,
     cwd,
   } as unknown as CliIo;

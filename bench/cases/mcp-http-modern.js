@@ -6,14 +6,10 @@
 // `ratio` is 2026-07-28 calls/s over 2025-11-25 calls/s. Not part of `npm run bench`'s report:
 //
 //   node bench/cases/mcp-http-modern.js     one JSON line
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { check, runCase } from '../lib/case.js';
-import { comparePair, mcpCallLoad, TRIVIAL_TOOL, writeConfig } from '../lib/rest-bench.js';
-import { startToolshed } from '../lib/rest-servers.js';
+import { comparePair, mcpCallLoad, TRIVIAL_TOOL, withServedConfig } from '../lib/rest-bench.js';
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -21,18 +17,8 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-await runCase('mcp-http-modern', async () => {
-  const folder = mkdtempSync(join(tmpdir(), 'toolshed-bench-mcp-http-modern-'));
-  /** @type {Array<() => Promise<void>>} */
-  const cleanups = [];
-  try {
-    writeConfig(folder);
-    const server = await startToolshed({
-      databaseUrl: join(folder, 'toolshed.db'),
-      cwd: folder,
-      config: join(folder, 'toolshed.yaml'),
-    });
-    cleanups.push(() => server.stop());
+await runCase('mcp-http-modern', () =>
+  withServedConfig('toolshed-bench-mcp-http-modern-', async (server, cleanups) => {
     const url = `${server.base}/mcp`;
     const auth = { authorization: `Bearer ${server.token}` };
     const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth } });
@@ -73,8 +59,5 @@ await runCase('mcp-http-modern', async () => {
       roundsModernRps: calls.roundsToolshedRps,
       roundsSessionRps: calls.roundsBareRps,
     };
-  } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-    rmSync(folder, { recursive: true, force: true });
-  }
-});
+  }),
+);

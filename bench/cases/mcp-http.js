@@ -3,14 +3,11 @@
 // processes. Each side gets one session opened by the SDK client; autocannon (10 connections) then
 // sends `tools/call add_numbers` in that session, each request with its own JSON-RPC id, in rounds
 // that load the two back to back (bench/lib/rest-bench.js's comparePair), 9 rounds of 2 s.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { check, runCase } from '../lib/case.js';
-import { comparePair, mcpCallLoad, scaledSeconds, TRIVIAL_TOOL, writeConfig } from '../lib/rest-bench.js';
-import { startBareMcpHttp, startToolshed } from '../lib/rest-servers.js';
+import { comparePair, mcpCallLoad, scaledSeconds, TRIVIAL_TOOL, withServedConfig } from '../lib/rest-bench.js';
+import { startBareMcpHttp } from '../lib/rest-servers.js';
 
 /** Rounds of the pair, and each round's length in seconds (scaled like the REST pairs). */
 const MCP_ROUNDS = 9;
@@ -47,18 +44,8 @@ async function openSession(url, headers, who) {
   };
 }
 
-await runCase('mcp-http', async () => {
-  const folder = mkdtempSync(join(tmpdir(), 'toolshed-bench-mcp-http-'));
-  /** @type {Array<() => Promise<void>>} */
-  const cleanups = [];
-  try {
-    writeConfig(folder);
-    const server = await startToolshed({
-      databaseUrl: join(folder, 'toolshed.db'),
-      cwd: folder,
-      config: join(folder, 'toolshed.yaml'),
-    });
-    cleanups.push(() => server.stop());
+await runCase('mcp-http', () =>
+  withServedConfig('toolshed-bench-mcp-http-', async (server, cleanups) => {
     const bare = await startBareMcpHttp();
     cleanups.push(() => bare.stop());
     const toolshedSession = await openSession(
@@ -77,8 +64,5 @@ await runCase('mcp-http', async () => {
       { rounds: MCP_ROUNDS, roundSeconds: MCP_ROUND_S },
     );
     return { transport: 'streamable-http', ...calls };
-  } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-    rmSync(folder, { recursive: true, force: true });
-  }
-});
+  }),
+);

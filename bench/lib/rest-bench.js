@@ -110,6 +110,35 @@ export function writeConfig(folder) {
 }
 
 /**
+ * Run `work` against `toolshed serve` of {@link writeConfig}'s configuration on a new SQLite database,
+ * in a temporary folder named from `prefix`. `work` may push more cleanups; they run in reverse order
+ * (the server's stop last), then the folder is removed.
+ *
+ * @template T
+ * @param {string} prefix
+ * @param {(server: import('./rest-servers.js').ToolshedProcess, cleanups: Array<() => Promise<void>>) => Promise<T>} work
+ * @returns {Promise<T>}
+ */
+export async function withServedConfig(prefix, work) {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  /** @type {Array<() => Promise<void>>} */
+  const cleanups = [];
+  try {
+    writeConfig(folder);
+    const server = await startToolshed({
+      databaseUrl: join(folder, 'toolshed.db'),
+      cwd: folder,
+      config: join(folder, 'toolshed.yaml'),
+    });
+    cleanups.push(() => server.stop());
+    return await work(server, cleanups);
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/**
  * @param {string} base
  * @param {Record<string, string>} headers
  * @param {string} method

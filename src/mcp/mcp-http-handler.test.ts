@@ -2,36 +2,19 @@ import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createConformanceRegistry } from '../../test/mcp/conformance-tools.js';
-import { listen } from '../../test/mcp/listen.js';
+import { handlerHarness } from '../../test/mcp/listen.js';
 import { defineTool } from '../index.js';
 import {
   createMcpHttpHandler,
-  type McpHttpHandler,
   type McpHttpHandlerOptions,
   type McpSessionSharing,
   type McpSessionSignalMessage,
   type McpSharedSession,
 } from './index.js';
 
-type Listening = Awaited<ReturnType<typeof listen>>;
-
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function start(
-  registryOrResolver: Parameters<typeof createMcpHttpHandler>[0] = createConformanceRegistry(),
-  options: McpHttpHandlerOptions = {},
-): Promise<Listening & { handler: McpHttpHandler }> {
-  const handler = createMcpHttpHandler(registryOrResolver, options);
-  const server = await listen(handler);
-  cleanups.push(() => server.close());
-  return { ...server, handler };
-}
+const { cleanups, start } = handlerHarness();
 
 async function connectClient(
   url: string,

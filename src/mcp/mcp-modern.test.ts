@@ -2,30 +2,14 @@ import { request as httpRequest } from 'node:http';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createConformanceCatalog, createConformanceRegistry } from '../../test/mcp/conformance-tools.js';
-import { listen } from '../../test/mcp/listen.js';
+import { handlerHarness } from '../../test/mcp/listen.js';
 import { defineTool, type ToolRegistry } from '../index.js';
-import { createMcpHttpHandler, type McpHttpHandler, type McpHttpHandlerOptions } from './index.js';
+import type { McpHttpHandlerOptions } from './index.js';
 import { createModernMcpServer, DEFAULT_LIST_TTL_MS, MODERN_PROTOCOL_VERSION } from './mcp-modern.js';
 
-type Listening = Awaited<ReturnType<typeof listen>>;
-
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function start(
-  registryOrResolver: Parameters<typeof createMcpHttpHandler>[0] = createConformanceRegistry(),
-  options: McpHttpHandlerOptions = {},
-): Promise<Listening & { handler: McpHttpHandler }> {
-  const handler = createMcpHttpHandler(registryOrResolver, options);
-  const server = await listen(handler);
-  cleanups.push(() => server.close());
-  return { ...server, handler };
-}
+const { cleanups, start } = handlerHarness();
 
 /** A 2026-07-28 client of `@modelcontextprotocol/client`, pinned to that revision. */
 async function connectModern(url: string): Promise<ModernClient> {

@@ -102,6 +102,33 @@ describe('the windowed PostgreSQL call log', () => {
     expect((await loggedRows()).map(([, , tool]) => tool)).toEqual(['first', 'second']);
   });
 
+  it('writes a steady stream of calls one window at a time, not one INSERT per round trip', async () => {
+    await clear();
+    const store = await open(true);
+    const started = performance.now();
+    const recorded: Array<Promise<unknown>> = [];
+    for (let index = 0; index < 150; index++) {
+      recorded.push(store.toolCalls.record('acme', { toolId: `steady_${index}`, status: 'success', durationMs: 1 }));
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await Promise.all(recorded);
+    const elapsed = performance.now() - started;
+    await store.toolCalls.flush();
+    // Each INSERT is one transaction: its rows share an xmin. A window lasts at least 10 ms, so a
+    // stream over `elapsed` ms makes at most one INSERT per 10 ms, and the flush one more.
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const result = await client.query<{ rows: string; inserts: string }>(
+        'select count(*) as rows, count(distinct xmin::text) as inserts from tool_calls',
+      );
+      expect(Number(result.rows[0]?.rows)).toBe(150);
+      expect(Number(result.rows[0]?.inserts)).toBeLessThanOrEqual(Math.floor(elapsed / 10) + 2);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('drops only the calls of a workspace deleted before they were written', async () => {
     await clear();
     const store = await open(true);

@@ -104,15 +104,22 @@ export class WindowedCallLog {
     await this.#writeQueued();
   }
 
-  /** Write what is queued after the writes already under way, one INSERT per {@link MAX_BATCH} rows. */
+  /**
+   * Write what is queued once the writes already under way are done, one INSERT per {@link MAX_BATCH}
+   * rows. Calls queued while it writes are left to their own window: written at once, they would make
+   * under load an INSERT of a few rows per round trip, where PostgreSQL's cost per row is about twice
+   * that of a window's worth.
+   */
   #writeQueued(): Promise<void> {
     const next = this.#writing
       .catch(() => undefined)
       .then(async () => {
-        while (this.#pending.length > 0) {
-          const batch = this.#pending.slice(0, MAX_BATCH);
+        let left = this.#pending.length;
+        while (left > 0) {
+          const batch = this.#pending.slice(0, Math.min(left, MAX_BATCH));
           await this.#write(batch);
           this.#pending.splice(0, batch.length);
+          left -= batch.length;
         }
       });
     this.#writing = next;
@@ -152,8 +159,10 @@ export class WindowedCallLog {
       try {
         const result = await sql<{
           id: string | number;
-        }>`select nextval(pg_get_serial_sequence('tool_calls', 'id')) as id
-          from generate_series(1, ${ID_BLOCK})`.execute(this.#context.dialect.db);
+        }>`with sequence as materialized (select pg_get_serial_sequence('tool_calls', 'id')::regclass as name)
+          select nextval(sequence.name) as id from sequence, generate_series(1, ${ID_BLOCK})`.execute(
+          this.#context.dialect.db,
+        );
         this.#ids.push(...result.rows.map((row) => Number(row.id)).sort((left, right) => left - right));
       } finally {
         this.#reserving = undefined;

@@ -91,7 +91,7 @@ export interface McpServerConnection {
   readonly name: string;
   /** Canonical names of the imported tools, sorted. */
   readonly tools: readonly string[];
-  /** `up` while connected; `down` while the server is gone and a reconnection is pending. */
+  /** `up` while connected; `down` while the server is gone (or, with `retryStart`, not up yet) and a try is pending. */
   readonly state: 'up' | 'down' | 'closed';
   /** Why the server is down (with the tail of its stderr), while it is. */
   readonly lastError: string | undefined;

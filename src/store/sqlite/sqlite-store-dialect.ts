@@ -9,7 +9,6 @@ import {
   SqliteDialect,
   type SqliteDialectConfig,
   type SqliteStatement,
-  sql,
 } from 'kysely';
 import type { Database } from '../database.js';
 import type { DatabaseErrorKind, StoreDialect } from '../store-dialect.js';
@@ -53,19 +52,8 @@ export class SqliteStoreDialect implements StoreDialect {
   }
 
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-    return this.db.connection().execute(async (connection) => {
-      await sql`begin immediate`.execute(connection);
-      let result: T;
-      try {
-        result = await work(connection);
-        await sql`commit`.execute(connection);
-      } catch (error) {
-        // SQLite may have rolled back already (a failed COMMIT, SQLITE_FULL); then ROLLBACK errors.
-        await sql`rollback`.execute(connection).catch(() => undefined);
-        throw error;
-      }
-      return result;
-    });
+    // `BEGIN IMMEDIATE`: see ImmediateSqliteDriver.
+    return this.db.transaction().execute(work);
   }
 
   async lock(_trx: Kysely<Database>, _key: string): Promise<void> {
@@ -115,6 +103,12 @@ class ImmediateSqliteDialect extends SqliteDialect {
 class ImmediateSqliteDriver extends KyselySqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // SQLite may have rolled back already (a failed COMMIT, SQLITE_FULL); then ROLLBACK errors, and
+    // the error the caller gets must stay the one that failed the transaction.
+    await super.rollbackTransaction(connection).catch(() => undefined);
   }
 }
 

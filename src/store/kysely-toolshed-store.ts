@@ -152,17 +152,13 @@ export class KyselyToolshedStore implements ToolshedStore {
         (await sql`select name from ${sql.table(MIGRATION_TABLES.migrationTableName)}`.execute(this.#dialect.db)).rows
           .length === known.length;
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new StoreError('MIGRATION_FAILED', `Migration the migration bookkeeping failed: ${reason}`, {
-        cause: error,
-      });
+      throw migrationFailed('the migration bookkeeping', error);
     }
     if (upToDate) return { applied: [] };
     const { error, results = [] } = await migrator.migrateToLatest();
     if (error !== undefined) {
       const failed = results.find((result) => result.status === 'Error')?.migrationName ?? 'the migration bookkeeping';
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new StoreError('MIGRATION_FAILED', `Migration ${failed} failed: ${reason}`, { cause: error });
+      throw migrationFailed(failed, error);
     }
     return {
       applied: results.filter((result) => result.status === 'Success').map((result) => result.migrationName),
@@ -196,4 +192,10 @@ export class KyselyToolshedStore implements ToolshedStore {
     if (changes.length > 0) this.#feed.committed(changes);
     return result;
   }
+}
+
+/** `MIGRATION_FAILED` naming what failed (a migration, or the bookkeeping around them) and why. */
+function migrationFailed(what: string, error: unknown): StoreError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new StoreError('MIGRATION_FAILED', `Migration ${what} failed: ${reason}`, { cause: error });
 }

@@ -275,7 +275,7 @@ function servicePins(io: CliIo): { pins: UpstreamPins; close(): Promise<void> } 
   if (environmentVariable(io.env, 'TOOLSHED_DATABASE_URL') === undefined) return undefined;
   let opening: Promise<import('../store/index.js').ToolshedStore> | undefined;
   const open = async () => {
-    const [{ createStore, StoreError }, { prepareServiceStore, serviceDatabaseUrl }, { storeCliError }] =
+    const [{ createStore, StoreConflictError }, { prepareServiceStore, serviceDatabaseUrl }, { storeCliError }] =
       await Promise.all([
         import('../store/index.js'),
         import('./serve/open-service-store.js'),
@@ -288,7 +288,7 @@ function servicePins(io: CliIo): { pins: UpstreamPins; close(): Promise<void> } 
         if ((await store.workspaces.get(PINS_WORKSPACE)) === undefined) {
           // Another process started at the same moment may create it first: that row serves as well.
           await store.workspaces.create({ id: PINS_WORKSPACE, name: PINS_WORKSPACE }).catch((error: unknown) => {
-            if (!(StoreError.isInstance(error) && error.code === 'CONFLICT')) throw error;
+            if (!StoreConflictError.isInstance(error)) throw error;
           });
         }
       } catch (error) {

@@ -2,10 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { assertBuilt, BIN, cliEnv, runCli, startCli } from '../../test/cli/run-cli.js';
+import { assertBuilt, connectStdioMcp, runCli, startCli } from '../../test/cli/run-cli.js';
 import { loadConfig } from '../config/load-config.js';
 import { ToolRegistry } from '../registry/tool-registry.js';
 import { importMcpServer } from './import-mcp-server.js';
@@ -228,23 +227,12 @@ describe('the CLI with an MCP server that does not come up', () => {
         `  - {name: late, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(LATE)}], env: {LATE_STARTS: ${JSON.stringify(starts)}, LATE_FAILURES: "3"}}`,
       ].join('\n'),
     );
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, 'mcp', '--config', config],
-      cwd: scratch,
-      env: cliEnv(),
-      stderr: 'pipe',
-    });
-    let stderr = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
     const client = new Client({ name: 'late-test', version: '1.0.0' });
     let listChanged = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       listChanged++;
     });
-    await client.connect(transport);
+    const { stderr } = await connectStdioMcp(['--config', config], { cwd: scratch, client });
     try {
       // Tried again after 250, 500 and 1 000 ms: up at the fourth start.
       await expect
@@ -254,7 +242,7 @@ describe('the CLI with an MCP server that does not come up', () => {
         content: [{ type: 'text', text: 'Hello, Ada!' }],
       });
       expect(listChanged).toBeGreaterThanOrEqual(1);
-      expect(stderr).toBe(
+      expect(stderr()).toBe(
         "warning: going on without MCP server 'late' until it comes up (trying again): Could not connect to MCP server 'late': MCP error -32000: Connection closed\n" +
           "--- stderr of 'late' (last lines) ---\nnot ready yet (start 1)\n" +
           "MCP server 'late' is up\n",

@@ -2,11 +2,10 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ToolResult, toModelText } from '../../src/core/tool-result.js';
-import { assertBuilt, BIN, cliEnv, FIXTURES, type RunningCli, runCli, startCli } from './run-cli.js';
+import { assertBuilt, cliEnv, connectStdioMcp, FIXTURES, type RunningCli, runCli, startCli } from './run-cli.js';
 
 // One configuration (fixtures/config-matrix) through the three ways of running it: `toolshed serve`
 // (its REST API and its MCP endpoint), `toolshed mcp` (stdio) and `toolshed call`. Its `defaults:`,
@@ -29,8 +28,8 @@ const DOTENV_KEY = 'from-the-dotenv-file';
 let folder: string;
 let serve: RunningCli;
 const clients: Client[] = [];
-/** What each `toolshed mcp` printed on stderr, shown when an outcome differs. */
-const stdioStderr: Record<string, string> = {};
+/** What each `toolshed mcp` has printed on stderr, shown when an outcome differs. */
+const stdioStderr: Record<string, () => string> = {};
 /** Every tool of the configuration, on each path. */
 const paths: Record<string, Path> = {};
 /** The tools of agent `narrow`, with its per-tool config, on each path. */
@@ -62,20 +61,12 @@ beforeAll(async () => {
     return client;
   };
   const overStdio = async (args: string[]) => {
-    const client = new Client({ name: 'config-matrix', version: '1.0.0' });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, 'mcp', '--config', 'toolshed.yaml', ...args],
+    const { client, stderr } = await connectStdioMcp(['--config', 'toolshed.yaml', ...args], {
       cwd: folder,
       env: cliEnv(ENV),
-      stderr: 'pipe',
+      client: new Client({ name: 'config-matrix', version: '1.0.0' }),
     });
-    const label = ['toolshed mcp', ...args].join(' ');
-    stdioStderr[label] = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      stdioStderr[label] += chunk.toString();
-    });
-    await client.connect(transport);
+    stdioStderr[['toolshed mcp', ...args].join(' ')] = stderr;
     clients.push(client);
     return client;
   };
@@ -134,7 +125,7 @@ async function everywhere(on: Record<string, Path>, tool: string, args: Record<s
 /** The stderr of each `toolshed mcp`, for a failure's message (a server it went on without, say). */
 function stderrOfStdio(): string {
   return Object.entries(stdioStderr)
-    .map(([label, text]) => `stderr of ${label}:\n${text}`)
+    .map(([label, text]) => `stderr of ${label}:\n${text()}`)
     .join('\n');
 }
 

@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -186,4 +188,36 @@ export function startCli(args: readonly string[], options: Omit<RunOptions, 'inp
       });
     },
   };
+}
+
+/**
+ * Start `toolshed mcp ...args` over stdio and connect `client` (default: a plain SDK client) to it;
+ * answers the client and what the process has printed on stderr so far. The environment is
+ * {@link cliEnv}'s unless `env` is given whole.
+ */
+export async function connectStdioMcp(
+  args: readonly string[],
+  {
+    cwd,
+    env = cliEnv(),
+    client = new Client({ name: 'toolshed-test', version: '1.0.0' }),
+  }: {
+    cwd: string;
+    env?: Record<string, string>;
+    client?: Client;
+  },
+): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', ...args],
+    cwd,
+    env,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
 }

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { memoryCliIo } from '../server/server-harness.js';
 import { CHANGED_GREET, ORIGINAL_GREET, writeGatewayConfig } from '../support/gateway-fixture.js';
-import { assertBuilt, BIN, cliEnv } from './run-cli.js';
+import { assertBuilt, BIN, cliEnv, connectStdioMcp } from './run-cli.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'toolshed-cli-pins-'));
 const database = join(folder, 'service.db');
@@ -132,22 +132,13 @@ describe('toolshed mcp (stdio) pins the tools of mcp_servers in the service data
     const env = cliEnv({ TOOLSHED_DATABASE_URL: join(mkdtempSync(join(folder, 'at-once-')), 'service.db') });
     const config = writeConfig(ORIGINAL);
     const sessions = await Promise.all(
-      Array.from({ length: 6 }, async () => {
-        const transport = new StdioClientTransport({
-          command: process.execPath,
-          args: [BIN, 'mcp', '--config', config],
+      Array.from({ length: 6 }, () =>
+        connectStdioMcp(['--config', config], {
           cwd: folder,
           env,
-          stderr: 'pipe',
-        });
-        let stderr = '';
-        transport.stderr?.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-        });
-        const client = new Client({ name: 'pins-test', version: '1.0.0' });
-        await client.connect(transport);
-        return { client, stderr: () => stderr };
-      }),
+          client: new Client({ name: 'pins-test', version: '1.0.0' }),
+        }),
+      ),
     );
     try {
       for (const session of sessions) {

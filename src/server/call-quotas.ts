@@ -43,13 +43,17 @@ export interface CallRefused {
   result: ToolFailure;
 }
 
-interface Quota {
-  key: string;
-  limit: number;
-  holder: string;
-  option: string;
-  flag: string;
-}
+/** What a refusal says of each quota: who holds it, and the option and flag that raise it. */
+const TOKEN_QUOTA = {
+  holder: 'this API token',
+  option: 'maxConcurrentCallsPerToken',
+  flag: '--max-concurrent-calls-per-token',
+} as const;
+const WORKSPACE_QUOTA = {
+  holder: 'this workspace',
+  option: 'maxConcurrentCallsPerWorkspace',
+  flag: '--max-concurrent-calls-per-workspace',
+} as const;
 
 /**
  * Counts the tool calls running for each API token and each workspace of a server, and turns away a
@@ -73,7 +77,8 @@ interface Quota {
 export class CallQuotas {
   readonly #perToken: number;
   readonly #perWorkspace: number;
-  readonly #running = new Map<string, number>();
+  readonly #perTokenRunning = new Map<string, number>();
+  readonly #perWorkspaceRunning = new Map<string, number>();
 
   constructor(options: CallQuotaOptions = {}) {
     this.#perToken = callLimit(
@@ -90,60 +95,56 @@ export class CallQuotas {
 
   /** Let a call of `tool` for `identity` in, or refuse it when its token or workspace is at its limit. */
   admit(identity: TokenIdentity, tool: string): CallAdmitted | CallRefused {
-    const quotas: Quota[] = [
-      {
-        key: `token\n${identity.tokenId}`,
-        limit: this.#perToken,
-        holder: 'this API token',
-        option: 'maxConcurrentCallsPerToken',
-        flag: '--max-concurrent-calls-per-token',
-      },
-      {
-        key: `workspace\n${identity.workspaceId}`,
-        limit: this.#perWorkspace,
-        holder: 'this workspace',
-        option: 'maxConcurrentCallsPerWorkspace',
-        flag: '--max-concurrent-calls-per-workspace',
-      },
-    ];
-    for (const quota of quotas) {
-      if ((this.#running.get(quota.key) ?? 0) >= quota.limit) {
-        return {
-          admitted: false,
-          result: ToolResult.error(
-            'RATE_LIMITED',
-            `Too many tool calls running at once for ${quota.holder} (limit ${quota.limit}); '${tool}' was not run.`,
-            {
-              hint: `Wait for a running call to finish, then try again, or have the operator raise ${quota.option} (toolshed serve ${quota.flag}).`,
-              metadata: { tool },
-            },
-          ),
-        };
-      }
-    }
-    for (const quota of quotas) this.#running.set(quota.key, (this.#running.get(quota.key) ?? 0) + 1);
+    // Every call passes here: two map reads and two writes, and no key built.
+    const { tokenId, workspaceId } = identity;
+    const forToken = this.#perTokenRunning.get(tokenId) ?? 0;
+    if (forToken >= this.#perToken) return refusal(TOKEN_QUOTA, this.#perToken, tool);
+    const forWorkspace = this.#perWorkspaceRunning.get(workspaceId) ?? 0;
+    if (forWorkspace >= this.#perWorkspace) return refusal(WORKSPACE_QUOTA, this.#perWorkspace, tool);
+    this.#perTokenRunning.set(tokenId, forToken + 1);
+    this.#perWorkspaceRunning.set(workspaceId, forWorkspace + 1);
+    const tokens = this.#perTokenRunning;
+    const workspaces = this.#perWorkspaceRunning;
     let released = false;
     return {
       admitted: true,
       release: () => {
         if (released) return;
         released = true;
-        for (const quota of quotas) {
-          const left = (this.#running.get(quota.key) ?? 1) - 1;
-          if (left === 0) this.#running.delete(quota.key);
-          else this.#running.set(quota.key, left);
-        }
+        countDown(tokens, tokenId);
+        countDown(workspaces, workspaceId);
       },
     };
   }
 
   /** How many calls are running for a token (`{ tokenId }`) or a workspace (`{ workspaceId }`). */
   running(of: { tokenId: string } | { workspaceId: string }): number {
-    const key = 'tokenId' in of ? `token\n${of.tokenId}` : `workspace\n${of.workspaceId}`;
-    return this.#running.get(key) ?? 0;
+    return 'tokenId' in of
+      ? (this.#perTokenRunning.get(of.tokenId) ?? 0)
+      : (this.#perWorkspaceRunning.get(of.workspaceId) ?? 0);
   }
 }
 
+function countDown(running: Map<string, number>, key: string): void {
+  const left = (running.get(key) ?? 1) - 1;
+  if (left === 0) running.delete(key);
+  else running.set(key, left);
+}
+
+/** The `RATE_LIMITED` answer to a call past `quota`'s `limit`. */
+function refusal(quota: typeof TOKEN_QUOTA | typeof WORKSPACE_QUOTA, limit: number, tool: string): CallRefused {
+  return {
+    admitted: false,
+    result: ToolResult.error(
+      'RATE_LIMITED',
+      `Too many tool calls running at once for ${quota.holder} (limit ${limit}); '${tool}' was not run.`,
+      {
+        hint: `Wait for a running call to finish, then try again, or have the operator raise ${quota.option} (toolshed serve ${quota.flag}).`,
+        metadata: { tool },
+      },
+    ),
+  };
+}
 function callLimit(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) {

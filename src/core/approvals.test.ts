@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { ToolRegistry } from '../registry/tool-registry.js';
 import { canonicalJson, MemoryApprovalStore } from './approvals.js';
@@ -183,6 +184,56 @@ describe('canonicalJson', () => {
 
   it('gives equal text for equal objects written in different orders', () => {
     expect(canonicalJson({ to: 'bob', amount: 5 })).toBe(canonicalJson({ amount: 5, to: 'bob' }));
+  });
+
+  // What canonicalJson has always written: JSON.stringify with a replacer that sorts each object.
+  const reference = (value: unknown) =>
+    JSON.stringify(value, (_key, child: unknown) => {
+      if (child === null || typeof child !== 'object' || Array.isArray(child)) return child;
+      const sorted: Record<string, unknown> = {};
+      for (const key of Object.keys(child).sort()) sorted[key] = (child as Record<string, unknown>)[key];
+      return sorted;
+    });
+
+  it('writes any JSON value, parsed or built, as the sorting replacer does', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(reference(value));
+        expect(canonicalJson(JSON.parse(JSON.stringify(value)))).toBe(reference(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('writes values JSON has no plain form for as JSON.stringify does', () => {
+    fc.assert(
+      fc.property(fc.anything({ withDate: true, withMap: true, withSet: true, withNullPrototype: true }), (value) => {
+        expect(canonicalJson(value)).toBe(reference(value));
+      }),
+      { numRuns: 500 },
+    );
+    const cases: unknown[] = [
+      { 10: 'ten', 9: 'nine', b: 1, a: 2 },
+      JSON.parse('{"__proto__": {"x": 1}, "a": 1}'),
+      JSON.parse('{"__proto__": 5}'),
+      { when: new Date(0), toJSON: undefined },
+      { custom: { toJSON: () => ({ z: 1, y: 2 }) } },
+      [undefined, () => 1, Symbol('s'), Number.NaN, -0, Number.POSITIVE_INFINITY],
+      { skipped: undefined, fn: () => 1, kept: null },
+      '\ud800 lone surrogate',
+    ];
+    for (const value of cases) expect(canonicalJson(value)).toBe(reference(value));
+    let deep: unknown = 1;
+    for (let level = 0; level < 200; level++) deep = { level, next: [deep] };
+    expect(canonicalJson(deep)).toBe(reference(deep));
+  });
+
+  it('throws for a cycle and a BigInt, as it always has', () => {
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    expect(() => reference(cycle)).toThrow(RangeError);
+    expect(() => canonicalJson(cycle)).toThrow(RangeError);
+    expect(() => canonicalJson({ n: 1n })).toThrow(TypeError);
   });
 });
 

@@ -67,12 +67,113 @@ export class MemoryApprovalStore implements ApprovalStore {
  * ```
  */
 export function canonicalJson(value: unknown): string {
+  // Plain JSON data (what a parsed body or a tool's arguments are) is written directly; anything else
+  // (toJSON, class instances, undefined, cycles, BigInt) goes through JSON.stringify, which the direct
+  // path gives the same text as.
+  if (inCanonicalOrder(value, 0)) return JSON.stringify(value);
+  return plainCanonicalJson(value, 0) ?? canonicalJsonOf(value);
+}
+
+/**
+ * Whether `value` is plain JSON data whose objects already list their keys sorted (as most argument
+ * objects do), so that JSON.stringify alone writes its canonical text.
+ */
+function inCanonicalOrder(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return typeof value !== 'bigint';
+  if (depth === PLAIN_DEPTH) return false;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype === Array.prototype) {
+    const list = value as unknown[];
+    for (let index = 0; index < list.length; index++) {
+      if (!inCanonicalOrder(list[index], depth + 1)) return false;
+    }
+    return true;
+  }
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  const object = value as Record<string, unknown>;
+  if (typeof object.toJSON === 'function') return false;
+  let previous: string | undefined;
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) return false;
+    if (previous !== undefined && !(previous < key)) return false;
+    const lead = key.charCodeAt(0);
+    if ((lead >= 0x30 && lead <= 0x39) || key === '__proto__') return false;
+    if (!inCanonicalOrder(object[key], depth + 1)) return false;
+    previous = key;
+  }
+  return true;
+}
+
+function canonicalJsonOf(value: unknown): string {
   return JSON.stringify(value, (_key, child: unknown) => {
     if (child === null || typeof child !== 'object' || Array.isArray(child)) return child;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(child).sort()) sorted[key] = (child as Record<string, unknown>)[key];
-    return sorted;
+    return sortedCopy(child as Record<string, unknown>);
   });
+}
+
+function sortedCopy(object: Record<string, unknown>): Record<string, unknown> {
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(object).sort()) sorted[key] = object[key];
+  return sorted;
+}
+
+/** Deeper than this, the direct path leaves the value to JSON.stringify (which also finds cycles). */
+const PLAIN_DEPTH = 64;
+
+/**
+ * {@link canonicalJson} of plain JSON data, without a replacer or a sorted copy of each object;
+ * `undefined` for a value it does not write the way `JSON.stringify` does (the caller then uses it).
+ */
+function plainCanonicalJson(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (value === null) return 'null';
+  if (depth === PLAIN_DEPTH) return undefined;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype === Array.prototype) {
+    const list = value as unknown[];
+    let text = '[';
+    for (let index = 0; index < list.length; index++) {
+      const item = list[index];
+      const written =
+        item === undefined || typeof item === 'function' || typeof item === 'symbol'
+          ? 'null'
+          : plainCanonicalJson(item, depth + 1);
+      if (written === undefined) return undefined;
+      text += index === 0 ? written : `,${written}`;
+    }
+    return `${text}]`;
+  }
+  if (prototype !== Object.prototype && prototype !== null) return undefined;
+  const object = value as Record<string, unknown>;
+  if (typeof object.toJSON === 'function') return undefined;
+  const keys = Object.keys(object);
+  if (keys.length > 1) keys.sort();
+  let text = '{';
+  let first = true;
+  for (const key of keys) {
+    // Index-like keys come first in a copy's own order, and a copy cannot hold `__proto__`: such
+    // objects are left to the replacer, which writes them the way it always has.
+    const lead = key.charCodeAt(0);
+    if ((lead >= 0x30 && lead <= 0x39) || key === '__proto__') return undefined;
+    const child = object[key];
+    if (child === undefined || typeof child === 'function' || typeof child === 'symbol') continue;
+    const written = plainCanonicalJson(child, depth + 1);
+    if (written === undefined) return undefined;
+    text += first ? `${JSON.stringify(key)}:${written}` : `,${JSON.stringify(key)}:${written}`;
+    first = false;
+  }
+  return `${text}}`;
 }
 
 /**

@@ -406,11 +406,11 @@ export async function reloadServedConfig(app: FastifyInstance, config: ServedCon
  * a 400 naming the limit and where in the body it was broken. Clients that always send
  * `Content-Type: application/json` send it on a `DELETE` or a bodiless `POST` too: an empty body is no
  * body (`request.body` undefined, which each route answers as it answers a request without the
- * header), never a JSON syntax error. The rest goes to Fastify's own JSON parser, which also refuses
- * prototype keys.
+ * header), never a JSON syntax error. The rest goes to Fastify's own JSON parser for its syntax
+ * errors; the prototype keys it can look for are already refused here, so it does not look again.
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;

@@ -88,6 +88,13 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
       it.each([
         ['arguments', '{"arguments":{"__proto__":{"isAdmin":true}}}', "'__proto__' at 'arguments'", 'arguments'],
         ['the body', '{"__proto__":{"x":1},"arguments":{}}', "'__proto__'", 'body'],
+        // The only check of prototype keys: an escaped one is decoded before it is compared.
+        [
+          'an escaped key',
+          '{"arguments":{"\\u005f_proto__":{"isAdmin":true}}}',
+          "'__proto__' at 'arguments'",
+          'arguments',
+        ],
         [
           'constructor.prototype',
           '{"arguments":{"constructor":{"prototype":{"x":1}}}}',

@@ -72,6 +72,33 @@ describe('checkJsonText', () => {
     ).toBeUndefined();
   });
 
+  it('finds where each string ends whatever quotes and backslashes it holds', () => {
+    // A string the scan ended too early or too late would hide the key after it, or make one up.
+    const awkward = fc.string({
+      unit: fc.constantFrom('"', '\\', 'a', '\u00e9', '\n', '{', '}', ',', ':'),
+      maxLength: 12,
+    });
+    fc.assert(
+      fc.property(awkward, awkward, (key, value) => {
+        const member = `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+        if (key === '__proto__') return;
+        expect(checkJsonText(`{${member}}`, { ...INPUT_LIMITS, objectKeys: 1 })).toBeUndefined();
+        expect(checkJsonText(`{${member},${member}}`)).toEqual({ limit: 'duplicateKey', key, path: '' });
+        expect(
+          checkJsonText(`[${JSON.stringify(value)},${JSON.stringify(value)}]`, { ...INPUT_LIMITS, arrayItems: 1 }),
+        ).toEqual({
+          limit: 'arrayItems',
+          max: 1,
+          path: '',
+        });
+      }),
+      { numRuns: 500 },
+    );
+    // A string that ends in an escaped backslash, and one holding an escaped quote.
+    expect(checkJsonText(String.raw`{"a\\": 1, "a\\": 2}`)).toEqual({ limit: 'duplicateKey', key: 'a\\', path: '' });
+    expect(checkJsonText(String.raw`{"a\"": 1}`)).toBeUndefined();
+  });
+
   it('agrees with JSON.parse on every value fast-check makes (no breach within default limits)', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {

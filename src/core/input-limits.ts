@@ -264,14 +264,17 @@ export function describeJsonLimitBreach(subject: string, breach: JsonLimitBreach
 }
 
 function endOfString(text: string, start: number): number {
-  let index = start + 1;
-  while (index < text.length) {
-    const char = text.charCodeAt(index);
-    if (char === 0x5c /* \ */) index += 2;
-    else if (char === 0x22) return index + 1;
-    else index += 1;
+  // The next quote is found by the engine's own search (strings are most of a document's length);
+  // it closes the string unless an odd run of backslashes stands right before it.
+  let from = start + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote === -1) return text.length;
+    let backslashes = 0;
+    while (quote - backslashes - 1 >= from && text.charCodeAt(quote - backslashes - 1) === 0x5c) backslashes += 1;
+    if (backslashes % 2 === 0) return quote + 1;
+    from = quote + 1;
   }
-  return text.length;
 }
 
 /** The string literal from `start` (its opening quote) to `end` (after its closing quote), decoded. */

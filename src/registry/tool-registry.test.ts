@@ -347,6 +347,27 @@ describe('subset', () => {
     expect(view.list()).toEqual(['search']);
   });
 
+  it("hands each tool its config as ctx.config, keeping the caller's other options and leaving them unchanged", async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      defineTool({
+        name: 'search',
+        description: 'Search.',
+        handler: (_args: Record<string, never>, ctx) => ({ config: ctx.config, region: ctx.env.REGION }),
+      }),
+    );
+    const view = registry.subset(['search'], { config: { search: { region: 'eu' } } });
+    expect(expectSuccess(await view.call('search')).data).toEqual({ config: { region: 'eu' } });
+    const options = { toolCallId: 'call_1', context: { env: { REGION: 'west' } } };
+    const result = expectSuccess(await view.call('search', {}, options));
+    expect(result.data).toEqual({ config: { region: 'eu' }, region: 'west' });
+    expect(result.metadata.toolCallId).toBe('call_1');
+    expect(options).toEqual({ toolCallId: 'call_1', context: { env: { REGION: 'west' } } });
+    // A call that brings its own config keeps it.
+    const own = await view.call('search', {}, { context: { config: { region: 'us' } } });
+    expect(expectSuccess(own).data).toEqual({ config: { region: 'us' } });
+  });
+
   it('shares the settings of the parent registry', async () => {
     const registry = new ToolRegistry({ extraArgs: 'reject' });
     registry.register(tool('search'));

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { ToolshedStore } from '../../src/store/index.js';
 import { databaseSnapshot } from './database-snapshot.js';
@@ -206,6 +206,11 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
       });
       expect(attached.statusCode).toBe(201);
       const agentClient = new Client({ name: 'task-routes-test', version: '1.0.0' });
+      // The task's last status goes out after its result: live to this client, or kept for its stream.
+      const statuses: string[] = [];
+      agentClient.fallbackNotificationHandler = async (notification) => {
+        if (notification.method === 'notifications/tasks/status') statuses.push(JSON.stringify(notification.params));
+      };
       await agentClient.connect(
         new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${address.port}/mcp/agents/research`), {
           requestInit: { headers: { authorization: headers.authorization as string } },
@@ -232,6 +237,12 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
         expect(ended.isError).toBe(true);
         const calls = (await get('/api/calls?tool_id=slow_export')).json() as { calls: Array<Record<string, unknown>> };
         expect(calls.calls).toEqual([expect.objectContaining({ agent_id: 'research', status: 'error' })]);
+        // Its last status is sent (or kept) before this test ends, so no later test sees it written.
+        await vi.waitFor(async () => {
+          const kept = await store.db.selectFrom('mcp_stream_events').select('message').execute();
+          const sent = [...statuses, ...kept.map((row) => row.message)];
+          expect(sent.some((text) => text?.includes(taskId) && text.includes('failed'))).toBe(true);
+        });
       } finally {
         await client.close();
         await agentClient.close();

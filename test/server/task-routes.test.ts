@@ -157,7 +157,8 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
         id: 'slow_export',
         type: 'rest_api',
         description: 'Export the archive.',
-        endpoint: 'https://api.example.com/export',
+        // A loopback address the service's guard refuses: the call fails without leaving the machine.
+        endpoint: 'http://127.0.0.1:9/export',
         parameters: { type: 'object', properties: {} },
         execution: { task_support: 'required' },
       };
@@ -232,7 +233,7 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
         await expect(client.experimental.tasks.cancelTask(taskId)).rejects.toMatchObject({ code: -32602 });
         expect((await get(`/api/tasks/${taskId}`)).json()).toMatchObject({ id: taskId, agent_id: 'research' });
         expect((await get(`/api/tasks/${taskId}`, otherHeaders)).statusCode).toBe(404);
-        // The call ends (the endpoint cannot be reached) and is in the call log like any call.
+        // The call ends (the endpoint is refused) and is in the call log like any call.
         const ended = await agentClient.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
         expect(ended.isError).toBe(true);
         const calls = (await get('/api/calls?tool_id=slow_export')).json() as { calls: Array<Record<string, unknown>> };

@@ -68,10 +68,41 @@ export class MemoryApprovalStore implements ApprovalStore {
  */
 export function canonicalJson(value: unknown): string {
   // Plain JSON data (what a parsed body or a tool's arguments are) is written directly; anything else
-  // (toJSON, class instances, undefined, cycles, BigInt) goes through JSON.stringify, which the direct
-  // path gives the same text as.
+  // (toJSON, class instances, undefined, cycles, BigInt) goes through JSON.stringify with a replacer
+  // that sorts each object, whose text the direct paths give too.
   if (inCanonicalOrder(value, 0)) return JSON.stringify(value);
-  return plainCanonicalJson(value, 0) ?? canonicalJsonOf(value);
+  return plainCanonicalJson(value, 0) ?? JSON.stringify(value, sortingReplacer);
+}
+
+function sortingReplacer(_key: string, child: unknown): unknown {
+  if (child === null || typeof child !== 'object' || Array.isArray(child)) return child;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(child).sort()) sorted[key] = (child as Record<string, unknown>)[key];
+  return sorted;
+}
+
+/** Deeper than this, the direct paths leave the value to the replacer (which also finds cycles). */
+const PLAIN_DEPTH = 64;
+
+/**
+ * What the direct paths may write of a container at `depth`: a list, a plain object (no prototype but
+ * Object's, no `toJSON`), or `undefined` for one they leave to the replacer.
+ */
+function plainKind(value: object, depth: number): 'array' | 'object' | undefined {
+  if (depth === PLAIN_DEPTH) return undefined;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype === Array.prototype) return 'array';
+  if (prototype !== Object.prototype && prototype !== null) return undefined;
+  return typeof (value as { toJSON?: unknown }).toJSON === 'function' ? undefined : 'object';
+}
+
+/**
+ * A key whose object the direct paths leave to the replacer: index-like keys come first in its sorted
+ * copy whatever their order, and a copy cannot hold `__proto__`.
+ */
+function leftToReplacer(key: string): boolean {
+  const lead = key.charCodeAt(0);
+  return (lead >= 0x30 && lead <= 0x39) || key === '__proto__';
 }
 
 /**
@@ -80,49 +111,29 @@ export function canonicalJson(value: unknown): string {
  */
 function inCanonicalOrder(value: unknown, depth: number): boolean {
   if (typeof value !== 'object' || value === null) return typeof value !== 'bigint';
-  if (depth === PLAIN_DEPTH) return false;
-  const prototype = Object.getPrototypeOf(value);
-  if (prototype === Array.prototype) {
+  const kind = plainKind(value, depth);
+  if (kind === 'array') {
     const list = value as unknown[];
     for (let index = 0; index < list.length; index++) {
       if (!inCanonicalOrder(list[index], depth + 1)) return false;
     }
     return true;
   }
-  if (prototype !== Object.prototype && prototype !== null) return false;
+  if (kind === undefined) return false;
   const object = value as Record<string, unknown>;
-  if (typeof object.toJSON === 'function') return false;
   let previous: string | undefined;
   for (const key in object) {
-    if (!Object.hasOwn(object, key)) return false;
+    if (!Object.hasOwn(object, key) || leftToReplacer(key)) return false;
     if (previous !== undefined && !(previous < key)) return false;
-    const lead = key.charCodeAt(0);
-    if ((lead >= 0x30 && lead <= 0x39) || key === '__proto__') return false;
     if (!inCanonicalOrder(object[key], depth + 1)) return false;
     previous = key;
   }
   return true;
 }
 
-function canonicalJsonOf(value: unknown): string {
-  return JSON.stringify(value, (_key, child: unknown) => {
-    if (child === null || typeof child !== 'object' || Array.isArray(child)) return child;
-    return sortedCopy(child as Record<string, unknown>);
-  });
-}
-
-function sortedCopy(object: Record<string, unknown>): Record<string, unknown> {
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(object).sort()) sorted[key] = object[key];
-  return sorted;
-}
-
-/** Deeper than this, the direct path leaves the value to JSON.stringify (which also finds cycles). */
-const PLAIN_DEPTH = 64;
-
 /**
- * {@link canonicalJson} of plain JSON data, without a replacer or a sorted copy of each object;
- * `undefined` for a value it does not write the way `JSON.stringify` does (the caller then uses it).
+ * {@link canonicalJson} of plain JSON data whose keys are not in order, without a replacer or a sorted
+ * copy of each object; `undefined` for a value it leaves to the replacer.
  */
 function plainCanonicalJson(value: unknown, depth: number): string | undefined {
   switch (typeof value) {
@@ -138,9 +149,8 @@ function plainCanonicalJson(value: unknown, depth: number): string | undefined {
       return undefined;
   }
   if (value === null) return 'null';
-  if (depth === PLAIN_DEPTH) return undefined;
-  const prototype = Object.getPrototypeOf(value);
-  if (prototype === Array.prototype) {
+  const kind = plainKind(value, depth);
+  if (kind === 'array') {
     const list = value as unknown[];
     let text = '[';
     for (let index = 0; index < list.length; index++) {
@@ -154,24 +164,18 @@ function plainCanonicalJson(value: unknown, depth: number): string | undefined {
     }
     return `${text}]`;
   }
-  if (prototype !== Object.prototype && prototype !== null) return undefined;
+  if (kind === undefined) return undefined;
   const object = value as Record<string, unknown>;
-  if (typeof object.toJSON === 'function') return undefined;
   const keys = Object.keys(object);
   if (keys.length > 1) keys.sort();
   let text = '{';
-  let first = true;
   for (const key of keys) {
-    // Index-like keys come first in a copy's own order, and a copy cannot hold `__proto__`: such
-    // objects are left to the replacer, which writes them the way it always has.
-    const lead = key.charCodeAt(0);
-    if ((lead >= 0x30 && lead <= 0x39) || key === '__proto__') return undefined;
+    if (leftToReplacer(key)) return undefined;
     const child = object[key];
     if (child === undefined || typeof child === 'function' || typeof child === 'symbol') continue;
     const written = plainCanonicalJson(child, depth + 1);
     if (written === undefined) return undefined;
-    text += first ? `${JSON.stringify(key)}:${written}` : `,${JSON.stringify(key)}:${written}`;
-    first = false;
+    text += `${text.length === 1 ? '' : ','}${JSON.stringify(key)}:${written}`;
   }
   return `${text}}`;
 }

@@ -19,10 +19,14 @@ import { toolScopeOf } from './tool-scope.js';
  * like any call (the admission runs inside the call's span, after the hooks' `before`). An agent the
  * workspace does not have is the store's not-found error.
  *
+ * The answer carries the result's JSON text as the call log measured it, so the REST route sends it
+ * without serializing the result a second time.
+ *
  * @example
  * ```ts
- * const result = await callTool(context, request.tokenIdentity, 'calculator', { expression: '2 + 3' }, undefined);
+ * const { result, json } = await callTool(context, request.tokenIdentity, 'calculator', { expression: '2 + 3' }, undefined);
  * result.status; // 'success'
+ * json; // '{"status":"success","data":5,"metadata":{...}}'
  * ```
  */
 export async function callTool(
@@ -31,7 +35,7 @@ export async function callTool(
   name: string,
   args: unknown,
   agentId: string | undefined,
-): Promise<ToolResult> {
+): Promise<LoggedCall> {
   const scope = await toolScopeOf(context, identity.workspaceId, agentId);
   // The output reader is no row: every view whose tools truncate output has it, as over MCP.
   const reader = name === READ_TOOL_OUTPUT && scope.registry.has(name);
@@ -50,8 +54,11 @@ export async function callTool(
     const result = ToolResult.error('EXECUTION_FAILED', reason ?? `Tool '${name}' has no handler on this server.`, {
       metadata: { tool: name },
     });
-    await recordCall(context, identity.workspaceId, name, result, agentId, { tokenId: identity.tokenId, args });
-    return result;
+    const json = await recordCall(context, identity.workspaceId, name, result, agentId, {
+      tokenId: identity.tokenId,
+      args,
+    });
+    return { result, json };
   }
   // Admitted inside the call's door: a refused call passes the hooks and its span, and is logged.
   let admission: CallAdmitted | CallRefused | undefined;
@@ -79,8 +86,17 @@ export async function callTool(
   } finally {
     if (admission?.admitted) admission.release();
   }
-  await recordCall(context, identity.workspaceId, name, result, agentId, { tokenId: identity.tokenId, args });
-  return result;
+  const json = await recordCall(context, identity.workspaceId, name, result, agentId, {
+    tokenId: identity.tokenId,
+    args,
+  });
+  return { result, json };
+}
+
+/** A call {@link callTool} made and logged: its result, and that result's JSON text (`undefined` when JSON cannot write it). */
+export interface LoggedCall {
+  result: ToolResult;
+  json: string | undefined;
 }
 
 /**
@@ -166,11 +182,13 @@ export interface CallAudit {
  * Log a finished call in `tool_calls` and count it in the metrics (the MCP endpoint calls through its
  * own session and logs here). The row names the token, the agent and the approval, and keeps the
  * SHA-256 of the arguments' canonical JSON ({@link argumentsDigest}) and the byte size of the result's
- * JSON — never the arguments or the result themselves.
+ * JSON — never the arguments or the result themselves. Answers that JSON text, made once to count its
+ * bytes, so a caller that sends the result can send it as it is; `undefined` for a result JSON cannot
+ * write (a BigInt, a cycle).
  *
  * @example
  * ```ts
- * await recordCall(context, 'acme', 'calculator', result, 'agt_1', { tokenId: 'tok_1', args: { expression: '2 + 3' } });
+ * const json = await recordCall(context, 'acme', 'calculator', result, 'agt_1', { tokenId: 'tok_1', args: { expression: '2 + 3' } });
  * ```
  */
 export async function recordCall(
@@ -180,8 +198,17 @@ export async function recordCall(
   result: ToolResult,
   agentId: string | undefined | null,
   audit: CallAudit = {},
-): Promise<void> {
+): Promise<string | undefined> {
   context.metrics.observe(name, result);
+  // `null` bytes for a result JSON cannot write (a BigInt, a cycle).
+  let json: string | undefined;
+  let resultBytes: number | null;
+  try {
+    json = JSON.stringify(result);
+    resultBytes = json === undefined ? 0 : Buffer.byteLength(json);
+  } catch {
+    resultBytes = null;
+  }
   await context.store.toolCalls.record(workspaceId, {
     agentId: agentId ?? null,
     toolId: name,
@@ -196,8 +223,9 @@ export async function recordCall(
         : audit.args === undefined
           ? null
           : argumentsDigest(audit.args),
-    resultBytes: resultBytesOf(result),
+    resultBytes,
   });
+  return json;
 }
 
 /**
@@ -224,37 +252,6 @@ export function argumentsDigest(args: unknown): string | null {
   } catch {
     return null;
   }
-}
-
-/** The JSON of each result logged, made once: the log counts its bytes and the REST route sends it. */
-const resultJson = new WeakMap<ToolResult, string>();
-
-/**
- * The JSON text of a result {@link recordCall} logged (made once, for its byte count), so the REST
- * route answers with it instead of serializing the result again; `undefined` for a result that was
- * not logged, or that JSON cannot write (a BigInt, a cycle).
- *
- * @example
- * ```ts
- * const json = loggedResultJson(result);
- * if (json !== undefined) return reply.type('application/json; charset=utf-8').send(json);
- * ```
- */
-export function loggedResultJson(result: ToolResult): string | undefined {
-  return resultJson.get(result);
-}
-
-/** Bytes of the result's JSON; `null` for a result JSON cannot write (a BigInt, a cycle). */
-function resultBytesOf(result: ToolResult): number | null {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(result);
-  } catch {
-    return null;
-  }
-  if (json === undefined) return 0;
-  resultJson.set(result, json);
-  return Buffer.byteLength(json);
 }
 
 function sha256(text: string): string {

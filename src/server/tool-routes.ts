@@ -7,7 +7,7 @@ import { ApiError, notFound, toolNotFound, validationError } from './api-error.j
 import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { isLimitRefusal, retryAfterMsOf } from './call-limits.js';
-import { callTool, loggedResultJson } from './call-tool.js';
+import { callTool } from './call-tool.js';
 import { checkCodeTool } from './code-tool-check.js';
 import { codeToolInputOf, MAX_CODE_BYTES, refuseUnknownToolType } from './code-tool-input.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
@@ -164,7 +164,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     }
     const agent = typeof agentId === 'string' ? agentId : undefined;
     // A `traceparent` header makes the call's span a child of the caller's.
-    const result = await inTraceContext(request.headers, () =>
+    const { result, json } = await inTraceContext(request.headers, () =>
       callTool(context, request.tokenIdentity, request.params.id, args ?? {}, agent),
     );
     // Refused by a call limit: the HTTP status says so too, with when to come back.
@@ -172,7 +172,6 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
       reply.code(429).header('retry-after', String(Math.ceil(retryAfterMsOf(result) / 1000)));
     }
     // The JSON the call log measured, sent as it is rather than serialized a second time.
-    const json = loggedResultJson(result);
     if (json === undefined) return result;
     reply.type('application/json; charset=utf-8');
     return json;

@@ -22,7 +22,7 @@ export async function answerToolCall(
   name: string,
   args: unknown,
   result: ToolResult,
-  onCallResult: ((tool: string, result: ToolResult, args: unknown) => void | Promise<void>) | undefined,
+  onCallResult: ((tool: string, result: ToolResult, args: unknown) => void | Promise<unknown>) | undefined,
   report: (error: unknown) => void,
 ): Promise<McpCallToolResult> {
   if (onCallResult !== undefined) {

@@ -80,9 +80,9 @@ export interface McpServerOptions {
   /**
    * Told about every finished `tools/call` before its result is sent (a call log, metrics), with the
    * arguments the client sent. A callback that throws or rejects goes to `onError`; the client still
-   * gets the result.
+   * gets the result. What a promise it returns settles to is not read.
    */
-  onCallResult?: (tool: string, result: ToolResult, args: unknown) => void | Promise<void>;
+  onCallResult?: (tool: string, result: ToolResult, args: unknown) => void | Promise<unknown>;
   /**
    * Asked before each `tools/call` runs (a quota), inside the call's span and after the registry's
    * hooks' `before`: return a result to answer with instead of running the tool, or a function that is

@@ -117,9 +117,8 @@ export function registerMcpRoutes(app: FastifyInstance, context: ServerContext, 
       if (target === undefined) return undefined;
       const { workspaceId } = target.identity;
       const { agentId } = target;
-      const onCallResult = async (tool: string, result: Parameters<typeof recordCall>[3], args: unknown) => {
-        await recordCall(context, workspaceId, tool, result, agentId, { tokenId: target.identity.tokenId, args });
-      };
+      const onCallResult = (tool: string, result: Parameters<typeof recordCall>[3], args: unknown) =>
+        recordCall(context, workspaceId, tool, result, agentId, { tokenId: target.identity.tokenId, args });
       const admit = async (tool: string) => {
         const admission = await admitCall(context, target.identity, tool, agentId);
         return admission.admitted ? admission.release : admission.result;

@@ -17,11 +17,18 @@ export interface ResolveApprovalOptions {
   expectedArguments?: unknown;
   signal?: AbortSignal;
   context?: CallContextOptions;
+  /**
+   * Set when the tool can no longer be called where the call was asked (removed from the workspace,
+   * detached from the agent since): an approval is then used up without running the call, which
+   * answers `TOOL_NOT_FOUND` with this message.
+   */
+  unavailable?: string;
 }
 
 /**
  * Decide the pending approval `id` kept in `runtime.approvals`: `approve` runs the stored call exactly
- * once (the tool found by `find`, by then maybe removed) and answers its result; `deny` answers
+ * once (the tool found by `find`, by then maybe removed, or no longer available as
+ * `options.unavailable` says: then it answers `TOOL_NOT_FOUND`, unrun) and answers its result; `deny` answers
  * `CANCELLED`. Throws `APPROVAL_INVALID` for an unknown or already decided id, or for other arguments.
  *
  * @example
@@ -51,10 +58,13 @@ export async function resolveApproval(
       id,
     );
   }
-  const prepared = find(taken.tool);
+  const prepared = options.unavailable === undefined ? find(taken.tool) : undefined;
   if (prepared === undefined) {
     return stampResult(
-      ToolResult.error('TOOL_NOT_FOUND', `Tool '${taken.tool}' was removed before its approved call could run.`),
+      ToolResult.error(
+        'TOOL_NOT_FOUND',
+        options.unavailable ?? `Tool '${taken.tool}' was removed before its approved call could run.`,
+      ),
       taken.tool,
       started,
     );

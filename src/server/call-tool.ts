@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { canonicalJson } from '../core/approvals.js';
 import { ToolResult } from '../core/tool-result.js';
 import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
-import type { ApprovalRecord, TokenIdentity } from '../store/index.js';
+import { type ApprovalRecord, StoreNotFoundError, type TokenIdentity } from '../store/index.js';
 import { toolNotFound } from './api-error.js';
 import type { CallAdmitted, CallRefused } from './call-quotas.js';
 import type { ServerContext } from './server-context.js';
@@ -118,9 +118,21 @@ export async function callApprovedTool(
   release?: () => void,
   tokenId?: string,
 ): Promise<ToolResult> {
-  const scope = await toolScopeOf(context, workspaceId, record.agentId ?? undefined);
+  // The workspace registry still holds a tool deleted or detached since the call was asked (or whose
+  // agent was deleted): the scope's names say whether the caller may still call it.
+  const scope = await toolScopeOf(context, workspaceId, record.agentId ?? undefined).catch(async (error: unknown) => {
+    if (record.agentId === null || !StoreNotFoundError.isInstance(error) || error.resource !== 'agent') throw error;
+    const { registry, records, config } = await toolScopeOf(context, workspaceId);
+    return { registry, names: new Set<string>(), records, config };
+  });
+  const unavailable = scope.names.has(record.toolId)
+    ? undefined
+    : record.agentId === null
+      ? `Tool '${record.toolId}' was removed before its approved call could run.`
+      : `Tool '${record.toolId}' is no longer available to agent '${record.agentId}' (removed or detached since the call was asked); the approved call did not run.`;
   const result = await scope.registry.resolveApproval(record.id, 'approve', {
     ...(Object.hasOwn(scope.config, record.toolId) ? { context: { config: scope.config[record.toolId] } } : {}),
+    ...(unavailable === undefined ? {} : { unavailable }),
   });
   release?.();
   await recordCall(context, workspaceId, record.toolId, result, record.agentId, {

@@ -39,6 +39,9 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     if (category !== undefined && typeof category !== 'string') {
       throw validationError('category', `'category' must be given once, got ${describeValue(category)}.`);
     }
+    if (category === '') {
+      throw validationError('category', "'category' must name a category; leave it out to list every tool.");
+    }
     if (q !== undefined && typeof q !== 'string') {
       throw validationError('q', `'q' must be given once, got ${describeValue(q)}.`);
     }

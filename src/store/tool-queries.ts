@@ -219,8 +219,10 @@ export class ToolQueries implements StoreTools {
     if (category !== undefined && typeof category !== 'string') {
       throw new StoreValidationError('category', `category must be a string, got ${describeValue(category)}.`);
     }
-    // Every tool call without an agent lists the workspace's tools: a hot read, kept briefly.
-    const tools = await readCachesOf(this.#context).tools.get(cacheKey(workspaceId, category ?? ''), async () => {
+    // Every tool call without an agent lists the workspace's tools: a hot read, kept briefly. A
+    // category's list is kept apart from the whole list, the empty category's too.
+    const part = category === undefined ? '' : `category:${category}`;
+    const tools = await readCachesOf(this.#context).tools.get(cacheKey(workspaceId, part), async () => {
       const rows = await visibleTools(this.#context.dialect.db, workspaceId)
         .$if(category !== undefined, (query) => query.where('tools.category', '=', category as string))
         .execute();

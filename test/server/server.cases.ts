@@ -516,6 +516,30 @@ export function defineServerCases(harness: ServerStoreHarness): void {
       expect(categories.json()).toMatchObject({ error: { details: { field: 'category' } } });
     });
 
+    it('refuses an empty category, and a category list never stands in for the whole list', async () => {
+      const owner = await tenant();
+      const empty = await send('GET', '/api/tools?category=', owner.headers);
+      expect(empty.statusCode).toBe(400);
+      expect(empty.json()).toEqual({
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: "'category' must name a category; leave it out to list every tool.",
+          details: { field: 'category' },
+        },
+      });
+      // The store's own list of the empty category is kept apart from the whole list.
+      expect(await store.tools.list(owner.id, { category: '' })).toEqual([]);
+      const all = await store.tools.list(owner.id);
+      expect(all.length).toBeGreaterThan(0);
+      expect((await send('GET', '/api/tools', owner.headers)).json()).toMatchObject({
+        tools: expect.arrayContaining([expect.objectContaining({ id: 'calculator' })]),
+      });
+      const call = await send('POST', '/api/tools/calculator/call', owner.headers, {
+        arguments: { expression: '1+1' },
+      });
+      expect(call.json()).toMatchObject({ status: 'success', data: { result: 2 } });
+    });
+
     it('shows whether each required environment variable is set, never its value', async () => {
       const owner = await tenant();
       const saved = process.env.SERPER_API_KEY;

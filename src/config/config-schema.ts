@@ -2,7 +2,11 @@ import type { JsonSchema } from '../core/json-schema.js';
 
 const NAME: JsonSchema = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' };
 const ENV_NAME: JsonSchema = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
-const SECONDS: JsonSchema = { type: 'number', exclusiveMinimum: 0 };
+/** Seconds, up to the longest a Node.js timer waits (2 147 483 s, about 24.8 days). */
+const SECONDS: JsonSchema = { type: 'number', exclusiveMinimum: 0, maximum: 2_147_483 };
+/** An HTTP header name (RFC 9110 token) and a value with no line break or NUL. */
+const HEADER_NAME: JsonSchema = { type: 'string', pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" };
+const HEADER_VALUE: JsonSchema = { type: 'string', pattern: '^[^\\r\\n\\u0000]*$' };
 const SECRET_NAME: JsonSchema = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' };
 
 /**
@@ -45,7 +49,7 @@ export const REST_TOOL_SCHEMA: JsonSchema = {
       required: ['type'],
       oneOf: [
         authSchema('bearer', {}, 'token_env'),
-        authSchema('header', { name: { type: 'string', minLength: 1 } }, 'value_env'),
+        authSchema('header', { name: HEADER_NAME }, 'value_env'),
         authSchema('query', { name: { type: 'string', minLength: 1 } }, 'value_env'),
       ],
     },
@@ -59,7 +63,7 @@ export const REST_TOOL_SCHEMA: JsonSchema = {
       properties: {
         body: {},
         query: { type: 'object', additionalProperties: { type: 'string' } },
-        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        headers: { type: 'object', propertyNames: HEADER_NAME, additionalProperties: HEADER_VALUE },
       },
       additionalProperties: false,
     },

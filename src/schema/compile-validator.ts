@@ -2,11 +2,13 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { CompiledValidator, ValidationIssue } from '../core/validation-issue.js';
+import { linearRegExp } from './linear-pattern.js';
 import { toIssue } from './validation-errors.js';
 
 // ajv-formats is CommonJS: its plugin function is the namespace's `default`.
 const addFormats = (ajvFormats as unknown as { default: (ajv: Ajv2020) => unknown }).default;
 
+export { type NonLinearPattern, nonLinearPatterns } from './linear-pattern.js';
 export { schemaIssues, schemaProblems } from './meta-schema.js';
 export { describeSchema } from './validation-errors.js';
 export type { CompiledValidator, ValidationIssue };
@@ -19,6 +21,8 @@ const ajv = new Ajv2020({
   coerceTypes: false,
   validateFormats: true,
   discriminator: true,
+  // `pattern` in linear time: a tool's schema is no way to block the process (see linear-pattern.ts).
+  code: { regExp: linearRegExp },
 });
 addFormats(ajv);
 

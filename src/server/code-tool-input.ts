@@ -6,7 +6,7 @@ import { compileValidator } from '../schema/compile-validator.js';
 import { STORE_LIMITS, type WorkspaceToolInput } from '../store/index.js';
 import { validationError } from './api-error.js';
 import { CODE_TOOL_TYPES, type CodeToolConfig } from './code-tool.js';
-import { fieldOf, refuseUnfitExamples, restAnnotations } from './rest-tool-definition.js';
+import { fieldOf, refuseUnfitExamples, refuseUnusableParameters, restAnnotations } from './rest-tool-definition.js';
 
 /**
  * The most bytes `code` may take in its row: the store's limit of a tool's config (64 KiB), less what
@@ -70,6 +70,7 @@ export function codeToolInputOf(body: Record<string, unknown>): CodeToolInput {
   const type = body.type as SandboxLanguage;
   const id = body.id as string;
   const code = body.code as string;
+  refuseUnusableParameters(body.parameters, 'code tool');
   refuseUnfitExamples(body.input_examples, body.parameters, 'code tool');
   const bytes = Buffer.byteLength(JSON.stringify(code)) - 2;
   if (bytes > MAX_CODE_BYTES) {

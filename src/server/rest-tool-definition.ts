@@ -3,7 +3,7 @@ import { describeValue } from '../core/define-tool.js';
 import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
 import type { ToolAnnotations, ToolExecution } from '../core/tool-spec.js';
 import { failingExamples } from '../exporters/schema-lint.js';
-import { compileValidator } from '../schema/compile-validator.js';
+import { compileValidator, nonLinearPatterns, schemaIssues } from '../schema/compile-validator.js';
 import { SECRET_NAME_PATTERN, STORE_LIMITS, type ToolPatch } from '../store/index.js';
 import { validationError } from './api-error.js';
 
@@ -43,7 +43,53 @@ export function checkRestToolDefinition(
   if (Buffer.byteLength(JSON.stringify(definition)) > STORE_LIMITS.configBytes) {
     throw validationError('body', `A REST tool definition must be at most ${STORE_LIMITS.configBytes} bytes as JSON.`);
   }
+  const endpoint = definition.endpoint as string;
+  if (!URL.canParse(endpoint)) {
+    throw validationError('endpoint', `Invalid REST tool: 'endpoint' must be a URL, got ${describeValue(endpoint)}.`);
+  }
+  refuseUnusableParameters(definition.parameters, 'REST tool');
   refuseUnfitExamples(definition.input_examples, definition.parameters, 'REST tool');
+}
+
+/**
+ * Refuse (400 naming the place in `parameters`) a parameters schema a tool could never use: one that
+ * is not valid JSON Schema (`required: "a"`, `type: "strung"`), one that does not compile (a `$ref`
+ * that leads nowhere, a `pattern` that is not a valid regular expression), or one with a `pattern`
+ * only a backtracking engine can run (a lookaround, a backreference): through the API, a workspace may
+ * not define a tool whose crafted argument could hold the server for seconds. A configuration file's
+ * tools are the operator's own, and keep such patterns.
+ *
+ * @example
+ * ```ts
+ * refuseUnusableParameters({ type: 'object', properties: { a: { type: 'strung' } } }, 'REST tool');
+ * // throws: Invalid REST tool: 'parameters.properties.a.type' must be one of "array", "boolean", ...
+ * ```
+ */
+export function refuseUnusableParameters(parameters: unknown, kind: string): void {
+  if (!isPlainObject(parameters)) return;
+  const issue = schemaIssues(parameters)[0];
+  if (issue !== undefined) {
+    const field = issue.path === '' ? 'parameters' : `parameters.${issue.path}`;
+    throw validationError(
+      field,
+      `Invalid ${kind}: '${field}' ${issue.message.replace(/^('[^']*'|the arguments) /, '')}.`,
+    );
+  }
+  const risky = nonLinearPatterns(parameters)[0];
+  if (risky !== undefined) {
+    throw validationError(
+      `parameters${risky.pointer.replaceAll('/', '.')}`,
+      `Invalid ${kind}: the pattern ${JSON.stringify(risky.pattern)} at parameters${risky.pointer} needs a lookaround or a backreference, which a tool defined through the API may not use (a crafted argument could make it run for seconds); write it without them.`,
+    );
+  }
+  try {
+    compileValidator(structuredClone(parameters));
+  } catch (error) {
+    throw validationError(
+      'parameters',
+      `Invalid ${kind}: 'parameters' cannot be used to check arguments: ${(error as Error).message}.`,
+    );
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   fieldOf,
   REST_TOOL_FIELDS,
   refuseUnfitExamples,
+  refuseUnusableParameters,
   restAnnotations,
   restToolColumns,
 } from './rest-tool-definition.js';
@@ -131,6 +132,7 @@ function metadataPatch(tool: ToolRecord, body: Record<string, unknown>): ToolPat
   if (body.parameters !== undefined) patch.parametersSchema = body.parameters as JsonObjectSchema;
   if (body.input_examples !== undefined)
     patch.inputExamples = body.input_examples as Array<Record<string, unknown>> | null;
+  if (patch.parametersSchema !== undefined) refuseUnusableParameters(patch.parametersSchema, 'tool patch');
   // Only a change of the examples or of the parameters can make an example unfit.
   if (patch.inputExamples !== undefined || patch.parametersSchema !== undefined) {
     refuseUnfitExamples(

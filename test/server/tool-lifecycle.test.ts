@@ -516,6 +516,103 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
       expect([await store.tools.get(owner.id, api), await store.tools.get(owner.id, code)]).toEqual(before);
     });
 
+    it('refuses a definition no call could use, on POST and PATCH, naming the place and writing nothing', async () => {
+      const owner = await tenant();
+      const api = await createRestTool(owner);
+      const code = await createCodeTool(owner);
+      const string = (extra: Record<string, unknown>) => ({
+        type: 'object',
+        properties: { query: { type: 'string', ...extra } },
+      });
+      const cases: Array<[Record<string, unknown>, string, string]> = [
+        [
+          { parameters: { type: 'object', properties: {}, required: 'query' } },
+          'parameters.required',
+          `Invalid REST tool: 'parameters.required' must be an array, got string "query".`,
+        ],
+        [
+          { parameters: { type: 'object', properties: { query: { type: 'strung' } } } },
+          'parameters.properties.query.type',
+          `Invalid REST tool: 'parameters.properties.query.type' must be one of "array", "boolean", "integer", "null", "number", "object", "string", got string "strung".`,
+        ],
+        [
+          { parameters: { type: 'object', properties: { query: 5 } } },
+          'parameters.properties.query',
+          `Invalid REST tool: 'parameters.properties.query' must be an object or boolean, got number 5.`,
+        ],
+        [
+          { parameters: string({ pattern: '(' }) },
+          'parameters',
+          "Invalid REST tool: 'parameters' cannot be used to check arguments: Invalid regular expression: /(/u: Unterminated group.",
+        ],
+        [
+          { parameters: { type: 'object', properties: { query: { $ref: '#/$defs/nope' } } } },
+          'parameters',
+          "Invalid REST tool: 'parameters' cannot be used to check arguments: can't resolve reference #/$defs/nope from id #.",
+        ],
+        [
+          { parameters: { type: 'object', properties: { query: { $ref: 'http://schemas.example.net/s.json' } } } },
+          'parameters',
+          "Invalid REST tool: 'parameters' cannot be used to check arguments: can't resolve reference http://schemas.example.net/s.json from id #.",
+        ],
+        [
+          { parameters: string({ pattern: '^(?=.*\\d)\\w+$' }) },
+          'parameters.properties.query.pattern',
+          'Invalid REST tool: the pattern "^(?=.*\\\\d)\\\\w+$" at parameters/properties/query/pattern needs a lookaround or a backreference, which a tool defined through the API may not use (a crafted argument could make it run for seconds); write it without them.',
+        ],
+        [{ timeout: 1e308 }, 'timeout', "Invalid REST tool: 'timeout' must be <= 2147483, got number 1e+308."],
+        [{ endpoint: 'https://' }, 'endpoint', `Invalid REST tool: 'endpoint' must be a URL, got "https://".`],
+        [
+          { endpoint: 'https://exa mple.com/' },
+          'endpoint',
+          `Invalid REST tool: 'endpoint' must be a URL, got "https://exa mple.com/".`,
+        ],
+        [
+          { request: { headers: { 'X-A': 'a\r\nX-Injected: 1' } } },
+          'request',
+          'Invalid REST tool: \'request.headers.X-A\' must be a string matching /^[^\\r\\n\\u0000]*$/, got string "a\\r\\nX-Injected: 1".',
+        ],
+        [
+          { request: { headers: { 'X A': 'b' } } },
+          'request',
+          "Invalid REST tool: 'request.headers' must be a string matching /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, got string \"X A\".",
+        ],
+      ];
+      const before = await store.tools.get(owner.id, api);
+      for (const [fields, field, message] of cases) {
+        const label = JSON.stringify(fields).slice(0, 80);
+        const created = await rest(owner, 'POST', '/api/tools', restTool(unique('bad'), fields));
+        const patched = await rest(owner, 'PATCH', `/api/tools/${api}`, fields);
+        for (const response of [created, patched]) {
+          expect(response.status, label).toBe(400);
+          const error = response.body.error as { code: string; message: string; details: { field: string } };
+          expect([error.code, error.details.field], label).toEqual(['VALIDATION_ERROR', field]);
+          if (message.endsWith(': ')) expect(error.message, label).toContain(message);
+          else expect(error.message, label).toBe(message);
+        }
+      }
+      expect(await store.tools.get(owner.id, api)).toEqual(before);
+      const listed = (await rest(owner, 'GET', '/api/tools')).body.tools as Array<{ id: string }>;
+      expect(listed.filter((tool) => tool.id.startsWith('bad_'))).toEqual([]);
+      // A code tool's parameters are checked the same way.
+      const codeBefore = await store.tools.get(owner.id, code);
+      const risky = await rest(owner, 'PATCH', `/api/tools/${code}`, { parameters: string({ pattern: '^(\\w)\\1$' }) });
+      expect(risky.body).toEqual({
+        error: {
+          code: 'VALIDATION_ERROR',
+          message:
+            'Invalid tool patch: the pattern "^(\\\\w)\\\\1$" at parameters/properties/query/pattern needs a lookaround or a backreference, which a tool defined through the API may not use (a crafted argument could make it run for seconds); write it without them.',
+          details: { field: 'parameters.properties.query.pattern' },
+        },
+      });
+      expect(await store.tools.get(owner.id, code)).toEqual(codeBefore);
+      // A pattern RE2 runs is kept, and a crafted argument is answered at once.
+      const kept = await rest(owner, 'PATCH', `/api/tools/${api}`, { parameters: string({ pattern: '^(a+)+$' }) });
+      expect(kept.status).toBe(200);
+      const call = await rest(owner, 'POST', `/api/tools/${api}/call`, { arguments: { query: `${'a'.repeat(64)}!` } });
+      expect(call.body).toMatchObject({ status: 'error', error: { code: 'INVALID_ARGUMENTS' } });
+    });
+
     it("shows and exports a REST tool's input examples, and keeps them fitting its parameters", async () => {
       const owner = await tenant();
       const api = await createRestTool(owner, { input_examples: [{ query: 'holiday policy' }] });

@@ -257,7 +257,7 @@ export const CALL_LIMIT_SCHEMA: JsonSchema = {
   properties: {
     scope: { enum: ['workspace', 'token', 'agent', 'tool'] },
     target: { type: 'string', minLength: 1, maxLength: 200 },
-    calls_per_minute: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+    calls_per_minute: { type: 'number', minimum: 0.001, maximum: 1_000_000 },
     burst: { type: 'integer', minimum: 1, maximum: 1_000_000 },
     max_concurrent: { type: 'integer', minimum: 1, maximum: 1_000_000 },
   },

@@ -5,6 +5,7 @@ import {
   type CallLimitInput,
   type CallLimitScope,
   MAX_CALL_LIMIT,
+  MIN_CALLS_PER_MINUTE,
   STORE_LIMITS,
 } from '../store/index.js';
 import { notFound, validationError } from './api-error.js';
@@ -124,7 +125,7 @@ function limitInputOf(scope: string, target: string | undefined, body: unknown):
     if (
       typeof value !== 'number' ||
       !Number.isFinite(value) ||
-      value <= 0 ||
+      value < (whole ? 1 : MIN_CALLS_PER_MINUTE) ||
       value > MAX_CALL_LIMIT ||
       (whole && !Number.isInteger(value))
     ) {
@@ -132,7 +133,7 @@ function limitInputOf(scope: string, target: string | undefined, body: unknown):
         field,
         whole
           ? `'${field}' must be a whole number from 1 to ${MAX_CALL_LIMIT}, got ${describeValue(value)}.`
-          : `'${field}' must be a number above 0 and at most ${MAX_CALL_LIMIT}, got ${describeValue(value)}.`,
+          : `'${field}' must be a number from ${MIN_CALLS_PER_MINUTE} (one call in 1000 minutes) to ${MAX_CALL_LIMIT}, got ${describeValue(value)}.`,
       );
     }
     return value;

@@ -19,6 +19,9 @@ import type { StoreCallLimits } from './toolshed-store.js';
 /** The largest `calls_per_minute`, `burst` and `max_concurrent` a limit may have. */
 export const MAX_CALL_LIMIT = 1_000_000;
 
+/** The smallest `calls_per_minute`: one call in 1 000 minutes, so a refused call's wait stays a number of seconds. */
+export const MIN_CALLS_PER_MINUTE = 0.001;
+
 /**
  * The `call_limits` part of a store, and the shared state that enforces them: token buckets
  * (`call_limit_buckets`) and leased slots (`call_limit_leases`). Both are kept in the database so that
@@ -234,13 +237,13 @@ function optionalNumber(value: unknown, field: string, whole: boolean): number |
   const valid =
     typeof value === 'number' &&
     Number.isFinite(value) &&
-    value > 0 &&
+    value >= (whole ? 1 : MIN_CALLS_PER_MINUTE) &&
     value <= MAX_CALL_LIMIT &&
     (!whole || Number.isInteger(value));
   if (!valid) {
     throw new StoreValidationError(
       field,
-      `${field} must be ${whole ? 'a whole number from 1' : 'a number above 0 and at most'} ${whole ? `to ${MAX_CALL_LIMIT}` : MAX_CALL_LIMIT}, got ${describeValue(value)}.`,
+      `${field} must be ${whole ? 'a whole number from 1' : `a number from ${MIN_CALLS_PER_MINUTE}`} to ${MAX_CALL_LIMIT}, got ${describeValue(value)}.`,
     );
   }
   return value;

@@ -5,7 +5,7 @@
  * The query classes, dialects and change feeds behind `createStore` are internal and not exported.
  */
 
-export { callLimitKey, MAX_CALL_LIMIT, requireCallLimit } from './call-limit-queries.js';
+export { callLimitKey, MAX_CALL_LIMIT, MIN_CALLS_PER_MINUTE, requireCallLimit } from './call-limit-queries.js';
 export { createStore, DEFAULT_STORE_PATH } from './create-store.js';
 export type {
   AgentsTable,

@@ -138,19 +138,25 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
         '/api/limits/tool/quick',
         { calls_per_minute: '60' },
         'calls_per_minute',
-        `'calls_per_minute' must be a number above 0 and at most 1000000, got "60".`,
+        `'calls_per_minute' must be a number from 0.001 (one call in 1000 minutes) to 1000000, got "60".`,
       ],
       [
         '/api/limits/tool/quick',
         { calls_per_minute: -1 },
         'calls_per_minute',
-        `'calls_per_minute' must be a number above 0 and at most 1000000, got -1.`,
+        `'calls_per_minute' must be a number from 0.001 (one call in 1000 minutes) to 1000000, got -1.`,
+      ],
+      [
+        '/api/limits/tool/quick',
+        { calls_per_minute: 1e-300 },
+        'calls_per_minute',
+        `'calls_per_minute' must be a number from 0.001 (one call in 1000 minutes) to 1000000, got 1e-300.`,
       ],
       [
         '/api/limits/tool/quick',
         { calls_per_minute: 1e12 },
         'calls_per_minute',
-        `'calls_per_minute' must be a number above 0 and at most 1000000, got 1000000000000.`,
+        `'calls_per_minute' must be a number from 0.001 (one call in 1000 minutes) to 1000000, got 1000000000000.`,
       ],
       [
         '/api/limits/tool/quick',

@@ -135,7 +135,7 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
       ],
       [
         { scope: 'tool', target: 'x', callsPerMinute: -5 },
-        'callsPerMinute must be a number above 0 and at most 1000000, got -5.',
+        'callsPerMinute must be a number from 0.001 to 1000000, got -5.',
       ],
       [
         { scope: 'tool', target: 'x', maxConcurrent: 1, burst: 3 },

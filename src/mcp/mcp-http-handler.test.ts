@@ -269,6 +269,90 @@ describe('MCP Streamable HTTP handler', () => {
     expect(JSON.parse(inSession.body).error.code).toBe(-32700);
   });
 
+  describe('request ids under way', () => {
+    /** A registry with a call that waits for `release`, so a request stays under way. */
+    function waitingRegistry() {
+      const registry = createConformanceRegistry();
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      registry.register(
+        defineTool({
+          name: 'wait_here',
+          description: 'Wait until the test lets it go.',
+          parameters: { type: 'object', properties: {} },
+          handler: async (_args, context) => {
+            await Promise.race([
+              released,
+              new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true })),
+            ]);
+            return 'done';
+          },
+        }),
+      );
+      return { registry, release };
+    }
+    const call = (id: unknown, name: string) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+
+    it('refuses an id its client already has under way, and still answers the first request', async () => {
+      const { registry, release } = waitingRegistry();
+      const { port } = await start(registry);
+      const sessionId = await openSession(port);
+      const headers = { 'mcp-session-id': sessionId };
+      const first = raw(port, { headers, body: call(42, 'wait_here') });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const again = await raw(port, { headers, body: call(42, 'echo') });
+      expect(again.status).toBe(400);
+      expect(JSON.parse(again.body)).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message:
+            'Request id 42 is already in use by a request of this session that has not been answered; send each request with a new id.',
+        },
+      });
+      // A batch that takes one id twice is refused whole, and takes none.
+      const twice = await raw(port, { headers, body: `[${call('b', 'echo')},${call('b', 'echo')}]` });
+      expect(JSON.parse(twice.body).error.message).toContain('Request id "b" is already in use');
+      release();
+      expect(messages(await first)).toEqual([expect.objectContaining({ id: 42, result: expect.anything() })]);
+      // Answered, the id is free again, and so is "b".
+      const reused = await raw(port, { headers, body: call(42, 'wait_here') });
+      expect(messages(reused)).toEqual([expect.objectContaining({ id: 42, result: expect.anything() })]);
+      const batch = await raw(port, { headers, body: call('b', 'wait_here') });
+      expect(messages(batch)[0]).toMatchObject({ id: 'b' });
+    });
+
+    it('ends the stream of a request its client cancels, with a -32800 answer the client ignores', async () => {
+      const { registry } = waitingRegistry();
+      const { port, handler } = await start(registry);
+      const sessionId = await openSession(port);
+      const headers = { 'mcp-session-id': sessionId };
+      const pending = raw(port, { headers, body: call('c1', 'wait_here') });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const cancel = await raw(port, {
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1' } }),
+      });
+      expect(cancel.status).toBe(202);
+      // Before, this stream never ended: no answer follows a cancellation.
+      expect(messages(await pending)).toEqual([
+        {
+          jsonrpc: '2.0',
+          id: 'c1',
+          error: { code: -32800, message: 'The request was cancelled by the client; no result follows.' },
+        },
+      ]);
+      // The id is free again, and the session is idle (no stream left open).
+      const again = await raw(port, { headers, body: call('c1', 'echo') });
+      expect(messages(again)[0]).toMatchObject({ id: 'c1' });
+      expect(handler.sessionCount).toBe(1);
+    });
+  });
+
   it('refuses an oversized body with 413, declared or streamed', async () => {
     const { port } = await start(createConformanceRegistry(), { maxBodyBytes: 1024 });
     const big = JSON.stringify({

@@ -20,6 +20,7 @@ import {
   type McpSharedEvent,
   SessionEventStore,
 } from './session-event-store.js';
+import { SessionRequests } from './session-requests.js';
 
 /**
  * A registry to serve, with server options for it (per-agent context, instructions): what an
@@ -309,6 +310,8 @@ interface Session {
   protocolVersion: string;
   /** Its events, when streams are resumable. */
   events: SessionEventStore | undefined;
+  /** The ids of its client's requests under way. */
+  requests: SessionRequests;
 }
 
 const DEFAULT_MAX_BODY_BYTES = INPUT_LIMITS.bodyBytes;
@@ -625,7 +628,7 @@ export function createMcpHttpHandler(
     if (record === undefined || record.scope !== scope) return undefined;
     const endpoint = await resolve(request);
     if (endpoint === undefined) return undefined;
-    const { server, transport, events } = await connectSession(endpoint, () => record.id, undefined);
+    const { server, transport, events, requests } = await connectSession(endpoint, () => record.id, undefined);
     // Counted against the quotas where it was opened only: a quota here never closes a session that
     // another server opened and may be serving right now.
     const quotaKeys: readonly string[] = [];
@@ -641,6 +644,7 @@ export function createMcpHttpHandler(
       quotaKeys,
       protocolVersion: record.protocolVersion,
       events,
+      requests,
     };
     hookClose(session);
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -691,6 +695,7 @@ export function createMcpHttpHandler(
     server: Server;
     transport: WebStandardStreamableHTTPServerTransport;
     events: SessionEventStore | undefined;
+    requests: SessionRequests;
   }> {
     const registry = isEndpoint(endpoint) ? endpoint.registry : endpoint;
     const serverOptions = isEndpoint(endpoint) ? { ...options, ...endpoint.options } : options;
@@ -714,7 +719,7 @@ export function createMcpHttpHandler(
       },
     });
     await server.connect(transport);
-    return { server, transport, events };
+    return { server, transport, events, requests: new SessionRequests(transport) };
   }
 
   function createEventStore(sessionId: () => string | undefined): SessionEventStore {
@@ -837,7 +842,7 @@ export function createMcpHttpHandler(
     message: unknown,
   ): Promise<Response> {
     let session: Session | undefined;
-    const { server, transport, events } = await connectSession(endpoint, randomUUID, async (id) => {
+    const { server, transport, events, requests } = await connectSession(endpoint, randomUUID, async (id) => {
       const now = Date.now();
       // Busy until its initialize is answered, so no other initialize closes it in the meantime.
       session = {
@@ -852,6 +857,7 @@ export function createMcpHttpHandler(
         quotaKeys,
         protocolVersion: sharedRecordOf(id, scope, message).protocolVersion,
         events,
+        requests,
       };
       remember(session);
       release();
@@ -884,6 +890,9 @@ export function createMcpHttpHandler(
   }
 
   async function serve(session: Session, request: Request, message: unknown): Promise<Response> {
+    // An id under way taken again would take over the first request's stream, which would never end.
+    const taken = message === undefined ? undefined : session.requests.refuseTaken(message);
+    if (taken !== undefined) return jsonRpcError(400, -32600, taken);
     const now = Date.now();
     session.lastSeen = now;
     session.openStreams++;
@@ -902,9 +911,13 @@ export function createMcpHttpHandler(
         primed ? withProtocolVersion(request, session.protocolVersion) : request,
         message === undefined ? {} : { parsedBody: message },
       );
+    } catch (error) {
+      session.requests.release(message, 500);
+      throw error;
     } finally {
       session.openStreams--;
     }
+    session.requests.release(message, response.status);
     if (!primed || !isEventStream(response)) return trackStream(session, response);
     return trackStream(session, response, resumable?.pollAfterMs, PRIMING_HOLD_MS);
   }

@@ -1,0 +1,95 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+/** The error a cancelled request is answered with: LSP's `RequestCancelled`, which MCP leaves free. */
+export const REQUEST_CANCELLED = -32800;
+
+/**
+ * The ids of the requests a session's client has under way, kept beside its transport: an id a client
+ * sends again before its first request is answered is refused ({@link SessionRequests.refuseTaken}),
+ * since the transport would hand the first request's answer to the second and leave the first one's
+ * stream open for good; and a request the client cancels (`notifications/cancelled`) is answered with
+ * a `-32800` error once the SDK has stopped it, so the stream that waits for it ends (the client, having
+ * cancelled, ignores the answer).
+ *
+ * @example
+ * ```ts
+ * const requests = new SessionRequests(transport); // after server.connect(transport)
+ * const refusal = requests.refuseTaken(message); // 'Request id 7 is already in use ...' or undefined
+ * ```
+ */
+export class SessionRequests {
+  readonly #transport: Transport;
+  /** Ids taken by a request not answered yet. */
+  readonly #open = new Set<RequestId>();
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if (isAnswer(message)) this.#open.delete(message.id);
+      return send(message, options);
+    };
+    const receive = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      receive?.(message, extra);
+      const cancelled = cancelledId(message);
+      if (cancelled === undefined || !this.#open.has(cancelled)) return;
+      this.#open.delete(cancelled);
+      void send(
+        {
+          jsonrpc: '2.0',
+          id: cancelled,
+          error: { code: REQUEST_CANCELLED, message: 'The request was cancelled by the client; no result follows.' },
+        },
+        { relatedRequestId: cancelled },
+      ).catch(() => undefined);
+    };
+  }
+
+  /**
+   * Take the ids of the requests in `message` (one message or a batch): `undefined` when all are
+   * free, else the refusal to answer, naming the first id in use (by a request under way, or twice in
+   * the batch), and nothing is taken. A taken id is freed when its answer is sent; call
+   * {@link SessionRequests.release} with what this returned for ids the transport then refused.
+   */
+  refuseTaken(message: unknown): string | undefined {
+    const ids: RequestId[] = [];
+    for (const item of Array.isArray(message) ? message : [message]) {
+      const id = requestIdOf(item);
+      if (id === undefined) continue;
+      if (this.#open.has(id) || ids.includes(id)) {
+        return `Request id ${JSON.stringify(id)} is already in use by a request of this session that has not been answered; send each request with a new id.`;
+      }
+      ids.push(id);
+    }
+    for (const id of ids) this.#open.add(id);
+    return undefined;
+  }
+
+  /** Free the ids of `message`'s requests the transport did not take (it refused the POST). */
+  release(message: unknown, status: number): void {
+    if (status < 400) return;
+    for (const item of Array.isArray(message) ? message : [message]) {
+      const id = requestIdOf(item);
+      if (id !== undefined) this.#open.delete(id);
+    }
+  }
+}
+
+function requestIdOf(message: unknown): RequestId | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+  return id;
+}
+
+function isAnswer(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
+  return !('method' in message) && 'id' in message && ('result' in message || 'error' in message);
+}
+
+function cancelledId(message: JSONRPCMessage): RequestId | undefined {
+  if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) return undefined;
+  const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
+}

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import type { ExitCode } from './cli-error.js';
 import type { CliIo } from './output.js';
 
@@ -44,13 +44,32 @@ export function addToolsOptions(command: Command, flags: ToolsFlags = {}): Comma
     .option(
       '--config <file>',
       'the toolshed.yaml to load tools and agents from (default: ./toolshed.yaml when that file exists)',
+      pathValue('file'),
     )
     .option(
       '--tools <path>',
       'a YAML definition file or a folder of *.yaml files; repeatable (default without a config: ./tools when that folder exists)',
-      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), pathValue('path')(value)],
     );
   if (flags.agent !== false) command.option('--agent <id>', 'only the tools of this agent of the configuration');
   if (flags.json !== false) command.option('--json', 'print machine-readable JSON on stdout');
   return command.showHelpAfterError(`Run 'toolshed ${command.name()} --help' for usage.`);
+}
+
+/**
+ * The parser of a flag that names a file or folder: an empty value (an unset shell variable,
+ * `--out "$DIR"`) is refused rather than read as the current folder, where a write would replace what
+ * is there.
+ *
+ * @example
+ * ```ts
+ * command.option('--out <dir>', 'the folder to write to', pathValue('folder'));
+ * // toolshed docs --out '' → error: option '--out <dir>' argument '' is invalid. Give a folder; an empty value names none.
+ * ```
+ */
+export function pathValue(what: 'file' | 'folder' | 'path'): (value: string) => string {
+  return (value) => {
+    if (value.trim() === '') throw new InvalidArgumentError(`Give a ${what}; an empty value names none.`);
+    return value;
+  };
 }

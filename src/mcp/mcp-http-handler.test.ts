@@ -281,7 +281,6 @@ describe('MCP Streamable HTTP handler', () => {
         defineTool({
           name: 'wait_here',
           description: 'Wait until the test lets it go.',
-          parameters: { type: 'object', properties: {} },
           handler: async (_args, context) => {
             await Promise.race([
               released,

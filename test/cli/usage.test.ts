@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, FIXTURES, lines, runCli } from './run-cli.js';
@@ -54,6 +55,31 @@ describe('toolshed usage errors (exit 2)', () => {
     const run = await runCli(['list', '--tools']);
     expect(run.exitCode).toBe(2);
     expect(lines(run.stderr)[0]).toBe("error: option '--tools <path>' argument missing");
+  });
+
+  it.each([
+    [['docs', '--out', ''], '--out <dir>', 'folder', 'docs'],
+    [['docs', '--env-example', ' '], '--env-example <file>', 'file', 'docs'],
+    [['list', '--config', ''], '--config <file>', 'file', 'list'],
+    [['list', '--tools', ''], '--tools <path>', 'path', 'list'],
+    [['extract', 'tools.ts', '--out', ''], '--out <dir>', 'folder', 'extract'],
+    [['emails', 'generate', '--out', ''], '--out <path>', 'file', 'emails generate'],
+    [['validate', '--config', ''], '--config <file>', 'file', 'validate'],
+  ])('refuses an empty path for %j, writing nothing', async (args, flag, what, verb) => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-empty-path-'));
+    try {
+      writeFileSync(join(folder, 'README.md'), 'my project\n');
+      const run = await runCli(args, { cwd: folder });
+      expect(run.exitCode).toBe(2);
+      expect(lines(run.stderr)).toEqual([
+        `error: option '${flag}' argument '${args.at(-1)}' is invalid. Give a ${what}; an empty value names none.`,
+        `Run 'toolshed ${verb} --help' for usage.`,
+      ]);
+      expect(readdirSync(folder)).toEqual(['README.md']);
+      expect(readFileSync(join(folder, 'README.md'), 'utf8')).toBe('my project\n');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('rejects a second tool name', async () => {

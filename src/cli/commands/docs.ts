@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
+import { addToolsOptions, type CliContext, pathValue, type ToolsOptions } from '../cli-context.js';
 import { CliError, type ExitCode } from '../cli-error.js';
 import { renderEnvExample } from '../docs/render-env-example.js';
 import { renderToolCatalog } from '../docs/render-tool-catalog.js';
@@ -51,8 +51,16 @@ export function defineDocsCommand(program: Command, context: CliContext): Comman
   const command = program
     .command('docs')
     .description('Write the tool catalog (README.md) and .env.example from the tool definitions.')
-    .option('--out <dir>', `the folder of the catalog's README.md (default: ./${DEFAULT_DOCS_DIR})`)
-    .option('--env-example <file>', `where to write the environment template (default: ./${DEFAULT_ENV_EXAMPLE})`)
+    .option(
+      '--out <dir>',
+      `the folder of the catalog's README.md (default: ./${DEFAULT_DOCS_DIR})`,
+      pathValue('folder'),
+    )
+    .option(
+      '--env-example <file>',
+      `where to write the environment template (default: ./${DEFAULT_ENV_EXAMPLE})`,
+      pathValue('file'),
+    )
     .option('--check', 'write nothing; exit 1 when the files on disk are missing or out of date');
   return addToolsOptions(command)
     .addHelpText(

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { CliContext } from '../cli-context.js';
+import { type CliContext, pathValue } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { environmentVariable } from '../environment-variable.js';
 import { oneLine, toJson } from '../output.js';
@@ -68,7 +68,7 @@ export function defineEmailsCommand(program: Command, context: CliContext): Comm
     .requiredOption('--count <n>', 'how many emails', positiveInt)
     .option('--inboxes <k>', 'how many inboxes (default: 150)', positiveInt)
     .option('--seed <n>', 'the random seed (default: 1)', positiveInt)
-    .option('--out <path>', 'write JSONL to this file')
+    .option('--out <path>', 'write JSONL to this file', pathValue('file'))
     .option('--db <url>', 'insert into this database instead')
     .option('--json', 'print the result as JSON on stdout')
     .showHelpAfterError("Run 'toolshed emails generate --help' for usage.")

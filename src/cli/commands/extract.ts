@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { CliContext } from '../cli-context.js';
+import { type CliContext, pathValue } from '../cli-context.js';
 import type { ExitCode } from '../cli-error.js';
 import { toJson, visible } from '../output.js';
 
@@ -44,9 +44,13 @@ export function defineExtractCommand(program: Command, context: CliContext): Com
     .command('extract')
     .description('Write tool definitions from the @tool functions of a TypeScript file (or check them with --check).')
     .argument('<file>', 'the TypeScript file holding the @tool functions')
-    .option('--out <dir>', 'the folder the definitions go to (default: ./tools)')
+    .option('--out <dir>', 'the folder the definitions go to (default: ./tools)', pathValue('folder'))
     .option('--check', 'write nothing; exit 1 when the folder has drifted from the code')
-    .option('--module <file>', 'the compiled JavaScript module the handlers import (default: the file with .js)')
+    .option(
+      '--module <file>',
+      'the compiled JavaScript module the handlers import (default: the file with .js)',
+      pathValue('file'),
+    )
     .option('--tsconfig <file>', 'the tsconfig.json to read the file with (default: the nearest one)')
     .option('--json', 'print what was extracted, written and removed as JSON on stdout')
     .showHelpAfterError("Run 'toolshed extract --help' for usage.")

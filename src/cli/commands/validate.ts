@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type ConfigDiagnostic, formatDiagnostic } from '../../config/config-diagnostic.js';
-import type { CliContext } from '../cli-context.js';
+import { type CliContext, pathValue } from '../cli-context.js';
 import { CliError, type ExitCode } from '../cli-error.js';
 import { DEFAULT_CONFIG_FILE, displayPath } from '../load-registry.js';
 import { toJson, visible } from '../output.js';
@@ -45,7 +45,7 @@ export function defineValidateCommand(program: Command, context: CliContext): Co
       'Check a toolshed.yaml without running anything: unknown tool names, missing credentials, secrets pasted into the file.',
     )
     .argument('[file]', `the configuration file (default: --config, else ./${DEFAULT_CONFIG_FILE})`)
-    .option('--config <file>', 'the configuration file, when not given as the argument')
+    .option('--config <file>', 'the configuration file, when not given as the argument', pathValue('file'))
     .option('--json', 'print {"diagnostics": [...]} on stdout')
     .option(
       '--probe',

@@ -16,7 +16,7 @@ import { fromToolProtocol, isToolProtocol } from '../core/tool-protocol.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { loadDefinitionDirectory, loadDefinitionFile } from '../definitions/load-yaml.js';
 import { parseYamlSource, type YamlSource } from '../definitions/yaml-source.js';
-import { formatSchemaFinding, lintInputExamples, lintSchema } from '../exporters/schema-lint.js';
+import { formatSchemaFinding, lintInputExamples, lintSchema, schemaCompileFinding } from '../exporters/schema-lint.js';
 import type { McpServerConfig } from '../mcp/import-mcp-server.js';
 import type { RegistrableTool } from '../registry/registration.js';
 import { validate as validateToolshedConfig } from '../schema/generated/toolshed-config.js';
@@ -516,6 +516,11 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   // Schema lint: mistakes in a tool's input schema that a model would pay for (see lintSchema).
   for (const entry of catalog.values()) {
     if (entry.spec === undefined) continue;
+    // A schema that does not compile fails every call: an error, not a lint warning.
+    const broken = schemaCompileFinding(entry.spec.inputSchema);
+    if (broken !== undefined) {
+      error(source, lintedAt.get(entry.name) ?? '/tools', formatSchemaFinding(toolShown(entry.name), broken));
+    }
     const findings = [
       ...lintSchema(entry.spec.inputSchema),
       ...lintInputExamples(entry.spec.inputSchema, entry.spec.inputExamples),

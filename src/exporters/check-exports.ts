@@ -3,7 +3,13 @@ import { toBedrockTools } from './bedrock/to-bedrock-tools.js';
 import { toGeminiTools } from './gemini/to-gemini-tools.js';
 import { toMcpTools } from './mcp/to-mcp-tools.js';
 import { toOpenAITools } from './openai/to-openai-tools.js';
-import { formatSchemaFinding, lintInputExamples, lintSchema, type SchemaFinding } from './schema-lint.js';
+import {
+  formatSchemaFinding,
+  lintInputExamples,
+  lintSchema,
+  type SchemaFinding,
+  schemaCompileFinding,
+} from './schema-lint.js';
 import { type ExportResult, type ExportWarning, isExclusion } from './shared/export-result.js';
 import { type ToolSource, toolList } from './shared/tool-source.js';
 
@@ -149,7 +155,12 @@ export function checkExports(specs: ToolSource): ExportCheckReport {
   const tools = names.map((tool) => {
     const source = schemas.get(tool);
     const examples = Array.isArray(source?.inputExamples) ? source.inputExamples : undefined;
-    const schema = [...lintSchema(source?.inputSchema), ...lintInputExamples(source?.inputSchema, examples)];
+    const broken = schemaCompileFinding(source?.inputSchema);
+    const schema = [
+      ...(broken === undefined ? [] : [broken]),
+      ...lintSchema(source?.inputSchema),
+      ...lintInputExamples(source?.inputSchema, examples),
+    ];
     for (const finding of schema) findings.push(formatSchemaFinding(tool, finding));
     const targets = {} as Record<ExportCheckTarget, ExportCheckOutcome>;
     for (const target of EXPORT_CHECK_TARGETS) {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatSchemaFinding, lintSchema, withoutHarmfulDefaults } from './schema-lint.js';
+import { defineTool } from '../core/define-tool.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
+import { formatSchemaFinding, lintSchema, schemaCompileFinding, withoutHarmfulDefaults } from './schema-lint.js';
 
 describe('lintSchema', () => {
   it('finds defaults that fail their schema or fill a required property', () => {
@@ -164,5 +166,29 @@ describe('withoutHarmfulDefaults', () => {
   it('returns the schema itself when every default is safe', () => {
     const schema = { type: 'object' as const, properties: { limit: { type: 'integer' as const, default: 10 } } };
     expect(withoutHarmfulDefaults(schema)).toBe(schema);
+  });
+});
+
+describe('schemaCompileFinding', () => {
+  it('names a schema no validator can be compiled from, and registry.check() reports it', () => {
+    const broken = { type: 'object' as const, properties: { code: { type: 'string' as const, pattern: '(a+)+$[' } } };
+    expect(schemaCompileFinding(broken)).toEqual({
+      pointer: '',
+      message:
+        'the input schema cannot be compiled (Invalid regular expression: /(a+)+$[/u: Unterminated character class); every call fails with EXECUTION_FAILED',
+    });
+    expect(schemaCompileFinding({ type: 'object', properties: { a: { $ref: '#/$defs/a' } } })?.message).toBe(
+      "the input schema cannot be compiled (can't resolve reference #/$defs/a from id #); every call fails with EXECUTION_FAILED",
+    );
+    expect(schemaCompileFinding({ type: 'object', properties: { a: { type: 'string', pattern: '^(?=a)' } } })).toBe(
+      undefined,
+    );
+    const registry = new ToolRegistry();
+    registry.register(
+      defineTool({ name: 'match_code', description: 'Match a code.', inputSchema: broken, handler: () => 'x' }),
+    );
+    expect(registry.check().findings).toEqual([
+      'match_code: the input schema cannot be compiled (Invalid regular expression: /(a+)+$[/u: Unterminated character class); every call fails with EXECUTION_FAILED (at /)',
+    ]);
   });
 });

@@ -283,6 +283,35 @@ export function lintSchema(schema: unknown): SchemaFinding[] {
 }
 
 /**
+ * Why `schema` cannot be compiled into a validator — a `pattern` that is not a valid regular
+ * expression, a `$ref` that leads nowhere — as a {@link SchemaFinding} at the schema's root; `undefined`
+ * when it compiles (or is not an object, or Ajv cannot be loaded synchronously). A tool with such an
+ * input schema fails every call with `EXECUTION_FAILED`.
+ *
+ * @example
+ * ```ts
+ * schemaCompileFinding({ type: 'object', properties: { a: { $ref: '#/nope' } } });
+ * // { pointer: '', message: "the input schema cannot be compiled (can't resolve reference #/nope from id #); every call fails with EXECUTION_FAILED" }
+ * ```
+ */
+export function schemaCompileFinding(schema: unknown): SchemaFinding | undefined {
+  if (!isPlainObject(schema)) return undefined;
+  const ajv = defaultChecker();
+  if (ajv === null) return undefined;
+  const { $schema: _schema, $id: _id, ...rest } = schema;
+  try {
+    ajv.compile(rest);
+    ajv.removeSchema(rest);
+    return undefined;
+  } catch (error) {
+    return {
+      pointer: '',
+      message: `the input schema cannot be compiled (${(error as Error).message}); every call fails with EXECUTION_FAILED`,
+    };
+  }
+}
+
+/**
  * Check a tool's input examples against its input schema: one {@link SchemaFinding} per example that
  * fails it (pointer `/inputExamples/<index>`), which exports leave out. Where Ajv cannot be loaded
  * synchronously (a browser), nothing is reported.

@@ -11,6 +11,8 @@ const EDGE_SAFE_PACKAGES = new Set([
   'ajv',
   'ajv-formats',
   'fastest-levenshtein',
+  'json-schema-traverse',
+  're2js',
   'stemmer',
   'stopword',
 ]);

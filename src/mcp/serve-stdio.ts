@@ -6,6 +6,7 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import { createJsonLineGuard } from './json-line-guard.js';
 import type { ModernMcpServerOptions } from './mcp-modern.js';
 import { createMcpServer } from './mcp-server.js';
+import { cancelledRequestId, requestCancelled, requestIdInUse } from './session-requests.js';
 import { eraOf, openModernStdioLane } from './stdio-modern-lane.js';
 
 /**
@@ -129,9 +130,21 @@ class AnsweringStdioTransport extends StdioServerTransport {
     // The server has set `onmessage` by now (connect() does, then starts the transport).
     const deliver = this.onmessage;
     this.onmessage = (message: JSONRPCMessage) => {
-      if ('method' in message && 'id' in message) this.#unanswered.add(message.id);
+      if ('method' in message && 'id' in message) {
+        // A second request under an id still under way would take its answer: refused, as over HTTP.
+        if (this.#unanswered.has(message.id)) {
+          void super.send(requestIdInUse(message.id)).catch(() => undefined);
+          return;
+        }
+        this.#unanswered.add(message.id);
+      }
       if (this.route?.(message) === true) return;
       deliver?.(message);
+      // A cancelled request gets no answer from the SDK: this one ends it, so the session can end.
+      const cancelled = cancelledRequestId(message);
+      if (cancelled !== undefined && this.#unanswered.has(cancelled)) {
+        void this.send(requestCancelled(cancelled)).catch(() => undefined);
+      }
     };
     await super.start();
   }

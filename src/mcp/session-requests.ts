@@ -19,12 +19,10 @@ export const REQUEST_CANCELLED = -32800;
  * ```
  */
 export class SessionRequests {
-  readonly #transport: Transport;
   /** Ids taken by a request not answered yet. */
   readonly #open = new Set<RequestId>();
 
   constructor(transport: Transport) {
-    this.#transport = transport;
     const send = transport.send.bind(transport);
     transport.send = (message, options) => {
       if (isAnswer(message)) this.#open.delete(message.id);
@@ -33,17 +31,10 @@ export class SessionRequests {
     const receive = transport.onmessage;
     transport.onmessage = (message, extra) => {
       receive?.(message, extra);
-      const cancelled = cancelledId(message);
+      const cancelled = cancelledRequestId(message);
       if (cancelled === undefined || !this.#open.has(cancelled)) return;
       this.#open.delete(cancelled);
-      void send(
-        {
-          jsonrpc: '2.0',
-          id: cancelled,
-          error: { code: REQUEST_CANCELLED, message: 'The request was cancelled by the client; no result follows.' },
-        },
-        { relatedRequestId: cancelled },
-      ).catch(() => undefined);
+      void send(requestCancelled(cancelled), { relatedRequestId: cancelled }).catch(() => undefined);
     };
   }
 
@@ -58,9 +49,7 @@ export class SessionRequests {
     for (const item of Array.isArray(message) ? message : [message]) {
       const id = requestIdOf(item);
       if (id === undefined) continue;
-      if (this.#open.has(id) || ids.includes(id)) {
-        return `Request id ${JSON.stringify(id)} is already in use by a request of this session that has not been answered; send each request with a new id.`;
-      }
+      if (this.#open.has(id) || ids.includes(id)) return requestIdInUse(id).error.message;
       ids.push(id);
     }
     for (const id of ids) this.#open.add(id);
@@ -88,7 +77,51 @@ function isAnswer(message: JSONRPCMessage): message is JSONRPCMessage & { id: Re
   return !('method' in message) && 'id' in message && ('result' in message || 'error' in message);
 }
 
-function cancelledId(message: JSONRPCMessage): RequestId | undefined {
+/**
+ * The answer to a request its client cancelled: `-32800`, which ends the stream or the session
+ * bookkeeping that waits for it.
+ *
+ * @example
+ * ```ts
+ * requestCancelled('c1'); // { jsonrpc: '2.0', id: 'c1', error: { code: -32800, message: 'The request was cancelled ...' } }
+ * ```
+ */
+export function requestCancelled(id: RequestId) {
+  return {
+    jsonrpc: '2.0' as const,
+    id,
+    error: { code: REQUEST_CANCELLED, message: 'The request was cancelled by the client; no result follows.' },
+  };
+}
+
+/**
+ * The answer to a request whose id its client already has under way (`-32600`).
+ *
+ * @example
+ * ```ts
+ * requestIdInUse(7).error.message; // 'Request id 7 is already in use by a request of this session ...'
+ * ```
+ */
+export function requestIdInUse(id: RequestId) {
+  return {
+    jsonrpc: '2.0' as const,
+    id,
+    error: {
+      code: -32600,
+      message: `Request id ${JSON.stringify(id)} is already in use by a request of this session that has not been answered; send each request with a new id.`,
+    },
+  };
+}
+
+/**
+ * The id a `notifications/cancelled` names; `undefined` for any other message.
+ *
+ * @example
+ * ```ts
+ * cancelledRequestId({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1' } }); // 'c1'
+ * ```
+ */
+export function cancelledRequestId(message: JSONRPCMessage): RequestId | undefined {
   if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) return undefined;
   const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
   return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;

@@ -325,6 +325,26 @@ describe('MCP Streamable HTTP handler', () => {
       expect(messages(batch)[0]).toMatchObject({ id: 'b' });
     });
 
+    it('answers a request whose params its method refuses with -32602 saying what is wrong', async () => {
+      const { port } = await start();
+      const sessionId = await openSession(port);
+      const headers = { 'mcp-session-id': sessionId };
+      const cases: Array<[string, unknown, string]> = [
+        ['tools/call', { name: 'echo', arguments: 'x' }, `'params.arguments' must be an object, got "x".`],
+        ['tools/call', { arguments: {} }, "'params.name' is required (a string)."],
+        ['tools/list', { cursor: 5 }, "'params.cursor' must be a string, got 5."],
+      ];
+      for (const [method, params, problem] of cases) {
+        const response = await raw(port, {
+          headers,
+          body: JSON.stringify({ jsonrpc: '2.0', id: 'p', method, params }),
+        });
+        expect(messages(response)).toEqual([
+          { jsonrpc: '2.0', id: 'p', error: { code: -32602, message: `Invalid params for ${method}: ${problem}` } },
+        ]);
+      }
+    });
+
     it('ends the stream of a request its client cancels, with a -32800 answer the client ignores', async () => {
       const { registry } = waitingRegistry();
       const { port, handler } = await start(registry);

@@ -1,5 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ClientRequestSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { describeValue } from '../core/define-tool.js';
 
 /** The error a cancelled request is answered with: LSP's `RequestCancelled`, which MCP leaves free. */
 export const REQUEST_CANCELLED = -32800;
@@ -30,6 +31,12 @@ export class SessionRequests {
     };
     const receive = transport.onmessage;
     transport.onmessage = (message, extra) => {
+      const invalid = invalidParamsAnswer(message);
+      if (invalid !== undefined) {
+        this.#open.delete(invalid.id);
+        void send(invalid, { relatedRequestId: invalid.id }).catch(() => undefined);
+        return;
+      }
       receive?.(message, extra);
       const cancelled = cancelledRequestId(message);
       if (cancelled === undefined || !this.#open.has(cancelled)) return;
@@ -125,4 +132,53 @@ export function cancelledRequestId(message: JSONRPCMessage): RequestId | undefin
   if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) return undefined;
   const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
   return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
+}
+
+/** The SDK's schema of each request a client may send, by method. */
+let requestSchemas: Map<string, (typeof ClientRequestSchema.options)[number]> | undefined;
+
+/**
+ * The `-32602` answer to a request whose params its method's schema refuses, saying where and what
+ * (`'params.arguments' must be an object, got "x".`); `undefined` for a request that fits, a method
+ * the SDK answers itself (unknown: `-32601`), or a message that is not a request. The SDK would answer
+ * such a request `-32603 Internal error` with its schema library's issue list.
+ *
+ * @example
+ * ```ts
+ * invalidParamsAnswer({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: 'x' } });
+ * // { jsonrpc: '2.0', id: 1, error: { code: -32602, message: "Invalid params for tools/call: 'params.arguments' must be an object, got \"x\"." } }
+ * ```
+ */
+export function invalidParamsAnswer(message: JSONRPCMessage) {
+  if (!('method' in message) || !('id' in message)) return undefined;
+  requestSchemas ??= new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema]));
+  const schema = requestSchemas.get(message.method);
+  const checked = schema?.safeParse({ method: message.method, params: message.params });
+  const issue = checked?.success === false ? checked.error.issues[0] : undefined;
+  if (issue === undefined) return undefined;
+  const path = issue.path.map(String).join('.');
+  let received: unknown = message;
+  for (const key of issue.path) received = (received as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey];
+  let problem: string;
+  if (issue.code === 'invalid_type' && received === undefined) {
+    problem = `'${path}' is required (${expectedOf(issue.expected)})`;
+  } else if (issue.code === 'invalid_type') {
+    problem = `'${path}' must be ${expectedOf(issue.expected)}, got ${describeValue(received)}`;
+  } else if (issue.code === 'invalid_value') {
+    problem = `'${path}' must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}, got ${describeValue(received)}`;
+  } else {
+    problem = `'${path}' ${issue.message.replace(/^Invalid input: /, '')}`;
+  }
+  return {
+    jsonrpc: '2.0' as const,
+    id: message.id,
+    error: { code: -32602, message: `Invalid params for ${message.method}: ${problem}.` },
+  };
+}
+
+function expectedOf(expected: string): string {
+  if (expected === 'record' || expected === 'object') return 'an object';
+  if (expected === 'array') return 'an array';
+  if (expected === 'int') return 'an integer';
+  return `a ${expected}`;
 }

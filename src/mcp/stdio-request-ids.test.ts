@@ -89,4 +89,33 @@ describe('serveStdio request ids', () => {
       },
     ]);
   });
+
+  it('answers a request whose params its method refuses with -32602, and goes on', async () => {
+    const { serving, send, answerTo, end } = await connect();
+    send({ id: 1, method: 'tools/call', params: { name: 'echo', arguments: 'x' } });
+    send({ id: 2, method: 'logging/setLevel', params: { level: 'loud' } });
+    send({ id: 3, method: 'ping' });
+    await expect.poll(() => answerTo(3).length).toBe(1);
+    expect([...answerTo(1), ...answerTo(2)]).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32602,
+          message: `Invalid params for tools/call: 'params.arguments' must be an object, got "x".`,
+        },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        error: {
+          code: -32602,
+          message:
+            'Invalid params for logging/setLevel: \'params.level\' must be one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency", got "loud".',
+        },
+      },
+    ]);
+    end();
+    await serving.closed;
+  });
 });

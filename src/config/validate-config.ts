@@ -444,6 +444,13 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     return true;
   };
   config.builtins.forEach((name, index) => {
+    const spec = builtins.get(name);
+    const defined = catalog.get(name);
+    if (spec !== undefined && defined !== undefined && defined.source !== 'builtin') {
+      // A definition of the built-in's name would replace the built-in without a word.
+      add({ name, source: 'builtin', spec, requiredEnv: spec.requires.env ?? [] }, `/builtins/${index}`);
+      return;
+    }
     if (!enableBuiltin(name, `/builtins/${index}`)) {
       error(
         source,

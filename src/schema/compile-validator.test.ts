@@ -119,3 +119,20 @@ describe('describeSchema', () => {
     expect(describeSchema(undefined)).toBe('any value');
   });
 });
+
+describe('numbers that are not finite', () => {
+  it('refuses NaN and ±Infinity (what 1e309 in JSON becomes) where a number or an integer is expected', () => {
+    const validate = compileValidator({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'integer' }, c: { type: ['number', 'null'] } },
+    });
+    expect(validate(JSON.parse('{"a":1e309}'))?.map((issue) => issue.message)).toEqual([
+      "'a' must be a number (a finite one), got number Infinity",
+    ]);
+    expect(validate({ b: -Infinity, c: Number.NaN })?.map((issue) => issue.message)).toEqual([
+      "'b' must be an integer (a finite one), got number -Infinity",
+      "'c' must be a number or null (a finite one), got number NaN",
+    ]);
+    expect(validate({ a: 1.5, b: 2, c: null })).toBeUndefined();
+  });
+});

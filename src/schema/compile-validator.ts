@@ -21,6 +21,8 @@ const ajv = new Ajv2020({
   coerceTypes: false,
   validateFormats: true,
   discriminator: true,
+  // NaN and ±Infinity (JSON's `1e309` parses to Infinity) are no number an argument can mean.
+  strictNumbers: true,
   // `pattern` in linear time: a tool's schema is no way to block the process (see linear-pattern.ts).
   code: { regExp: linearRegExp },
 });

@@ -43,6 +43,8 @@ export function toIssue(error: ErrorObject): ValidationIssue {
     }
     case 'type':
       expected = withArticle(String(params.type).replaceAll(',', ' or '));
+      // NaN and ±Infinity are numbers to JavaScript, but no number an argument can mean.
+      if (typeof error.data === 'number' && !Number.isFinite(error.data)) expected = `${expected} (a finite one)`;
       break;
     case 'enum':
       expected = `one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;

@@ -69,7 +69,7 @@ describe('docs/scale-out.md configuration snippets', () => {
     expect([...unit.keys()]).toEqual(['Unit', 'Service', 'Install']);
     const service = unit.get('Service') as Map<string, string[]>;
     const exec = (service.get('ExecStart') ?? [])[0] ?? '';
-    expect(exec).toMatch(/toolshed serve .*--port %i/);
+    expect(exec).toMatch(/^\/usr\/local\/bin\/toolshed serve .*--port %i/);
     for (const flag of exec.match(/--[a-z-]+/g) ?? []) expect(serveHelp).toContain(flag);
     const variable = (service.get('Environment') ?? []).find((value) => value.startsWith('TOOLSHED_DATABASE_URL='));
     const url = new URL((variable ?? '').slice('TOOLSHED_DATABASE_URL='.length).replace('%i', '4319'));
@@ -97,8 +97,9 @@ describe('docs/scale-out.md configuration snippets', () => {
     const names = new Set<string>();
     for (const [, service] of instances) {
       const command = service.command ?? [];
-      expect(command.slice(3, 4)).toEqual(['serve']);
-      const serveFlags = command.slice(4).filter((word) => word.startsWith('--'));
+      // The installed command, never `npx toolshed` (whatever the registry holds under that name).
+      expect(command.slice(0, 2)).toEqual(['toolshed', 'serve']);
+      const serveFlags = command.slice(2).filter((word) => word.startsWith('--'));
       expect(serveFlags).toEqual(['--host', '--port', '--config']);
       for (const flag of serveFlags) expect(serveHelp).toContain(flag);
       const url = new URL(service.environment?.TOOLSHED_DATABASE_URL ?? '');

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { RestToolOptions } from '../builtins/web/rest-tool.js';
@@ -412,12 +413,18 @@ export async function reloadServedConfig(app: FastifyInstance, config: ServedCon
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    if (text === '') {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length === 0) {
       done(null, undefined);
       return;
     }
+    // Decoded as it is, never with bad bytes replaced: what is stored is what was sent.
+    if (!isUtf8(bytes)) {
+      done(new ApiError(400, 'VALIDATION_ERROR', 'The request body is not valid UTF-8.', { field: 'body' }));
+      return;
+    }
+    const text = bytes.toString('utf8');
     const breach = checkJsonText(text);
     if (breach !== undefined) {
       const details: Record<string, unknown> = {
@@ -429,8 +436,55 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
       done(new ApiError(400, 'VALIDATION_ERROR', describeJsonLimitBreach('The request body', breach), details));
       return;
     }
-    parseJson(request, text, done);
+    // A call's arguments reach its handler as sent (nothing stores them); any other body may be stored.
+    if (!LONE_SURROGATE_ESCAPE.test(text) || request.routeOptions.url === CALL_ROUTE) {
+      parseJson(request, text, done);
+      return;
+    }
+    parseJson(request, text, (error, value) => {
+      const path = error === null ? lonelySurrogateAt(value, '') : undefined;
+      if (path === undefined) done(error, value);
+      else {
+        done(
+          new ApiError(
+            400,
+            'VALIDATION_ERROR',
+            `The request body has a lone UTF-16 surrogate (a \\ud800–\\udfff escape without its pair) at '${path === '' ? 'body' : path}', which no text can hold; send valid Unicode.`,
+            { field: path === '' ? 'body' : path },
+          ),
+        );
+      }
+    });
   });
+}
+
+/** The route whose body holds a tool's arguments, handed to the tool as they are. */
+const CALL_ROUTE = '/api/tools/:id/call';
+
+/** A `\uD800`–`\uDFFF` escape: only JSON text with one can hold a lone surrogate. */
+const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** A high surrogate without its low one after it, or a low one without its high one before it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Where in a parsed body a string (or a key) holds a lone surrogate: its path, `undefined` when none. */
+function lonelySurrogateAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = lonelySurrogateAt(value[index], `${path}[${index}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const at = path === '' ? key : `${path}.${key}`;
+    if (LONE_SURROGATE.test(key)) return at;
+    const found = lonelySurrogateAt(child, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function loggerOption(logger: ServerOptions['logger']): boolean | Record<string, unknown> {

@@ -34,6 +34,53 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
       await harness.teardown();
     });
 
+    describe('text a REST body cannot carry', () => {
+      it('refuses bytes that are not UTF-8 and lone surrogates, writing nothing, and keeps a pair as sent', async () => {
+        const before = await databaseSnapshot(store);
+        const bytes = await app.inject({
+          method: 'POST',
+          url: '/api/agents',
+          headers: { ...headers, 'content-type': 'application/json' },
+          payload: Buffer.concat([Buffer.from('{"name":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}')]),
+        });
+        expect([bytes.statusCode, bytes.json()]).toEqual([
+          400,
+          {
+            error: {
+              code: 'VALIDATION_ERROR',
+              message: 'The request body is not valid UTF-8.',
+              details: { field: 'body' },
+            },
+          },
+        ]);
+        for (const [payload, field] of [
+          ['{"name":"\\ud800"}', 'name'],
+          ['{"name":"ok","description":"a\\udc00b"}', 'description'],
+          ['{"name":"ok","tags":["x","\\uD83D"]}', 'tags[1]'],
+          ['{"\\ud800":1}', '\ud800'],
+        ] as const) {
+          const response = await post('/api/agents', payload);
+          expect([response.statusCode, response.json()], payload).toEqual([
+            400,
+            {
+              error: {
+                code: 'VALIDATION_ERROR',
+                message: `The request body has a lone UTF-16 surrogate (a \\ud800–\\udfff escape without its pair) at '${field}', which no text can hold; send valid Unicode.`,
+                details: { field },
+              },
+            },
+          ]);
+        }
+        expect(await databaseSnapshot(store)).toEqual(before);
+        const paired = await post('/api/agents', '{"name":"smile \\ud83d\\ude00"}');
+        expect(paired.statusCode).toBe(201);
+        const id = (paired.json() as { id: string }).id;
+        const read = await app.inject({ method: 'GET', url: `/api/agents/${id}`, headers });
+        expect((read.json() as { name: string }).name).toBe('smile 😀');
+        await app.inject({ method: 'DELETE', url: `/api/agents/${id}`, headers });
+      });
+    });
+
     describe('limits on a REST body', () => {
       it('answers arguments nested 6 000 levels deep 400 naming the depth limit and the field', async () => {
         const before = await databaseSnapshot(store);

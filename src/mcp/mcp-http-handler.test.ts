@@ -267,6 +267,20 @@ describe('MCP Streamable HTTP handler', () => {
     const inSession = await raw(port, { headers: { 'mcp-session-id': sessionId }, body: '{"jsonrpc":' });
     expect(inSession.status).toBe(400);
     expect(JSON.parse(inSession.body).error.code).toBe(-32700);
+    // Bytes that are not UTF-8 are refused, never read with U+FFFD in their place (as over stdio).
+    const call = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a';
+    const notUtf8 = await raw(port, {
+      headers: { 'mcp-session-id': sessionId },
+      body: Buffer.concat([Buffer.from(call), Buffer.from([0xff, 0xfe]), Buffer.from('b"}}}')]),
+    });
+    expect([notUtf8.status, JSON.parse(notUtf8.body)]).toEqual([
+      400,
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Parse error: the request body is not valid UTF-8.' },
+      },
+    ]);
   });
 
   describe('request ids under way', () => {

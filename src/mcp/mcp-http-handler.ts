@@ -515,6 +515,7 @@ export function createMcpHttpHandler(
         connection: 'close',
       });
     }
+    if (body === 'not utf-8') return jsonRpcError(400, -32700, 'Parse error: the request body is not valid UTF-8.');
     // Limits and refused keys before parsing (INPUT_LIMITS): never a stack overflow further on.
     const breach = checkJsonText(body);
     if (breach !== undefined) {

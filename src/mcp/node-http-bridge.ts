@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
 /**
@@ -320,8 +321,9 @@ export function incomingOf(request: Request): IncomingMessage | undefined {
 
 /**
  * The body of `request` as text (UTF-8, a leading byte order mark dropped), read until it ends or
- * grows past `maxBytes` (then `'too large'`, and the rest is left unread). A request made by
- * {@link nodeListener} is read from its node stream, any other from its `body`.
+ * grows past `maxBytes` (then `'too large'`, and the rest is left unread); `'not utf-8'` for bytes that
+ * are not UTF-8 (never read with U+FFFD in their place). A request made by {@link nodeListener} is
+ * read from its node stream, any other from its `body`.
  *
  * @example
  * ```ts
@@ -329,7 +331,7 @@ export function incomingOf(request: Request): IncomingMessage | undefined {
  * if (text === 'too large') return new Response('Payload Too Large', { status: 413 });
  * ```
  */
-export async function readRequestText(request: Request, maxBytes: number): Promise<string | 'too large'> {
+export async function readRequestText(request: Request, maxBytes: number): Promise<string | 'too large' | 'not utf-8'> {
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) return 'too large';
   const origin = origins.get(request);
@@ -352,7 +354,7 @@ export async function readRequestText(request: Request, maxBytes: number): Promi
   return textOf(Buffer.concat(chunks, size));
 }
 
-function readNodeText(incoming: IncomingMessage, maxBytes: number): Promise<string | 'too large'> {
+function readNodeText(incoming: IncomingMessage, maxBytes: number): Promise<string | 'too large' | 'not utf-8'> {
   if (incoming.readableEnded) return Promise.resolve('');
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -393,7 +395,8 @@ function readNodeText(incoming: IncomingMessage, maxBytes: number): Promise<stri
   });
 }
 
-function textOf(bytes: Buffer): string {
+function textOf(bytes: Buffer): string | 'not utf-8' {
+  if (!isUtf8(bytes)) return 'not utf-8';
   const text = bytes.toString('utf8');
   // As TextDecoder reads it: a byte order mark is not part of the text.
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

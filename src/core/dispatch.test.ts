@@ -324,13 +324,22 @@ describe('extra arguments', () => {
     expect(result.metadata.droppedArgs).toEqual(['__proto__']);
   });
 
-  it('drops a JSON __proto__ key like any other undeclared argument', async () => {
+  it('refuses a JSON __proto__ key and a key sent twice, as every other surface does', async () => {
     const registry = new ToolRegistry();
     registry.register(echo);
-    const result = expectSuccess(await registry.call('echo', '{"text": "hi", "__proto__": {"polluted": true}}'));
-    expect(result.data).toEqual({ text: 'hi' });
-    expect(result.metadata.droppedArgs).toEqual(['__proto__']);
+    const proto = expectFailure(await registry.call('echo', '{"text": "hi", "__proto__": {"polluted": true}}'));
+    expect(proto.error).toEqual({
+      code: 'INVALID_ARGUMENTS',
+      message:
+        "The JSON text of the arguments for 'echo' has the key '__proto__', which is refused: it could change the prototype of an object it is copied into.",
+      retryable: false,
+      details: { limit: 'refusedKey', key: '__proto__', path: '' },
+    });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const twice = expectFailure(await registry.call('echo', '{"text": "hi", "text": "bye"}'));
+    expect(twice.error.message).toBe(
+      "The JSON text of the arguments for 'echo' has the key 'text' twice; send each key once.",
+    );
   });
 
   it("rejects undeclared arguments with the registry option extraArgs: 'reject'", async () => {

@@ -1,4 +1,5 @@
-import { notJsonFailure, notObjectFailure, tooDeepFailure } from './errors/failures.js';
+import { jsonLimitFailure, notJsonFailure, notObjectFailure, tooDeepFailure } from './errors/failures.js';
+import { checkJsonText, INPUT_LIMITS, type JsonLimits } from './input-limits.js';
 import { locateJsonError } from './json-error.js';
 import { isPlainObject } from './json-schema.js';
 import type { ToolFailure } from './tool-result.js';
@@ -16,8 +17,12 @@ import type { ToolFailure } from './tool-result.js';
  */
 export const MAX_ARGUMENT_DEPTH = 200;
 
+/** The limits JSON text arguments are held to; their depth is {@link MAX_ARGUMENT_DEPTH}'s, checked once parsed. */
+const ARGUMENT_TEXT_LIMITS: JsonLimits = { ...INPUT_LIMITS, depth: Number.POSITIVE_INFINITY };
+
 /**
- * Parse a model's arguments: an object as is; JSON text parsed; `''`, `null` and `undefined` as `{}`
+ * Parse a model's arguments: an object as is; JSON text parsed, once it is within the limits of
+ * `INPUT_LIMITS` with no duplicate or refused (`__proto__`) key; `''`, `null` and `undefined` as `{}`
  * (many models send an empty string for a tool without arguments). `owned` says the object was made
  * here, so validation may write defaults into it without copying.
  *
@@ -36,6 +41,9 @@ export function parseArguments(
   let owned = false;
   if (typeof raw === 'string') {
     if (raw.trim() === '') return { args: {}, owned: true };
+    // The limits and key rules of every other surface: JSON.parse would keep the last of two keys.
+    const breach = checkJsonText(raw, ARGUMENT_TEXT_LIMITS);
+    if (breach !== undefined) return { failure: jsonLimitFailure(toolName, breach) };
     try {
       value = JSON.parse(raw);
       owned = true;

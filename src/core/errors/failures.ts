@@ -1,5 +1,6 @@
 import { describeValue } from '../define-tool.js';
 import { closestNames } from '../did-you-mean.js';
+import { describeJsonLimitBreach, type JsonLimitBreach } from '../input-limits.js';
 import type { JsonErrorLocation } from '../json-error.js';
 import type { JsonObjectSchema } from '../json-schema.js';
 import { summarizeValue } from '../summarize-value.js';
@@ -31,6 +32,24 @@ export function notJsonFailure(toolName: string, location: JsonErrorLocation | u
     hint: SEND_ONE_OBJECT,
     details: location,
   });
+}
+
+/**
+ * `INVALID_ARGUMENTS`: JSON text arguments that break a limit of `INPUT_LIMITS` or have a refused or
+ * duplicate key, which every other surface refuses too.
+ *
+ * @example
+ * ```ts
+ * jsonLimitFailure('echo', { limit: 'duplicateKey', key: 'text', path: '' });
+ * // "The JSON text of the arguments for 'echo' has the key 'text' twice; send each key once."
+ * ```
+ */
+export function jsonLimitFailure(toolName: string, breach: JsonLimitBreach): ToolFailure {
+  return ToolResult.error(
+    'INVALID_ARGUMENTS',
+    describeJsonLimitBreach(`The JSON text of the arguments for '${toolName}'`, breach),
+    { details: { ...breach } },
+  );
 }
 
 /**

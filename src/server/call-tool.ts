@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { canonicalJson } from '../core/approvals.js';
 import { ToolResult } from '../core/tool-result.js';
 import { READ_TOOL_OUTPUT } from '../registry/read-tool-output.js';
-import { type ApprovalRecord, StoreNotFoundError, type TokenIdentity } from '../store/index.js';
+import { type ApprovalRecord, STORE_LIMITS, StoreNotFoundError, type TokenIdentity } from '../store/index.js';
 import { toolNotFound } from './api-error.js';
 import type { CallAdmitted, CallRefused } from './call-quotas.js';
 import type { ServerContext } from './server-context.js';
@@ -223,7 +223,7 @@ export async function recordCall(
   }
   await context.store.toolCalls.record(workspaceId, {
     agentId: agentId ?? null,
-    toolId: name,
+    toolId: loggedToolId(name),
     status: result.status,
     errorCode: result.status === 'success' || result.status === 'pending_approval' ? null : result.error.code,
     durationMs: Math.max(0, result.metadata.durationMs),
@@ -238,6 +238,16 @@ export async function recordCall(
     resultBytes,
   });
   return json;
+}
+
+/**
+ * The name a call is logged under: the name it asked for, or, for one no tool can have, a stand-in
+ * the log can hold — `(no name)` for an empty one, the first 199 characters and `…` for a longer one
+ * than a tool id may be — so every call is in the log, a refused one too.
+ */
+function loggedToolId(name: string): string {
+  if (name.trim() === '') return '(no name)';
+  return name.length > STORE_LIMITS.nameChars ? `${name.slice(0, STORE_LIMITS.nameChars - 1)}…` : name;
 }
 
 /**

@@ -141,6 +141,28 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
       expect(listing).not.toContain('"hi"');
     });
 
+    it('logs a call of a name no tool can have, under a name the log can hold', async () => {
+      const acme = await workspace();
+      const client = new Client({ name: 'audit-test', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${acme.token}` } },
+        }),
+      );
+      for (const name of ['', 'b'.repeat(300)]) {
+        const result = await client.callTool({ name, arguments: {} });
+        expect(result).toMatchObject({ isError: true, _meta: { error_code: 'TOOL_NOT_FOUND' } });
+      }
+      await client.close();
+      const { calls } = (await send('GET', '/api/calls', acme.headers)).json() as {
+        calls: Array<Record<string, unknown>>;
+      };
+      expect(calls.map((call) => [call.tool_id, call.status, call.error_code])).toEqual([
+        [`${'b'.repeat(199)}…`, 'error', 'TOOL_NOT_FOUND'],
+        ['(no name)', 'error', 'TOOL_NOT_FOUND'],
+      ]);
+    });
+
     it('filters by status, tool, agent, token and time, and pages with a cursor', async () => {
       const acme = await workspace();
       const second = await store.tokens.create(acme.id, { name: 'second' });

@@ -339,6 +339,28 @@ describe('MCP Streamable HTTP handler', () => {
       expect(messages(batch)[0]).toMatchObject({ id: 'b' });
     });
 
+    it('refuses an MCP-Protocol-Version it does not support on a session request, with 400', async () => {
+      const { port } = await start();
+      const sessionId = await openSession(port);
+      for (const version of ['1999-01-01', '0', '', ' ']) {
+        const response = await raw(port, {
+          headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': version },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        });
+        expect(response.status, JSON.stringify(version)).toBe(400);
+        expect(JSON.parse(response.body).error.message).toMatch(
+          new RegExp(
+            `^Bad Request: Unsupported protocol version: ${version.trim() === '' ? '' : version} ?\\(supported versions: `,
+          ),
+        );
+      }
+      const supported = await raw(port, {
+        headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
+      expect(supported.status).toBe(200);
+    });
+
     it('answers a request whose params its method refuses with -32602 saying what is wrong', async () => {
       const { port } = await start();
       const sessionId = await openSession(port);

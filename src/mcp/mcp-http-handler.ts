@@ -891,6 +891,15 @@ export function createMcpHttpHandler(
   }
 
   async function serve(session: Session, request: Request, message: unknown): Promise<Response> {
+    // Checked here, not only by the transport: a primed session's header is replaced before it sees it.
+    const version = request.headers.get('mcp-protocol-version');
+    if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return jsonRpcError(
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${JSON.stringify(version).slice(1, -1).slice(0, 64)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      );
+    }
     // An id under way taken again would take over the first request's stream, which would never end.
     const taken = message === undefined ? undefined : session.requests.refuseTaken(message);
     if (taken !== undefined) return jsonRpcError(400, -32600, taken);

@@ -8,7 +8,7 @@ import {
   MIN_CALLS_PER_MINUTE,
   STORE_LIMITS,
 } from '../store/index.js';
-import { notFound, validationError } from './api-error.js';
+import { notFound, toolNotFound, validationError } from './api-error.js';
 import type { CallLimitView } from './api-shapes.js';
 import { requireObjectBody } from './body-validation.js';
 import { type ActiveCallLimit, burstOf } from './call-limits.js';
@@ -33,11 +33,28 @@ export function registerLimitRoutes(app: FastifyInstance, context: ServerContext
 
   const put = async (workspaceId: string, scope: string, target: string | undefined, body: unknown) => {
     const input = limitInputOf(scope, target, body);
+    if (typeof input.target === 'string') await requireTarget(workspaceId, input.scope, input.target);
     const record = await store.callLimits.set(workspaceId, input);
     limits.invalidate(workspaceId);
     return {
       limit: callLimitView({ ...record, source: 'api' }),
     };
+  };
+  // A limit on a tool, agent or token the workspace does not have would hold nothing: a typo, named.
+  const requireTarget = async (workspaceId: string, scope: CallLimitScope, target: string) => {
+    if (scope === 'tool') {
+      if ((await store.tools.get(workspaceId, target)) !== undefined) return;
+      const known = (await store.tools.list(workspaceId)).map((tool) => tool.id);
+      throw toolNotFound(`Tool ${describeValue(target)} does not exist in this workspace.`, target, known);
+    }
+    if (scope === 'agent' && (await store.agents.get(workspaceId, target)) === undefined) {
+      throw notFound(`Agent ${describeValue(target)} does not exist in this workspace.`);
+    }
+    if (scope === 'token' && !(await store.tokens.list(workspaceId)).some((token) => token.id === target)) {
+      throw notFound(
+        `Token ${describeValue(target)} does not exist in this workspace (name a token by its id, tok_…).`,
+      );
+    }
   };
   const remove = async (workspaceId: string, scope: string, target: string | undefined) => {
     const checked = scopeOf(scope, target);

@@ -246,6 +246,30 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
       });
     });
 
+    it('refuses a limit on a tool, agent or token the workspace does not have, naming it, and writes nothing', async () => {
+      const acme = await workspace();
+      const cases: Array<[string, string]> = [
+        ['/api/limits/tool/quik', 'Tool "quik" does not exist in this workspace. Did you mean \'quick\'?'],
+        ['/api/limits/tool/calculator%00', 'Tool "calculator\\u0000" does not exist in this workspace.'],
+        ['/api/limits/agent/..%2F..', 'Agent "../.." does not exist in this workspace.'],
+        [
+          "/api/limits/token/'%20OR%201=1",
+          `Token "' OR 1=1" does not exist in this workspace (name a token by its id, tok_…).`,
+        ],
+      ];
+      for (const [url, message] of cases) {
+        const refused = await send('PUT', url, acme.headers, { max_concurrent: 1 });
+        expect([refused.status, (refused.body as { error: { code: string; message: string } }).error], url).toEqual([
+          404,
+          expect.objectContaining({ code: 'NOT_FOUND', message }),
+        ]);
+      }
+      expect((await send('GET', '/api/limits', acme.headers)).body).toEqual({ limits: [] });
+      expect((await send('PUT', `/api/limits/token/${acme.tokenId}`, acme.headers, { max_concurrent: 2 })).status).toBe(
+        200,
+      );
+    });
+
     it('refuses a target longer than any id before the route runs, and writes nothing', async () => {
       const acme = await workspace();
       const refused = await send('PUT', `/api/limits/agent/${'a'.repeat(200)}`, acme.headers, { max_concurrent: 1 });

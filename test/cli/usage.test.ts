@@ -82,6 +82,24 @@ describe('toolshed usage errors (exit 2)', () => {
     }
   });
 
+  it.each(['0', '10000001', '99999999999999', 'many'])('refuses emails generate --count %s', async (count) => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-count-'));
+    try {
+      const run = await runCli(['emails', 'generate', '--count', count, '--out', 'o.jsonl'], { cwd: folder });
+      expect(run.exitCode).toBe(2);
+      expect(lines(run.stderr)[0]).toBe(
+        `error: option '--count <n>' argument '${count}' is invalid. ${
+          /^\d+$/.test(count) && Number(count) >= 1
+            ? 'Use a whole number from 1 to 10000000 (about 7 GB of JSONL).'
+            : 'Use a whole number of at least 1.'
+        }`,
+      );
+      expect(readdirSync(folder)).toEqual([]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('rejects a second tool name', async () => {
     const run = await runCli(['describe', 'echo', 'add_numbers']);
     expect(run.exitCode).toBe(2);

@@ -65,7 +65,7 @@ export function defineEmailsCommand(program: Command, context: CliContext): Comm
     .description(
       'Generate a synthetic corpus (Zipf vocabulary, threads, forwards, 100+ inboxes), deterministic from --seed.',
     )
-    .requiredOption('--count <n>', 'how many emails', positiveInt)
+    .requiredOption('--count <n>', `how many emails, 1 to ${MAX_GENERATED_EMAILS}`, emailCount)
     .option('--inboxes <k>', 'how many inboxes (default: 150)', positiveInt)
     .option('--seed <n>', 'the random seed (default: 1)', positiveInt)
     .option('--out <path>', 'write JSONL to this file', pathValue('file'))
@@ -215,6 +215,17 @@ function guessFormat(path: string): (typeof FORMATS)[number] {
   for (const format of ['csv', 'jsonl', 'parquet', 'mbox'] as const) if (lower.endsWith(`.${format}`)) return format;
   if (lower.endsWith('.json') || lower.endsWith('.ndjson')) return 'jsonl';
   return 'maildir';
+}
+
+/** The most emails `emails generate` writes: about 7 GB of JSONL. */
+const MAX_GENERATED_EMAILS = 10_000_000;
+
+function emailCount(value: string): number {
+  const count = positiveInt(value);
+  if (count > MAX_GENERATED_EMAILS) {
+    throw new InvalidArgumentError(`Use a whole number from 1 to ${MAX_GENERATED_EMAILS} (about 7 GB of JSONL).`);
+  }
+  return count;
 }
 
 function positiveInt(value: string): number {

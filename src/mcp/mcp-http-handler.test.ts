@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { createConformanceRegistry } from '../../test/mcp/conformance-tools.js';
+import { createConformanceRegistry, waitingTool } from '../../test/mcp/conformance-tools.js';
 import { handlerHarness } from '../../test/mcp/listen.js';
 import { defineTool } from '../index.js';
 import {
@@ -287,23 +287,8 @@ describe('MCP Streamable HTTP handler', () => {
     /** A registry with a call that waits for `release`, so a request stays under way. */
     function waitingRegistry() {
       const registry = createConformanceRegistry();
-      let release = () => {};
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      registry.register(
-        defineTool({
-          name: 'wait_here',
-          description: 'Wait until the test lets it go.',
-          handler: async (_args, context) => {
-            await Promise.race([
-              released,
-              new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true })),
-            ]);
-            return 'done';
-          },
-        }),
-      );
+      const { tool, release } = waitingTool();
+      registry.register(tool);
       return { registry, release };
     }
     const call = (id: unknown, name: string) =>

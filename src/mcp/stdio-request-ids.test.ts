@@ -1,29 +1,13 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createConformanceRegistry } from '../../test/mcp/conformance-tools.js';
-import { defineTool } from '../index.js';
+import { createConformanceRegistry, waitingTool } from '../../test/mcp/conformance-tools.js';
 import { serveStdio } from './serve-stdio.js';
 
 /** `serveStdio` over in-memory pipes with a tool that waits until `release` (or its cancellation). */
 async function connect() {
   const registry = createConformanceRegistry();
-  let release = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  registry.register(
-    defineTool({
-      name: 'wait_here',
-      description: 'Wait until the test lets it go.',
-      handler: async (_args, context) => {
-        await Promise.race([
-          released,
-          new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true })),
-        ]);
-        return 'done';
-      },
-    }),
-  );
+  const { tool, release } = waitingTool();
+  registry.register(tool);
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const serving = await serveStdio(registry, { stdin, stdout });

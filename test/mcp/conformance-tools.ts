@@ -123,3 +123,32 @@ export function createConformanceCatalog(): ContentCatalog {
   );
   return catalog;
 }
+
+/**
+ * A tool that waits until `release()` is called, or its call is cancelled: a request that stays under
+ * way for as long as a test needs.
+ *
+ * @example
+ * ```ts
+ * const { tool, release } = waitingTool();
+ * registry.register(tool);
+ * ```
+ */
+export function waitingTool(): { tool: ToolSpec; release: () => void } {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const tool = defineTool({
+    name: 'wait_here',
+    description: 'Wait until the test lets it go.',
+    handler: async (_args, context) => {
+      await Promise.race([
+        released,
+        new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true })),
+      ]);
+      return 'done';
+    },
+  });
+  return { tool, release };
+}

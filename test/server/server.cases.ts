@@ -894,80 +894,47 @@ export function defineServerCases(harness: ServerStoreHarness): void {
       expect(fakeHits).toBe(before);
     });
 
+    /** Approve `approvalId` and expect it used up without a run: `TOOL_NOT_FOUND` saying `message`. */
+    async function approveUnrun(owner: Tenant, approvalId: string, message: string) {
+      const before = fakeHits;
+      const approved = await send('POST', `/api/approvals/${approvalId}`, owner.headers, { decision: 'approve' });
+      expect(approved.statusCode).toBe(200);
+      expect(approved.json()).toMatchObject({
+        approval: { status: 'used' },
+        result: { status: 'error', error: { code: 'TOOL_NOT_FOUND', message } },
+      });
+      expect(fakeHits).toBe(before);
+    }
+
     it('does not run an approved call whose tool was deleted since it was asked', async () => {
       const owner = await tenant();
       const approval = await pendingCall(owner, 'pay_deleted');
       expect((await send('DELETE', '/api/tools/pay_deleted', owner.headers)).statusCode).toBe(204);
-      const before = fakeHits;
-      const approved = await send('POST', `/api/approvals/${approval.id}`, owner.headers, { decision: 'approve' });
-      expect(approved.statusCode).toBe(200);
-      expect(approved.json()).toMatchObject({
-        approval: { status: 'used' },
-        result: {
-          status: 'error',
-          error: {
-            code: 'TOOL_NOT_FOUND',
-            message: "Tool 'pay_deleted' was removed before its approved call could run.",
-          },
-        },
-      });
-      expect(fakeHits).toBe(before);
+      await approveUnrun(owner, approval.id, "Tool 'pay_deleted' was removed before its approved call could run.");
       expect((await store.approvals(owner.id).getRecord(approval.id))?.status).not.toBe('pending');
     });
 
-    it('does not run an approved call of a tool detached from its agent since it was asked', async () => {
+    it.each([
+      ['a tool detached from its agent', 'pay_detached', (agent: string) => `/api/agents/${agent}/tools/pay_detached`],
+      ['a tool whose agent was deleted', 'pay_orphan', (agent: string) => `/api/agents/${agent}`],
+    ])('does not run an approved call of %s since it was asked', async (_label, tool, removal) => {
       const owner = await tenant();
-      await send('POST', '/api/tools', owner.headers, restTool('pay_detached', { requires_approval: true }));
+      await send('POST', '/api/tools', owner.headers, restTool(tool, { requires_approval: true }));
       const agent = (await send('POST', '/api/agents', owner.headers, { name: 'payer' })).json() as { id: string };
-      expect(
-        (await send('POST', `/api/agents/${agent.id}/tools`, owner.headers, { tool_id: 'pay_detached' })).statusCode,
-      ).toBe(201);
-      const asked = await send('POST', '/api/tools/pay_detached/call', owner.headers, {
+      expect((await send('POST', `/api/agents/${agent.id}/tools`, owner.headers, { tool_id: tool })).statusCode).toBe(
+        201,
+      );
+      const asked = await send('POST', `/api/tools/${tool}/call`, owner.headers, {
         arguments: { query: 'pay' },
         agent_id: agent.id,
       });
       const approval = (asked.json() as { approval: { id: string } }).approval;
-      expect((await send('DELETE', `/api/agents/${agent.id}/tools/pay_detached`, owner.headers)).statusCode).toBe(204);
-      const before = fakeHits;
-      const approved = await send('POST', `/api/approvals/${approval.id}`, owner.headers, { decision: 'approve' });
-      expect(approved.statusCode).toBe(200);
-      expect(approved.json()).toMatchObject({
-        result: {
-          status: 'error',
-          error: {
-            code: 'TOOL_NOT_FOUND',
-            message: `Tool 'pay_detached' is no longer available to agent '${agent.id}' (removed or detached since the call was asked); the approved call did not run.`,
-          },
-        },
-      });
-      expect(fakeHits).toBe(before);
-    });
-
-    it('does not run an approved call whose agent was deleted since it was asked', async () => {
-      const owner = await tenant();
-      await send('POST', '/api/tools', owner.headers, restTool('pay_orphan', { requires_approval: true }));
-      const agent = (await send('POST', '/api/agents', owner.headers, { name: 'gone' })).json() as { id: string };
-      await send('POST', `/api/agents/${agent.id}/tools`, owner.headers, { tool_id: 'pay_orphan' });
-      const asked = await send('POST', '/api/tools/pay_orphan/call', owner.headers, {
-        arguments: { query: 'pay' },
-        agent_id: agent.id,
-      });
-      const approval = (asked.json() as { approval: { id: string } }).approval;
-      expect((await send('DELETE', `/api/agents/${agent.id}`, owner.headers)).statusCode).toBe(204);
-      const before = fakeHits;
-      const approved = await send('POST', `/api/approvals/${approval.id}`, owner.headers, { decision: 'approve' });
-      expect(approved.statusCode).toBe(200);
-      expect(approved.json()).toMatchObject({
-        approval: { status: 'used' },
-        result: {
-          status: 'error',
-          error: {
-            code: 'TOOL_NOT_FOUND',
-            message: `Tool 'pay_orphan' is no longer available to agent '${agent.id}' (removed or detached since the call was asked); the approved call did not run.`,
-          },
-        },
-      });
-      expect(fakeHits).toBe(before);
+      expect((await send('DELETE', removal(agent.id), owner.headers)).statusCode).toBe(204);
+      await approveUnrun(
+        owner,
+        approval.id,
+        `Tool '${tool}' is no longer available to agent '${agent.id}' (removed or detached since the call was asked); the approved call did not run.`,
+      );
     });
 
     it("answers 404 for another workspace's approval and leaves it pending", async () => {

@@ -109,6 +109,11 @@ describe('describeSchema', () => {
     [{ anyOf: [{ type: 'string' }, { type: 'number' }] }, 'a string or a number'],
     [{ $ref: '#/$defs/Address' }, 'a Address'],
     [{}, 'any value'],
+    [{ required: ['secret'] }, "an object with 'secret'"],
+    [
+      { oneOf: [{ required: ['token_env'] }, { required: ['name', 'secret'] }] },
+      "an object with 'token_env' or an object with 'name' and 'secret'",
+    ],
   ] as const)('describes %j as %s', (schema, words) => {
     expect(describeSchema(schema as never)).toBe(words);
   });

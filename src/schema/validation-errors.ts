@@ -135,6 +135,9 @@ export function describeSchema(schema: JsonSchema | boolean | undefined): string
     const options = schema.anyOf ?? schema.oneOf;
     if (options !== undefined) return options.map(describeSchema).join(' or ');
     if (schema.$ref !== undefined) return `a ${schema.$ref.split('/').pop() ?? 'value'}`;
+    // A branch that only asks for some keys (`{required: [secret]}`, as a oneOf of ways to say one thing).
+    const required = Array.isArray(schema.required) ? schema.required : [];
+    if (required.length > 0) return `an object with ${required.map((name) => `'${name}'`).join(' and ')}`;
     return 'any value';
   }
   return types

@@ -153,7 +153,8 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
   });
 
   app.post<{ Params: { id: string } }>('/api/tools/:id/call', async (request, reply) => {
-    const body = requireObjectBody(request.body ?? {}, ['arguments', 'agent_id']);
+    // No body is a call without arguments; a JSON `null` body is refused, as on every other route.
+    const body = requireObjectBody(request.body === undefined ? {} : request.body, ['arguments', 'agent_id']);
     const args = body.arguments;
     if (args !== undefined && args !== null && typeof args !== 'string' && !isPlainObject(args)) {
       throw validationError(

@@ -34,6 +34,22 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
       await harness.teardown();
     });
 
+    it('refuses a call whose body is JSON null, as every other route does, and runs nothing', async () => {
+      const before = await databaseSnapshot(store);
+      const response = await post('/api/tools/calculator/call', 'null');
+      expect([response.statusCode, response.json()]).toEqual([
+        400,
+        {
+          error: {
+            code: 'VALIDATION_ERROR',
+            message: 'The request body must be a JSON object, got null.',
+            details: { field: 'body' },
+          },
+        },
+      ]);
+      expect(await databaseSnapshot(store)).toEqual(before);
+    });
+
     describe('text a REST body cannot carry', () => {
       it('refuses bytes that are not UTF-8 and lone surrogates, writing nothing, and keeps a pair as sent', async () => {
         const before = await databaseSnapshot(store);

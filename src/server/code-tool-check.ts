@@ -46,7 +46,11 @@ const DISPLAY_NAMES: Readonly<Record<SandboxLanguage, string>> = { python: 'Pyth
  * await checkCodeTool(pool.forTenant('acme'), { type: 'javascript', id: 'add', code: 'function add({ a, b }) { return a + b; }' });
  * ```
  */
-export async function checkCodeTool(sandbox: Sandbox, source: CodeToolSource): Promise<void> {
+export async function checkCodeTool(
+  sandbox: Sandbox,
+  source: CodeToolSource,
+  change: 'created' | 'changed' = 'created',
+): Promise<void> {
   const { type, id, code } = source;
   const language = DISPLAY_NAMES[type];
   const reserved = type === 'python' ? PYTHON_RESERVED : JAVASCRIPT_RESERVED;
@@ -60,7 +64,7 @@ export async function checkCodeTool(sandbox: Sandbox, source: CodeToolSource): P
   const outcome = await sandbox.run(
     type === 'python' ? pythonCheckProgram(id, code) : javascriptCheckProgram(id, code),
   );
-  const verdict = verdictOf(outcome, language);
+  const verdict = verdictOf(outcome, language, change);
   switch (verdict[0]) {
     case 'ok':
       return;
@@ -163,16 +167,18 @@ _toolshed_check()
 
 /** In JavaScript (already parsed on the host): run the top level, then say what the name is. */
 function javascriptCheckProgram(id: string, code: string): string {
-  return `${code}\n;typeof ${id}\n`;
+  return `${code}\n;typeof ${id} === 'function' && /^class\\b/.test(Function.prototype.toString.call(${id})) ? 'class' : typeof ${id}\n`;
 }
 
 /** The check's answer, from the sandbox's outcome. */
-function verdictOf(outcome: SandboxRunResult, language: string): unknown[] {
+function verdictOf(outcome: SandboxRunResult, language: string, change: 'created' | 'changed'): unknown[] {
   if (outcome.ok) {
     const result = outcome.result;
     if (language === 'JavaScript') {
       if (result === 'function') return ['ok'];
       if (result === 'undefined') return ['missing'];
+      // A class is a function to typeof, but a call without `new` throws.
+      if (result === 'class') return ['not_function', 'a class'];
       return ['not_function', `a ${String(result)}`];
     }
     return Array.isArray(result) ? result : ['unexpected', result];
@@ -189,16 +195,16 @@ function verdictOf(outcome: SandboxRunResult, language: string): unknown[] {
     case 'memory':
     case 'crashed':
       throw codeError(
-        `${outcome.message.replace(/\.$/, '')}, at the top level of 'code', which runs once when the tool is created; the tool was not created.`,
+        `${outcome.message.replace(/\.$/, '')}, at the top level of 'code', which runs once when the tool is ${change}; the tool was not ${change}.`,
       );
     case 'busy':
-      throw new ApiError(429, 'RATE_LIMITED', `${outcome.message} The tool was not created; send it again shortly.`);
+      throw new ApiError(429, 'RATE_LIMITED', `${outcome.message} The tool was not ${change}; send it again shortly.`);
     case 'unavailable':
     case 'cancelled':
       throw new ApiError(
         503,
         'UNAVAILABLE',
-        `The ${language} sandbox could not check the code: ${outcome.message} The tool was not created.`,
+        `The ${language} sandbox could not check the code: ${outcome.message} The tool was not ${change}.`,
       );
     default: {
       const unreachable: never = outcome.reason;

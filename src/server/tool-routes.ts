@@ -228,6 +228,6 @@ async function checkedCodeConfig(
   if (sandbox === undefined) {
     throw validationError('code', `This server runs no sandbox, so it cannot check or run '${type}' code.`);
   }
-  await checkCodeTool(sandbox, { type, id: tool.id, code });
+  await checkCodeTool(sandbox, { type, id: tool.id, code }, 'changed');
   return { ...tool.config, type, code };
 }

@@ -311,6 +311,13 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
     );
     await expectRefused(
       owner,
+      codeTool('needs_fn', 'javascript', 'class needs_fn { run() { return 1; } }'),
+      400,
+      'code',
+      "'code' defines 'needs_fn' as a class, not a function; a code tool calls the function named like its id.",
+    );
+    await expectRefused(
+      owner,
       codeTool('needs_fn', 'python', 'async def needs_fn():\n    return 1\n'),
       400,
       'code',
@@ -358,6 +365,12 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
     const stillOld = await send(owner, 'POST', '/api/tools/add_numbers/call', { arguments: { a: 2, b: 3 } });
     expect(stillOld.body).toMatchObject({ status: 'success', data: { sum: 5 } });
 
+    const endless = await send(owner, 'PATCH', '/api/tools/add_numbers', {
+      code: 'def add_numbers(a, b):\n    return 1\nwhile True:\n    pass\n',
+    });
+    expect((endless.body.error as { message: string }).message).toMatch(
+      /at the top level of 'code', which runs once when the tool is changed; the tool was not changed\.$/,
+    );
     const renamed = await send(owner, 'PATCH', '/api/tools/add_numbers', { code: 'def other(a, b):\n    return 1\n' });
     expect(renamed.status).toBe(400);
     expect(renamed.body.error).toMatchObject({ details: { field: 'code' } });

@@ -42,6 +42,8 @@ export class AgentQueries implements StoreAgents {
     const workspace = requireId(workspaceId, 'workspaceId');
     if (!isPlainObject(input)) throw new StoreValidationError('input', 'An agent must be an object.');
     const id = input.id === undefined ? randomId('agt') : requireId(input.id, 'id');
+    // One reading for both: two could fall on either side of a millisecond.
+    const now = nowIso();
     const record: AgentRecord = {
       id,
       workspaceId: workspace,
@@ -49,8 +51,8 @@ export class AgentQueries implements StoreAgents {
       description: optionalText(input.description, 'description', STORE_LIMITS.textChars),
       source: 'api',
       origin: null,
-      createdAt: nowIso(),
-      updatedAt: nowIso(),
+      createdAt: now,
+      updatedAt: now,
     };
     let inserted: { id: string } | undefined;
     try {

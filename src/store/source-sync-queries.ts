@@ -107,9 +107,11 @@ export class SourceSyncQueries {
           continue;
         }
         if (current === undefined) {
+          // One reading for both: two could fall on either side of a millisecond.
+          const now = nowIso();
           await trx
             .insertInto('tools')
-            .values({ ...row.values, created_at: nowIso(), updated_at: nowIso() })
+            .values({ ...row.values, created_at: now, updated_at: now })
             .execute();
           result.added.push(row.name);
         } else if (current.definition_hash === row.values.definition_hash && current.source === row.values.source) {

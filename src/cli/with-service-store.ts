@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import type { MigrationReport, ToolshedStore } from '../store/index.js';
 // The constants' own module, not the store's entry: that would load Kysely on every CLI start.
 import { RESOURCE_ID_PATTERN, STORE_LIMITS } from '../store/store-validation.js';
 import { CliError } from './cli-error.js';
-import type { CliIo } from './output.js';
+import { type CliIo, visible } from './output.js';
 import { prepareServiceStore, serviceDatabaseUrl } from './serve/open-service-store.js';
 
 /**
@@ -23,11 +24,20 @@ import { prepareServiceStore, serviceDatabaseUrl } from './serve/open-service-st
 export async function withServiceStore<T>(
   io: CliIo,
   work: (store: ToolshedStore, migrations: MigrationReport) => Promise<T>,
+  options: { existing?: boolean } = {},
 ): Promise<T> {
+  const url = serviceDatabaseUrl(io);
+  // A verb that reads or changes what a database holds (a workspace's secrets, tokens, pins) has
+  // nothing to do in a database that is not there: it says so, and leaves no new file behind.
+  if (options.existing === true && isSqliteFile(url) && !existsSync(url)) {
+    throw new CliError(
+      `error: there is no database at ${visible(url)} (TOOLSHED_DATABASE_URL, default ./toolshed.db); create one with 'toolshed workspace create NAME' or 'toolshed db migrate', or point TOOLSHED_DATABASE_URL at yours.`,
+      1,
+    );
+  }
   // Loaded here, not at the top: every CLI start would otherwise pay for Kysely, the drivers and the
   // built-ins (mathjs), which only the service verbs need.
   const { createStore } = await import('../store/index.js');
-  const url = serviceDatabaseUrl(io);
   try {
     const store = await createStore(url);
     try {
@@ -112,4 +122,8 @@ export function parseResourceName(value: string): string {
     );
   }
   return value;
+}
+
+function isSqliteFile(url: string): boolean {
+  return !/^postgres(ql)?:\/\//.test(url) && url !== ':memory:';
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -408,6 +408,25 @@ describe('service verbs: a database that cannot be opened (exit 1)', () => {
         `error: Cannot open the SQLite database '${missing}': Cannot open database because the directory does not exist. ${URL_HINT}`,
       ],
     );
+  });
+
+  it.each([
+    [['secret', 'list', '--workspace', 'default']],
+    [['secret', 'delete', 'API_KEY', '--workspace', 'default']],
+    [['token', 'create', '--workspace', 'default']],
+    [['mcp-servers', 'changes', '--workspace', 'default']],
+  ])('%j in a folder with no database says so and creates none', async (args) => {
+    const folder = mkdtempSync(join(scratch, 'empty-'));
+    const run = await runCli(args, { cwd: folder, env: { TOOLSHED_DATABASE_URL: '' } });
+    expectRun(
+      run,
+      1,
+      [],
+      [
+        `error: there is no database at ${join(folder, 'toolshed.db')} (TOOLSHED_DATABASE_URL, default ./toolshed.db); create one with 'toolshed workspace create NAME' or 'toolshed db migrate', or point TOOLSHED_DATABASE_URL at yours.`,
+      ],
+    );
+    expect(readdirSync(folder)).toEqual([]);
   });
 
   it('resolves a relative SQLite path against the working folder', async () => {

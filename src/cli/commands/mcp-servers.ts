@@ -57,8 +57,11 @@ export function defineMcpServersCommand(program: Command, context: CliContext): 
     .showHelpAfterError("Run 'toolshed mcp-servers changes --help' for usage.")
     .action(async (server: string | undefined, options: PinOptions) => {
       const { io } = context;
-      const pending = await withServiceStore(io, async (store) =>
-        (await store.upstreamPins.list(options.workspace, server)).filter((pin) => pin.pending !== undefined),
+      const pending = await withServiceStore(
+        io,
+        async (store) =>
+          (await store.upstreamPins.list(options.workspace, server)).filter((pin) => pin.pending !== undefined),
+        { existing: true },
       );
       if (options.json === true) io.stdout.write(`${JSON.stringify(pending.map(changeRecord))}\n`);
       else if (pending.length === 0) {
@@ -84,13 +87,17 @@ export function defineMcpServersCommand(program: Command, context: CliContext): 
     .showHelpAfterError("Run 'toolshed mcp-servers approve --help' for usage.")
     .action(async (server: string, tool: string | undefined, options: PinOptions) => {
       const { io } = context;
-      const approved = await withServiceStore(io, async (store) => {
-        const pending = (await store.upstreamPins.list(options.workspace, server)).filter(
-          (pin) => pin.pending !== undefined && (tool === undefined || pin.tool === tool),
-        );
-        const names = await store.upstreamPins.approve(options.workspace, server, tool);
-        return pending.filter((pin) => names.includes(pin.tool));
-      });
+      const approved = await withServiceStore(
+        io,
+        async (store) => {
+          const pending = (await store.upstreamPins.list(options.workspace, server)).filter(
+            (pin) => pin.pending !== undefined && (tool === undefined || pin.tool === tool),
+          );
+          const names = await store.upstreamPins.approve(options.workspace, server, tool);
+          return pending.filter((pin) => names.includes(pin.tool));
+        },
+        { existing: true },
+      );
       if (approved.length === 0) {
         throw new CliError(
           `error: MCP server '${server}' has no ${tool === undefined ? 'changed tool' : `change of tool '${visible(tool)}'`} waiting for approval in workspace '${visible(options.workspace)}'; list them with 'toolshed mcp-servers changes --workspace ${visible(options.workspace)}'.`,

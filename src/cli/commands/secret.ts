@@ -71,10 +71,14 @@ export function defineSecretCommand(program: Command, context: CliContext): Comm
         );
       }
       const value = options.value ?? (await readValue(io.stdin));
-      const stored = await withServiceStore(io, async (store) => {
-        await requireWorkspace(store, options.workspace);
-        return store.secrets.set(options.workspace, name, value);
-      });
+      const stored = await withServiceStore(
+        io,
+        async (store) => {
+          await requireWorkspace(store, options.workspace);
+          return store.secrets.set(options.workspace, name, value);
+        },
+        { existing: true },
+      );
       io.stdout.write(
         options.json === true
           ? `${JSON.stringify(stored)}\n`
@@ -91,10 +95,14 @@ export function defineSecretCommand(program: Command, context: CliContext): Comm
     .showHelpAfterError("Run 'toolshed secret list --help' for usage.")
     .action(async (options: { workspace: string; json?: boolean }) => {
       const { io } = context;
-      const secrets = await withServiceStore(io, async (store) => {
-        await requireWorkspace(store, options.workspace);
-        return store.secrets.list(options.workspace);
-      });
+      const secrets = await withServiceStore(
+        io,
+        async (store) => {
+          await requireWorkspace(store, options.workspace);
+          return store.secrets.list(options.workspace);
+        },
+        { existing: true },
+      );
       if (options.json === true) io.stdout.write(`${JSON.stringify(secrets)}\n`);
       else if (secrets.length === 0) io.stderr.write(`workspace ${visible(options.workspace)} has no secrets\n`);
       else for (const each of secrets) io.stdout.write(`${each.name}  updated ${each.updatedAt}\n`);
@@ -109,15 +117,19 @@ export function defineSecretCommand(program: Command, context: CliContext): Comm
     .showHelpAfterError("Run 'toolshed secret delete --help' for usage.")
     .action(async (name: string, options: { workspace: string }) => {
       const { io } = context;
-      await withServiceStore(io, async (store) => {
-        await requireWorkspace(store, options.workspace);
-        if (!(await store.secrets.delete(options.workspace, name))) {
-          throw new CliError(
-            `error: workspace '${options.workspace}' has no secret '${name}'; list them with 'toolshed secret list --workspace ${options.workspace}'.`,
-            1,
-          );
-        }
-      });
+      await withServiceStore(
+        io,
+        async (store) => {
+          await requireWorkspace(store, options.workspace);
+          if (!(await store.secrets.delete(options.workspace, name))) {
+            throw new CliError(
+              `error: workspace '${options.workspace}' has no secret '${name}'; list them with 'toolshed secret list --workspace ${options.workspace}'.`,
+              1,
+            );
+          }
+        },
+        { existing: true },
+      );
       io.stdout.write(`deleted secret ${name} from workspace ${visible(options.workspace)}\n`);
       context.setExitCode(0);
     });

@@ -26,15 +26,19 @@ export function defineTokenCommand(program: Command, context: CliContext): Comma
     .showHelpAfterError("Run 'toolshed token create --help' for usage.")
     .action(async (options: { workspace: string; name: string; json?: boolean }) => {
       const { io } = context;
-      const created = await withServiceStore(io, async (store) => {
-        if ((await store.workspaces.get(options.workspace)) === undefined) {
-          throw new CliError(
-            `error: workspace '${options.workspace}' does not exist; create it with 'toolshed workspace create NAME --id ${options.workspace}'.`,
-            1,
-          );
-        }
-        return store.tokens.create(options.workspace, { name: options.name });
-      });
+      const created = await withServiceStore(
+        io,
+        async (store) => {
+          if ((await store.workspaces.get(options.workspace)) === undefined) {
+            throw new CliError(
+              `error: workspace '${options.workspace}' does not exist; create it with 'toolshed workspace create NAME --id ${options.workspace}'.`,
+              1,
+            );
+          }
+          return store.tokens.create(options.workspace, { name: options.name });
+        },
+        { existing: true },
+      );
       io.stdout.write(options.json === true ? `${JSON.stringify(created)}\n` : `${created.token}\n`);
       context.setExitCode(0);
     });

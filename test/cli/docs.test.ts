@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -68,6 +69,14 @@ describe('toolshed docs', () => {
     const catalog = await readFile(join(cwd, 'docs', 'tools', 'README.md'), 'utf8');
     expect(catalog).toContain('## word_count');
     expect(catalog).toContain(`toolshed call word_count --args '{"text":"<text>"}'`);
+  });
+
+  it('writes nothing when one of its files is a folder (exit 1)', async () => {
+    await mkdir(join(cwd, 'env-folder'));
+    const run = await runCli(['docs', ...CONFIG, '--out', 'catalog', '--env-example', 'env-folder'], { cwd });
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stderr).at(-1)).toMatch(/^error: cannot read '.*env-folder': EISDIR/);
+    expect(existsSync(join(cwd, 'catalog'))).toBe(false);
   });
 
   it('reports a folder it cannot write as one line (exit 1)', async () => {

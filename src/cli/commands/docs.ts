@@ -87,9 +87,11 @@ export async function runDocs(options: DocsCommandOptions, { io }: CliContext): 
     { path: resolve(io.cwd, join(options.out ?? DEFAULT_DOCS_DIR, 'README.md')), content: renderToolCatalog(tools) },
     { path: resolve(io.cwd, options.envExample ?? DEFAULT_ENV_EXAMPLE), content: renderEnvExample(tools) },
   ];
+  // Every file is read before any is written: one that cannot be read (a folder) writes nothing.
+  const currents = await Promise.all(files.map((file) => readCurrent(file.path)));
   const results: DocsFileJson[] = [];
-  for (const file of files) {
-    const current = await readCurrent(file.path);
+  for (const [index, file] of files.entries()) {
+    const current = currents[index];
     const shown = displayPath(file.path, io.cwd);
     let status: DocsFileStatus;
     if (current === file.content) status = 'unchanged';

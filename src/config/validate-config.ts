@@ -322,12 +322,14 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   const agentShown = (index: number, id: unknown) => asWrittenOr(`/${agentsKey}/${index}/id`, id);
   const rawAgents = ((value[agentsKey] as Array<Record<string, unknown>> | undefined) ?? []).map((agent, index) => {
     for (const key of Object.keys(agent)) {
-      if (!AGENT_KEYS.includes(key))
-        warning(
-          source,
-          `/${agentsKey}/${index}/${key}`,
-          `key '${key}' of agent '${agentShown(index, agent.id)}' is not used by toolshed`,
-        );
+      if (AGENT_KEYS.includes(key)) continue;
+      // Other consumers may keep their own keys on an agent; one close to a key of toolshed's is a typo.
+      const meant = closestNames(key, AGENT_KEYS, 1)[0];
+      warning(
+        source,
+        `/${agentsKey}/${index}/${key}`,
+        `key '${key}' of agent '${agentShown(index, agent.id)}' is not used by toolshed${meant === undefined ? '' : ` (did you mean '${meant}'?)`}`,
+      );
     }
     return agent;
   });

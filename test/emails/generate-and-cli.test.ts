@@ -110,6 +110,17 @@ for (const harness of emailHarnesses()) {
       const missing = memoryIo(scratch);
       expect(await runCli(['emails', 'import', 'nope.csv', '--db', url], missing)).toBe(1);
       expect(missing.err()).toContain('no such file');
+      // An --out that cannot be written is one line naming it, not an "unexpected failure".
+      for (const [out, cause] of [
+        [join('no-such-folder', 'x.jsonl'), 'ENOENT'],
+        ['.', 'EISDIR'],
+      ]) {
+        const unwritable = memoryIo(scratch);
+        expect(await runCli(['emails', 'generate', '--count', '5', '--out', out as string], unwritable)).toBe(1);
+        expect(unwritable.err()).toMatch(
+          new RegExp(`^error: cannot write '${(out as string).replace('.', '\\.')}': ${cause}`),
+        );
+      }
     });
   });
 }

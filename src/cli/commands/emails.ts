@@ -131,7 +131,14 @@ export async function runEmailsGenerate(options: EmailsGenerateOptions, { io }: 
   try {
     written =
       options.out !== undefined
-        ? await generator.writeGeneratedJsonl(resolve(io.cwd, options.out), settings, onProgress)
+        ? await generator.writeGeneratedJsonl(resolve(io.cwd, options.out), settings, onProgress).catch((error) => {
+            // A path that cannot be written (no such folder, a folder): one line, not "unexpected failure".
+            const code = (error as NodeJS.ErrnoException).code;
+            if (code === undefined) throw error;
+            throw new CliError(
+              `error: cannot write '${oneLine(options.out ?? '')}': ${oneLine((error as Error).message)}`,
+            );
+          })
         : await withEmailStore(options.db, io.env, (emails) =>
             generator.generateIntoStore(emails, settings, onProgress),
           );

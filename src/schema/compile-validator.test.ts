@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileValidator, describeSchema, schemaProblems } from './compile-validator.js';
+import { cachedValidatorCount, compileValidator, describeSchema, schemaProblems } from './compile-validator.js';
 
 describe('compileValidator', () => {
   it('returns undefined for a valid value and applies defaults in place', () => {
@@ -139,5 +139,22 @@ describe('numbers that are not finite', () => {
       "'c' must be a number or null (a finite one), got number NaN",
     ]);
     expect(validate({ a: 1.5, b: 2, c: null })).toBeUndefined();
+  });
+});
+
+describe('the validator cache', () => {
+  it('keeps at most 10 000 validators, and one handed out before it starts over keeps working', () => {
+    const first = compileValidator({ type: 'object', properties: { kept: { type: 'integer' } } });
+    for (let index = 0; index < 10_050; index++) {
+      compileValidator({
+        type: 'object',
+        properties: { [`field_${index}`]: { type: 'string', maxLength: index + 1 } },
+      });
+      expect(cachedValidatorCount()).toBeLessThanOrEqual(10_000);
+    }
+    expect(first({ kept: 1 })).toBeUndefined();
+    expect(first({ kept: 'x' })?.[0]?.keyword).toBe('type');
+    const again = compileValidator({ type: 'object', properties: { kept: { type: 'integer' } } });
+    expect(again({ kept: 'x' })?.[0]?.keyword).toBe('type');
   });
 });

@@ -32,6 +32,25 @@ const cache = new Map<string, CompiledValidator>();
 const bySchema = new WeakMap<object, CompiledValidator>();
 
 /**
+ * Validators kept by JSON text at most. Past it the cache starts over, Ajv's own with it: a server
+ * whose tenants keep defining new schemas would otherwise keep every one it ever compiled. A validator
+ * already handed out keeps working.
+ */
+const MAX_CACHED_VALIDATORS = 10_000;
+
+/**
+ * How many validators {@link compileValidator} keeps by JSON text now (at most 10 000).
+ *
+ * @example
+ * ```ts
+ * cachedValidatorCount(); // 42
+ * ```
+ */
+export function cachedValidatorCount(): number {
+  return cache.size;
+}
+
+/**
  * Compile `schema` (draft 2020-12) into a {@link CompiledValidator}, once: validators are cached by
  * the schema object and by its JSON text, so 100 000 tools sharing a schema shape compile it once.
  *
@@ -52,6 +71,10 @@ export function compileValidator(schema: JsonSchema): CompiledValidator {
   const key = JSON.stringify(schema);
   let validator = cache.get(key);
   if (validator === undefined) {
+    if (cache.size >= MAX_CACHED_VALIDATORS) {
+      cache.clear();
+      ajv.removeSchema();
+    }
     const validate: ValidateFunction = ajv.compile(stripMetaKeys(schema));
     validator = (value) => (validate(value) ? undefined : (validate.errors ?? []).map(toIssue));
     cache.set(key, validator);

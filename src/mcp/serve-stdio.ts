@@ -6,7 +6,7 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import { createJsonLineGuard } from './json-line-guard.js';
 import type { ModernMcpServerOptions } from './mcp-modern.js';
 import { createMcpServer } from './mcp-server.js';
-import { cancelledRequestId, invalidParamsAnswer, requestCancelled, requestIdInUse } from './session-requests.js';
+import { deliverAnswering, requestIdInUse } from './session-requests.js';
 import { eraOf, openModernStdioLane } from './stdio-modern-lane.js';
 
 /**
@@ -139,17 +139,13 @@ class AnsweringStdioTransport extends StdioServerTransport {
         this.#unanswered.add(message.id);
       }
       if (this.route?.(message) === true) return;
-      const invalid = invalidParamsAnswer(message);
-      if (invalid !== undefined) {
-        void this.send(invalid).catch(() => undefined);
-        return;
-      }
-      deliver?.(message);
-      // A cancelled request gets no answer from the SDK: this one ends it, so the session can end.
-      const cancelled = cancelledRequestId(message);
-      if (cancelled !== undefined && this.#unanswered.has(cancelled)) {
-        void this.send(requestCancelled(cancelled)).catch(() => undefined);
-      }
+      // A cancelled request gets no answer from the SDK: one sent here ends it, so the session can end.
+      deliverAnswering(
+        message,
+        (delivered) => deliver?.(delivered),
+        (answer) => void this.send(answer).catch(() => undefined),
+        (id) => this.#unanswered.has(id),
+      );
     };
     await super.start();
   }

@@ -3,7 +3,7 @@ import { ClientRequestSchema, type JSONRPCMessage, type RequestId } from '@model
 import { describeValue } from '../core/define-tool.js';
 
 /** The error a cancelled request is answered with: LSP's `RequestCancelled`, which MCP leaves free. */
-export const REQUEST_CANCELLED = -32800;
+const REQUEST_CANCELLED = -32800;
 
 /**
  * The ids of the requests a session's client has under way, kept beside its transport: an id a client
@@ -30,19 +30,16 @@ export class SessionRequests {
       return send(message, options);
     };
     const receive = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      const invalid = invalidParamsAnswer(message);
-      if (invalid !== undefined) {
-        this.#open.delete(invalid.id);
-        void send(invalid, { relatedRequestId: invalid.id }).catch(() => undefined);
-        return;
-      }
-      receive?.(message, extra);
-      const cancelled = cancelledRequestId(message);
-      if (cancelled === undefined || !this.#open.has(cancelled)) return;
-      this.#open.delete(cancelled);
-      void send(requestCancelled(cancelled), { relatedRequestId: cancelled }).catch(() => undefined);
-    };
+    transport.onmessage = (message, extra) =>
+      deliverAnswering(
+        message,
+        (delivered) => receive?.(delivered, extra),
+        (answer) => {
+          this.#open.delete(answer.id);
+          void send(answer, { relatedRequestId: answer.id }).catch(() => undefined);
+        },
+        (id) => this.#open.has(id),
+      );
   }
 
   /**
@@ -85,6 +82,33 @@ function isAnswer(message: JSONRPCMessage): message is JSONRPCMessage & { id: Re
 }
 
 /**
+ * Deliver a client's `message` to the server, and answer through `answer` what the SDK would answer
+ * wrongly or not at all: a request whose params its method refuses gets `-32602` instead of being
+ * delivered ({@link invalidParamsAnswer}), and a cancellation of a request still under way (`isOpen`)
+ * gets that request its `-32800` answer once the SDK has stopped it. What HTTP sessions and stdio share.
+ *
+ * @example
+ * ```ts
+ * transport.onmessage = (message) => deliverAnswering(message, deliver, (answer) => void transport.send(answer), isOpen);
+ * ```
+ */
+export function deliverAnswering(
+  message: JSONRPCMessage,
+  deliver: (message: JSONRPCMessage) => void,
+  answer: (answer: JSONRPCMessage & { id: RequestId }) => void,
+  isOpen: (id: RequestId) => boolean,
+): void {
+  const invalid = invalidParamsAnswer(message);
+  if (invalid !== undefined) {
+    answer(invalid);
+    return;
+  }
+  deliver(message);
+  const cancelled = cancelledRequestId(message);
+  if (cancelled !== undefined && isOpen(cancelled)) answer(requestCancelled(cancelled));
+}
+
+/**
  * The answer to a request its client cancelled: `-32800`, which ends the stream or the session
  * bookkeeping that waits for it.
  *
@@ -93,7 +117,7 @@ function isAnswer(message: JSONRPCMessage): message is JSONRPCMessage & { id: Re
  * requestCancelled('c1'); // { jsonrpc: '2.0', id: 'c1', error: { code: -32800, message: 'The request was cancelled ...' } }
  * ```
  */
-export function requestCancelled(id: RequestId) {
+function requestCancelled(id: RequestId) {
   return {
     jsonrpc: '2.0' as const,
     id,
@@ -128,7 +152,7 @@ export function requestIdInUse(id: RequestId) {
  * cancelledRequestId({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1' } }); // 'c1'
  * ```
  */
-export function cancelledRequestId(message: JSONRPCMessage): RequestId | undefined {
+function cancelledRequestId(message: JSONRPCMessage): RequestId | undefined {
   if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) return undefined;
   const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
   return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
@@ -149,7 +173,7 @@ let requestSchemas: Map<string, (typeof ClientRequestSchema.options)[number]> | 
  * // { jsonrpc: '2.0', id: 1, error: { code: -32602, message: "Invalid params for tools/call: 'params.arguments' must be an object, got \"x\"." } }
  * ```
  */
-export function invalidParamsAnswer(message: JSONRPCMessage) {
+function invalidParamsAnswer(message: JSONRPCMessage) {
   if (!('method' in message) || !('id' in message)) return undefined;
   requestSchemas ??= new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema]));
   const schema = requestSchemas.get(message.method);

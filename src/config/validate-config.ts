@@ -439,20 +439,16 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
   // The code tools are made only when named (their modules cost a start-up), but always suggested.
   const builtinNames = [...new Set([...builtins.keys(), ...(options.builtins === undefined ? CODE_BUILTINS : [])])];
   const enableBuiltin = (name: string, pointer: string): boolean => {
-    if (catalog.has(name)) return true;
     const spec = builtins.get(name);
+    const existing = catalog.get(name);
+    // Enabled already, or a name only the configuration defines. A definition of a built-in's name is
+    // added again below, so it is reported as defined twice instead of replacing the built-in unseen.
+    if (existing !== undefined && (existing.source === 'builtin' || spec === undefined)) return true;
     if (spec === undefined) return false;
     add({ name, source: 'builtin', spec, requiredEnv: spec.requires.env ?? [] }, pointer);
     return true;
   };
   config.builtins.forEach((name, index) => {
-    const spec = builtins.get(name);
-    const defined = catalog.get(name);
-    if (spec !== undefined && defined !== undefined && defined.source !== 'builtin') {
-      // A definition of the built-in's name would replace the built-in without a word.
-      add({ name, source: 'builtin', spec, requiredEnv: spec.requires.env ?? [] }, `/builtins/${index}`);
-      return;
-    }
     if (!enableBuiltin(name, `/builtins/${index}`)) {
       error(
         source,

@@ -5,7 +5,7 @@ import type { MigrationReport, ToolshedStore } from '../store/index.js';
 import { RESOURCE_ID_PATTERN, STORE_LIMITS } from '../store/store-validation.js';
 import { CliError } from './cli-error.js';
 import { type CliIo, visible } from './output.js';
-import { prepareServiceStore, serviceDatabaseUrl } from './serve/open-service-store.js';
+import { isSqliteFile, prepareServiceStore, serviceDatabaseUrl } from './serve/open-service-store.js';
 
 /**
  * Open the service database (`TOOLSHED_DATABASE_URL`, default `./toolshed.db`), bring its schema up to
@@ -122,8 +122,4 @@ export function parseResourceName(value: string): string {
     );
   }
   return value;
-}
-
-function isSqliteFile(url: string): boolean {
-  return !/^postgres(ql)?:\/\//.test(url) && url !== ':memory:';
 }

@@ -9,7 +9,7 @@ import type { CliIo } from '../output.js';
  */
 export function serviceDatabaseUrl(io: CliIo): string {
   const url = environmentVariable(io.env, 'TOOLSHED_DATABASE_URL') ?? './toolshed.db';
-  if (/^postgres(ql)?:\/\//.test(url) || url === ':memory:') return url;
+  if (!isSqliteFile(url)) return url;
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   return isAbsolute(path) ? path : resolve(io.cwd, path);
 }
@@ -92,4 +92,18 @@ export async function upsertServiceBuiltins(store: ToolshedStore): Promise<void>
   } finally {
     await shared.close();
   }
+}
+
+/**
+ * Whether a database URL names a SQLite file (a path, or `sqlite:` and a path), not a PostgreSQL
+ * server or an in-memory database.
+ *
+ * @example
+ * ```ts
+ * isSqliteFile('./toolshed.db'); // true
+ * isSqliteFile('postgres://db.internal/toolshed'); // false
+ * ```
+ */
+export function isSqliteFile(url: string): boolean {
+  return !/^postgres(ql)?:\/\//.test(url) && url !== ':memory:';
 }

@@ -5,7 +5,7 @@ import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import type { ToolHandler, ToolSpec } from '../core/tool-spec.js';
 import type { ValidationIssue } from '../core/validation-issue.js';
 import { validate as validateToolDefinition } from '../schema/generated/tool-definition.js';
-import { schemaIssues } from '../schema/meta-schema.js';
+import { schemaIssueAt, schemaIssues } from '../schema/meta-schema.js';
 import { runStandalone } from '../schema/run-standalone.js';
 import { ANNOTATION_KEYS, TOOL_DEFINITION_SCHEMA } from './definition-schema.js';
 import { resolveHandler } from './resolve-handler.js';
@@ -63,8 +63,8 @@ export function definitionProblems(definition: unknown): DefinitionProblem[] {
     const schema = definition[key];
     if (schema === undefined) continue;
     for (const issue of schemaIssues(schema)) {
-      const field = issue.path === '' ? key : `${key}.${issue.path}`;
-      let message = `'${field}' ${issue.message.replace(/^('[^']*'|the arguments) /, '')}`;
+      const { field, message: said } = schemaIssueAt(key, issue);
+      let message = said;
       if (issue.keyword === 'enum' && typeof issue.received === 'string' && field.endsWith('type')) {
         const suggestion = closestNames(
           issue.received,

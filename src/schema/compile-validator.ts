@@ -9,7 +9,7 @@ import { toIssue } from './validation-errors.js';
 const addFormats = (ajvFormats as unknown as { default: (ajv: Ajv2020) => unknown }).default;
 
 export { type NonLinearPattern, nonLinearPatterns } from './linear-pattern.js';
-export { schemaIssues, schemaProblems } from './meta-schema.js';
+export { schemaIssueAt, schemaIssues, schemaProblems } from './meta-schema.js';
 export { describeSchema } from './validation-errors.js';
 export type { CompiledValidator, ValidationIssue };
 

@@ -32,6 +32,22 @@ export function schemaProblems(schema: unknown): string[] {
   return schemaIssues(schema).map((issue) => issue.message.replace(/^the arguments/, 'the schema'));
 }
 
+/**
+ * A {@link schemaIssues} issue of the schema kept under `key` of a definition (`parameters`,
+ * `output_schema`), said of that place: the field (`parameters.properties.a.type`) and the sentence
+ * (`'parameters.properties.a.type' must be one of ...`).
+ *
+ * @example
+ * ```ts
+ * schemaIssueAt('parameters', schemaIssues({ type: 'object', required: 'a' })[0]!);
+ * // { field: 'parameters.required', message: "'parameters.required' must be an array, got string \"a\"" }
+ * ```
+ */
+export function schemaIssueAt(key: string, issue: ValidationIssue): { field: string; message: string } {
+  const field = issue.path === '' ? key : `${key}.${issue.path}`;
+  return { field, message: `'${field}' ${issue.message.replace(/^('[^']*'|the arguments) /, '')}` };
+}
+
 function mostTelling(issues: ValidationIssue[]): ValidationIssue[] {
   const byPointer = new Map<string, ValidationIssue[]>();
   for (const issue of issues) byPointer.set(issue.pointer, [...(byPointer.get(issue.pointer) ?? []), issue]);

@@ -3,7 +3,7 @@ import { describeValue } from '../core/define-tool.js';
 import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
 import type { ToolAnnotations, ToolExecution } from '../core/tool-spec.js';
 import { failingExamples } from '../exporters/schema-lint.js';
-import { compileValidator, nonLinearPatterns, schemaIssues } from '../schema/compile-validator.js';
+import { compileValidator, nonLinearPatterns, schemaIssueAt, schemaIssues } from '../schema/compile-validator.js';
 import { SECRET_NAME_PATTERN, STORE_LIMITS, type ToolPatch } from '../store/index.js';
 import { validationError } from './api-error.js';
 
@@ -69,11 +69,8 @@ export function refuseUnusableParameters(parameters: unknown, kind: string): voi
   if (!isPlainObject(parameters)) return;
   const issue = schemaIssues(parameters)[0];
   if (issue !== undefined) {
-    const field = issue.path === '' ? 'parameters' : `parameters.${issue.path}`;
-    throw validationError(
-      field,
-      `Invalid ${kind}: '${field}' ${issue.message.replace(/^('[^']*'|the arguments) /, '')}.`,
-    );
+    const { field, message } = schemaIssueAt('parameters', issue);
+    throw validationError(field, `Invalid ${kind}: ${message}.`);
   }
   const risky = nonLinearPatterns(parameters)[0];
   if (risky !== undefined) {

@@ -34,7 +34,7 @@ import type { ServerContext } from './server-context.js';
 import { ServerMetrics } from './server-metrics.js';
 import { createServiceBuiltins, type ServiceBuiltins, type ServiceBuiltinsOptions } from './service-builtins.js';
 import { registerTaskRoutes } from './task-routes.js';
-import { registerToolRoutes } from './tool-routes.js';
+import { CALL_ROUTE, registerToolRoutes } from './tool-routes.js';
 import { registerUpstreamRoutes, type UpstreamServers } from './upstream-routes.js';
 import { registerWebCatalog } from './web-catalog.js';
 import { WorkspaceRegistries } from './workspace-registries.js';
@@ -457,9 +457,6 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
     });
   });
 }
-
-/** The route whose body holds a tool's arguments, handed to the tool as they are. */
-const CALL_ROUTE = '/api/tools/:id/call';
 
 /** A `\uD800`–`\uDFFF` escape: only JSON text with one can hold a lone surrogate. */
 const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;

@@ -22,6 +22,9 @@ import { HTTP_HANDLER_KEY } from './workspace-registries.js';
 /** The longest search query `GET /api/tools?q=` accepts, in characters. */
 export const MAX_SEARCH_QUERY_CHARS = 200;
 
+/** The route of a call, whose body holds a tool's arguments, handed to the tool as they were sent. */
+export const CALL_ROUTE = '/api/tools/:id/call';
+
 /**
  * `GET /api/tools` (with `q`, ranked by the registry's BM25 search), `GET /api/tools/:id` (with the
  * set/unset status of a global tool's environment variables, or of a workspace tool's secret),
@@ -152,7 +155,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     return reply.code(204).send();
   });
 
-  app.post<{ Params: { id: string } }>('/api/tools/:id/call', async (request, reply) => {
+  app.post<{ Params: { id: string } }>(CALL_ROUTE, async (request, reply) => {
     // No body is a call without arguments; a JSON `null` body is refused, as on every other route.
     const body = requireObjectBody(request.body === undefined ? {} : request.body, ['arguments', 'agent_id']);
     const args = body.arguments;

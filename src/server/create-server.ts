@@ -289,9 +289,14 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return reply.code(apiError.statusCode).send({ error: { ...body.error, request_id: request.id } });
   });
   app.setNotFoundHandler((request, reply) => {
-    const body: ApiErrorBody = {
-      error: { code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0] ?? ''}.` },
-    };
+    const path = request.url.split('?')[0] ?? '';
+    // A wildcard route (the web catalog's) matches before the router would refuse a long segment.
+    if (path.split('/').some((segment) => segment.replace(/%[0-9a-f]{2}/gi, '%').length > MAX_PATH_SEGMENT)) {
+      const apiError = pathSegmentTooLong();
+      return reply.code(apiError.statusCode).send(apiError.toBody());
+    }
+    const shown = path.length > MAX_SHOWN_PATH ? `${path.slice(0, MAX_SHOWN_PATH - 1)}…` : path;
+    const body: ApiErrorBody = { error: { code: 'NOT_FOUND', message: `No route ${request.method} ${shown}.` } };
     return reply.code(404).send(body);
   });
 
@@ -538,16 +543,23 @@ const STORE_FIELD_NAMES: Readonly<Record<string, string>> = {
   whenToUse: 'when_to_use',
 };
 
+/** The router's limit on one path segment (find-my-way's `maxParamLength` default), which no id reaches. */
+const MAX_PATH_SEGMENT = 100;
+/** How much of an unknown path a 404 repeats. */
+const MAX_SHOWN_PATH = 200;
+
+function pathSegmentTooLong(): ApiError {
+  return new ApiError(
+    414,
+    'VALIDATION_ERROR',
+    `A path segment of the URL is longer than ${MAX_PATH_SEGMENT} characters; no id is that long.`,
+    { field: 'path' },
+  );
+}
+
 /** A URL the router cannot take apart: a malformed percent-encoding, or a path segment over the limit. */
 function routerError(error: FastifyError): ApiError {
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return new ApiError(
-      414,
-      'VALIDATION_ERROR',
-      'A path segment of the URL is longer than 100 characters; no id is that long.',
-      { field: 'path' },
-    );
-  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return pathSegmentTooLong();
   if (error.code === 'FST_ERR_BAD_URL') {
     return new ApiError(400, 'VALIDATION_ERROR', 'The URL path has a malformed percent-encoding.', { field: 'path' });
   }

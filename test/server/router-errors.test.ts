@@ -18,14 +18,17 @@ const BAD_ENCODING = {
   },
 };
 
-describe('URLs the router cannot take apart', () => {
+describe.each([
+  ['without', false],
+  ['with', true],
+] as const)('URLs the router cannot take apart, %s the web catalog', (_with, webCatalog) => {
   let store: ToolshedStore;
   let app: FastifyInstance;
 
   beforeAll(async () => {
     store = await createStore(':memory:');
     await store.migrate();
-    app = createServer({ store, builtins: false, webCatalog: false });
+    app = createServer({ store, builtins: false, ...(webCatalog ? {} : { webCatalog: false }) });
   });
 
   afterAll(async () => {
@@ -38,6 +41,9 @@ describe('URLs the router cannot take apart', () => {
     ['POST', `/api/tools/${'a'.repeat(5000)}/call`],
     ['DELETE', `/api/agents/${'b'.repeat(300)}`],
     ['POST', `/mcp/agents/${'c'.repeat(101)}`],
+    ['GET', `/api/tasks/${'d'.repeat(101)}`],
+    ['GET', `/api/nothing/${'e'.repeat(5000)}`],
+    ['GET', `/api/tools/${'%61'.repeat(101)}`],
   ] as const)(
     'answers %s with a path segment over 100 characters 414 in the API error shape, echoing nothing',
     async (method, url) => {
@@ -48,7 +54,7 @@ describe('URLs the router cannot take apart', () => {
       });
       expect(response.statusCode).toBe(414);
       expect(response.json()).toEqual(TOO_LONG);
-      expect(response.body).not.toContain('aaaaaaaaaa');
+      expect(response.body).not.toMatch(/([a-e])\1{9}/);
     },
   );
 
@@ -62,8 +68,19 @@ describe('URLs the router cannot take apart', () => {
   );
 
   it('still answers a 100-character id through the route (401 without a token)', async () => {
-    const response = await app.inject({ method: 'GET', url: `/api/tools/${'a'.repeat(100)}` });
-    expect(response.statusCode).toBe(401);
+    for (const id of ['a'.repeat(100), '%61'.repeat(100)]) {
+      const response = await app.inject({ method: 'GET', url: `/api/tools/${id}` });
+      expect(response.statusCode, id).toBe(401);
+    }
+  });
+
+  it('repeats at most 200 characters of an unknown path in its 404', async () => {
+    const path = `/api/nothing/${'f'.repeat(90)}/${'g'.repeat(90)}/${'h'.repeat(90)}`;
+    const response = await app.inject({ method: 'GET', url: path });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({
+      error: { code: 'NOT_FOUND', message: `No route GET ${path.slice(0, 199)}….` },
+    });
   });
 });
 

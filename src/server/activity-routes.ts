@@ -138,6 +138,13 @@ const CALL_QUERY_KEYS = ['agent_id', 'tool_id', 'token_id', 'status', 'since', '
 /** An ISO-8601 date, or date and time with a zone (`Z` or `±hh:mm`). */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
+/** Whether the `YYYY-MM-DD` an ISO time starts with is a day of the calendar (`Date.parse` rolls 02-30 over). */
+function isCalendarDay(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 interface CallQuery {
   agentId?: string;
   toolId?: string;
@@ -195,7 +202,7 @@ function callQueryOf(query: Record<string, unknown>, accept: string | undefined)
   for (const key of ['since', 'until'] as const) {
     const value = text(key, 40);
     if (value === undefined) continue;
-    if (!ISO_TIME.test(value) || Number.isNaN(Date.parse(value))) {
+    if (!ISO_TIME.test(value) || Number.isNaN(Date.parse(value)) || !isCalendarDay(value)) {
       throw validationError(
         key,
         `'${key}' must be an ISO-8601 time such as 2026-01-31T12:00:00Z, got ${describeValue(value)}.`,

@@ -189,6 +189,8 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
         '2026-03-05',
         '2026-03-03',
       ]);
+      // A leap day is a day; 2026-02-30 is refused (below), not read as 2 March.
+      expect((await list('since=2024-02-29&until=2026-03-02')).at).toEqual(['2026-03-01']);
       expect((await list('agent_id=solo')).at).toEqual(['2026-03-04']);
       expect((await list(`token_id=${second.id}`)).at).toEqual(['2026-03-02', '2026-03-01']);
 
@@ -246,6 +248,12 @@ for (const harness of [sqliteHarness(), postgresHarness()] as ServerStoreHarness
       ],
       ['since=yesterday', 'since', `'since' must be an ISO-8601 time such as 2026-01-31T12:00:00Z, got "yesterday".`],
       ['until=2026-13-45', 'until', `'until' must be an ISO-8601 time such as 2026-01-31T12:00:00Z, got "2026-13-45".`],
+      ['since=2026-02-30', 'since', `'since' must be an ISO-8601 time such as 2026-01-31T12:00:00Z, got "2026-02-30".`],
+      [
+        'until=2026-04-31T00:00Z',
+        'until',
+        `'until' must be an ISO-8601 time such as 2026-01-31T12:00:00Z, got "2026-04-31T00:00Z".`,
+      ],
       [
         'since=2026-02-01&until=2026-01-01',
         'until',

@@ -5,7 +5,7 @@ import { describeValue } from '../core/define-tool.js';
 import { ToolResult } from '../core/tool-result.js';
 import { inTraceContext } from '../core/tracing.js';
 import { STORE_LIMITS, TOOL_CALL_STATUSES, type ToolCallStatus } from '../store/index.js';
-import { ApiError, notFound, validationError } from './api-error.js';
+import { ApiError, notFound, refuseUnknownQuery, validationError } from './api-error.js';
 import { toolCallView } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { isLimitRefusal, retryAfterMsOf } from './call-limits.js';
@@ -163,11 +163,7 @@ interface CallQuery {
  * accepts `application/x-ndjson` (and not `application/json` before it).
  */
 function callQueryOf(query: Record<string, unknown>, accept: string | undefined): CallQuery {
-  for (const key of Object.keys(query)) {
-    if (!CALL_QUERY_KEYS.includes(key)) {
-      throw validationError(key, `Unknown query parameter '${key}'; allowed: ${CALL_QUERY_KEYS.join(', ')}.`);
-    }
-  }
+  refuseUnknownQuery(query, CALL_QUERY_KEYS);
   const text = (key: string, maxLength: number): string | undefined => {
     const value = query[key];
     if (value === undefined) return undefined;

@@ -7,7 +7,7 @@ import {
   StoreNotFoundError,
   StoreReadOnlyError,
 } from '../store/index.js';
-import { notFound, toolNotFound, validationError } from './api-error.js';
+import { notFound, refuseUnknownQuery, toolNotFound, validationError } from './api-error.js';
 import { agentView, attachedToolView } from './api-views.js';
 import { optionalObject, optionalString, requireObjectBody, requireString } from './body-validation.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
@@ -118,6 +118,7 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
   );
 
   app.get<AgentParams & { Querystring: Record<string, unknown> }>('/api/agents/:agentId/export', async (request) => {
+    refuseUnknownQuery(request.query, ['format']);
     const format = exportFormatOf(request.query.format);
     const registry = scopeRegistry(await toolScopeOf(context, request.workspaceId, request.params.agentId));
     return exportTools(format, registry.tools());

@@ -95,6 +95,28 @@ export function validationError(field: string, message: string): ApiError {
   return new ApiError(400, 'VALIDATION_ERROR', message, { field });
 }
 
+/**
+ * Refuse a query parameter the route does not take: a 400 `VALIDATION_ERROR` naming it (cut at 80
+ * characters), the route's parameters, and the closest one when it looks like a typo. A misspelt
+ * filter would otherwise be ignored, and the answer would look filtered when it is not.
+ *
+ * @example
+ * ```ts
+ * refuseUnknownQuery(request.query, ['category', 'q']);
+ * // ?categroy=math → 400 "Unknown query parameter 'categroy'; did you mean 'category'? Allowed: category, q."
+ * ```
+ */
+export function refuseUnknownQuery(query: Record<string, unknown>, allowed: readonly string[]): void {
+  for (const key of Object.keys(query)) {
+    if (allowed.includes(key)) continue;
+    const shown = key.length > 80 ? `${key.slice(0, 79)}…` : key;
+    const [closest] = closestNames(key, allowed, 1);
+    const hint = closest === undefined ? '' : ` did you mean '${closest}'?`;
+    const list = `${hint === '' ? 'allowed' : 'Allowed'}: ${allowed.join(', ')}.`;
+    throw validationError(key, `Unknown query parameter '${shown}';${hint} ${list}`);
+  }
+}
+
 /** A 404 `NOT_FOUND` that says nothing about other workspaces. */
 export function notFound(message: string): ApiError {
   return new ApiError(404, 'NOT_FOUND', message);

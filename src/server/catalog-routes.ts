@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describeValue } from '../core/define-tool.js';
 import type { McpCatalogRecord } from '../store/index.js';
-import { notFound, validationError } from './api-error.js';
+import { notFound, refuseUnknownQuery, validationError } from './api-error.js';
 import type { ServerContext } from './server-context.js';
 
 /**
@@ -58,10 +58,7 @@ export function registerCatalogRoutes(app: FastifyInstance, context: ServerConte
     if (agentId !== undefined && typeof agentId !== 'string') {
       throw validationError('agent_id', `'agent_id' must be given once, got ${describeValue(agentId)}.`);
     }
-    for (const key of Object.keys(query)) {
-      if (key !== 'agent_id')
-        throw validationError(key, `Unknown query parameter '${key.slice(0, 80)}'; the only one is agent_id.`);
-    }
+    refuseUnknownQuery(query, ['agent_id']);
     if (agentId !== undefined) {
       const agent = await store.agents.get(workspaceId, agentId).catch(() => undefined);
       if (agent === undefined) throw notFound(`No agent '${agentId.slice(0, 80)}' in this workspace.`);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describeValue } from '../core/define-tool.js';
 import { DEFAULT_EMAIL_INBOXES_LIMIT, EmailStore, MAX_EMAIL_INBOXES_LIMIT } from '../emails/email-store.js';
-import { validationError } from './api-error.js';
+import { refuseUnknownQuery, validationError } from './api-error.js';
 import type { ServerContext } from './server-context.js';
 
 /**
@@ -22,6 +22,7 @@ export function registerEmailRoutes(app: FastifyInstance, context: ServerContext
   const emails = new EmailStore(context.store);
 
   app.get<{ Querystring: Record<string, unknown> }>('/api/emails/inboxes', async (request) => {
+    refuseUnknownQuery(request.query, ['limit']);
     const { limit } = request.query;
     let size = DEFAULT_EMAIL_INBOXES_LIMIT;
     if (limit !== undefined) {

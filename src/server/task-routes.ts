@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describeValue } from '../core/define-tool.js';
 import { type McpTaskRecord, StoreValidationError } from '../store/index.js';
-import { notFound, validationError } from './api-error.js';
+import { notFound, refuseUnknownQuery, validationError } from './api-error.js';
 import type { TaskView } from './api-shapes.js';
 import type { ServerContext } from './server-context.js';
 
@@ -33,11 +33,7 @@ export function registerTaskRoutes(app: FastifyInstance, context: ServerContext)
 
   app.get<{ Querystring: Record<string, unknown> }>('/api/tasks', async (request) => {
     const query = request.query;
-    for (const key of Object.keys(query)) {
-      if (!TASK_QUERY_KEYS.includes(key)) {
-        throw validationError(key, `Unknown query parameter '${shown(key)}'; allowed: ${TASK_QUERY_KEYS.join(', ')}.`);
-      }
-    }
+    refuseUnknownQuery(query, TASK_QUERY_KEYS);
     const once = (key: string): string | undefined => {
       const value = query[key];
       if (value === undefined) return undefined;

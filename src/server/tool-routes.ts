@@ -3,7 +3,7 @@ import { describeValue } from '../core/define-tool.js';
 import { isPlainObject } from '../core/json-schema.js';
 import { inTraceContext } from '../core/tracing.js';
 import { StoreReadOnlyError, type ToolRecord } from '../store/index.js';
-import { ApiError, notFound, toolNotFound, validationError } from './api-error.js';
+import { ApiError, notFound, refuseUnknownQuery, toolNotFound, validationError } from './api-error.js';
 import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { isLimitRefusal, retryAfterMsOf } from './call-limits.js';
@@ -38,6 +38,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
   const { store } = context;
 
   app.get<{ Querystring: Record<string, unknown> }>('/api/tools', async (request) => {
+    refuseUnknownQuery(request.query, ['category', 'q']);
     const { category, q } = request.query;
     if (category !== undefined && typeof category !== 'string') {
       throw validationError('category', `'category' must be given once, got ${describeValue(category)}.`);
@@ -92,6 +93,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
   app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
     '/api/tools/:id/export',
     async (request) => {
+      refuseUnknownQuery(request.query, ['format']);
       const format = exportFormatOf(request.query.format);
       const id = request.params.id;
       const scope = await toolScopeOf(context, request.workspaceId);

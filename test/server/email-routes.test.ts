@@ -117,6 +117,15 @@ function defineEmailRouteCases(harness: ServerStoreHarness): void {
         },
       });
     }
+    const misspelt = await get('/api/emails/inboxes?limt=1');
+    expect(misspelt.statusCode).toBe(400);
+    expect(misspelt.json()).toEqual({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: "Unknown query parameter 'limt'; did you mean 'limit'? Allowed: limit.",
+        details: { field: 'limt' },
+      },
+    });
     // Refused requests change nothing: the corpus is as it was.
     expect(await new EmailStore(store).count()).toBe(CORPUS.length);
     expect((await get('/api/emails/inboxes')).json()).toEqual({ inboxes: LISTED, total: 3 });

@@ -354,7 +354,10 @@ describe('GET /api/prompts and /api/resources', () => {
       },
     });
     expect((await get('/api/resources?agnet_id=writer')).body).toMatchObject({
-      error: { code: 'VALIDATION_ERROR', message: "Unknown query parameter 'agnet_id'; the only one is agent_id." },
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: "Unknown query parameter 'agnet_id'; did you mean 'agent_id'? Allowed: agent_id.",
+      },
     });
     expect(await get('/api/prompts?agent_id=nobody')).toEqual({
       status: 404,

@@ -444,6 +444,10 @@ export function defineServerCases(harness: ServerStoreHarness): void {
       expect(bad.statusCode).toBe(400);
       expect(bad.json()).toMatchObject({ error: { code: 'VALIDATION_ERROR', details: { field: 'format' } } });
       expect((await send('GET', `/api/agents/${agent}/export`, owner.headers)).statusCode).toBe(400);
+      const typo = await send('GET', `/api/agents/${agent}/export?fromat=openai`, owner.headers);
+      expect(typo.json().error.message).toBe(
+        "Unknown query parameter 'fromat'; did you mean 'format'? Allowed: format.",
+      );
       expect((await send('GET', '/api/agents/agt_missing/export?format=openai', owner.headers)).statusCode).toBe(404);
     });
 
@@ -514,6 +518,15 @@ export function defineServerCases(harness: ServerStoreHarness): void {
       expect((await send('GET', `/api/tools?q=${'a'.repeat(200)}`, owner.headers)).statusCode).toBe(200);
       const categories = await send('GET', '/api/tools?category=a&category=b', owner.headers);
       expect(categories.json()).toMatchObject({ error: { details: { field: 'category' } } });
+      // A misspelt filter is refused, not ignored (the whole list would look filtered).
+      for (const [query, message] of [
+        ['categroy=math', "Unknown query parameter 'categroy'; did you mean 'category'? Allowed: category, q."],
+        [`${'x'.repeat(300)}=1`, `Unknown query parameter '${'x'.repeat(79)}…'; allowed: category, q.`],
+      ]) {
+        const unknown = await send('GET', `/api/tools?${query}`, owner.headers);
+        expect(unknown.statusCode, query).toBe(400);
+        expect(unknown.json().error.message, query).toBe(message);
+      }
     });
 
     it('refuses an empty category, and a category list never stands in for the whole list', async () => {
@@ -592,6 +605,14 @@ export function defineServerCases(harness: ServerStoreHarness): void {
         },
       });
       expect((await send('GET', '/api/tools/calculator/export?format=a&format=b', owner.headers)).statusCode).toBe(400);
+      const extra = await send('GET', '/api/tools/calculator/export?format=openai&strict=true', owner.headers);
+      expect(extra.json()).toEqual({
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: "Unknown query parameter 'strict'; allowed: format.",
+          details: { field: 'strict' },
+        },
+      });
       const missing = await send('GET', '/api/tools/no_such_tool/export?format=openai', owner.headers);
       expect(missing.statusCode).toBe(404);
       expect(missing.json()).toEqual({

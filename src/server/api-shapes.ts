@@ -26,7 +26,10 @@ export interface ToolView {
   /** `global` for built-ins, `workspace` for the workspace's own tools. */
   scope: 'global' | 'workspace';
   when_to_use: string | null;
-  annotations: Record<string, unknown>;
+  /** The tool's hints, every one decided: what MCP clients and the exports are told. */
+  annotations: ToolAnnotationsView;
+  /** Whether each call waits for a person's approval (tools made through the API only). */
+  requires_approval?: boolean;
   /** What the tool needs from the server's environment (`env`: variables with where to get them). */
   requires: ToolRequirements;
   tags: string[];
@@ -54,6 +57,22 @@ export interface ToolView {
   unavailable_reason?: string;
   /** True for an MCP server's tool whose definition changed since it was approved (unavailable until then). */
   quarantined?: true;
+}
+
+/**
+ * A tool's hints as the API shows them: the spelling `POST /api/tools` takes, with MCP's defaults
+ * filled in where the tool sets none (MCP lists the same values as `readOnlyHint` and so on).
+ *
+ * @example
+ * ```ts
+ * const hints: ToolAnnotationsView = { read_only: true, destructive: false, idempotent: false, open_world: true };
+ * ```
+ */
+export interface ToolAnnotationsView {
+  read_only: boolean;
+  destructive: boolean;
+  idempotent: boolean;
+  open_world: boolean;
 }
 
 /** An environment variable a tool needs, with whether the server has it set (`GET /api/tools/:id`). */

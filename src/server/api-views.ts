@@ -1,5 +1,18 @@
+import { restToolAnnotations } from '../builtins/web/rest-tool.js';
+import type { RestToolConfig } from '../builtins/web/rest-tool-config.js';
+import { resolveToolAnnotations } from '../core/resolve-annotations.js';
+import type { ToolAnnotations } from '../core/tool-spec.js';
 import type { AgentRecord, AttachedTool, ToolCallRecord, ToolRecord } from '../store/index.js';
-import type { AgentView, AttachedToolView, ToolCallView, ToolDetailView, ToolView } from './api-shapes.js';
+import type {
+  AgentView,
+  AttachedToolView,
+  ToolAnnotationsView,
+  ToolCallView,
+  ToolDetailView,
+  ToolView,
+} from './api-shapes.js';
+import { codeToolAnnotations } from './code-tool.js';
+import { HTTP_HANDLER_KEY } from './workspace-registries.js';
 
 /**
  * The API view of a tool record. A workspace tool's own config (its endpoint and such) is not shown
@@ -20,7 +33,10 @@ export function toolView(tool: ToolRecord): ToolView {
     category: tool.category,
     scope: tool.workspaceId === null ? 'global' : 'workspace',
     when_to_use: tool.whenToUse,
-    annotations: { ...tool.annotations },
+    annotations: annotationsView(tool),
+    ...(tool.source === 'api' || tool.source === 'code'
+      ? { requires_approval: (tool.annotations as { requiresApproval?: unknown }).requiresApproval === true }
+      : {}),
     requires: { ...tool.requires },
     tags: [...tool.tags],
     input_examples: tool.inputExamples.map((example) => ({ ...example })),
@@ -29,6 +45,26 @@ export function toolView(tool: ToolRecord): ToolView {
     origin: tool.origin,
     created_at: tool.createdAt,
     updated_at: tool.updatedAt,
+  };
+}
+
+/**
+ * A tool's hints as every consumer is told them (MCP's `annotations`, the exports): the row's, with
+ * the defaults of the tool's kind (a code tool is read-only and closed-world, a REST tool read-only for
+ * a `GET`) and then MCP's, in the API's snake_case, the spelling `POST` and `PATCH` take.
+ */
+function annotationsView(tool: ToolRecord): ToolAnnotationsView {
+  let hints: ToolAnnotations = tool.annotations;
+  if (tool.source === 'code') hints = codeToolAnnotations(tool);
+  else if (tool.source === 'api' && tool.handlerKey === HTTP_HANDLER_KEY && tool.config !== null) {
+    hints = restToolAnnotations(tool.config as unknown as RestToolConfig);
+  }
+  const resolved = resolveToolAnnotations(hints);
+  return {
+    read_only: resolved.readOnly,
+    destructive: resolved.destructive,
+    idempotent: resolved.idempotent,
+    open_world: resolved.openWorld,
   };
 }
 

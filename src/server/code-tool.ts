@@ -1,7 +1,7 @@
 import { defineTool } from '../core/define-tool.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import { ToolResult } from '../core/tool-result.js';
-import type { ToolSpec } from '../core/tool-spec.js';
+import type { ToolAnnotations, ToolSpec } from '../core/tool-spec.js';
 import type { Sandbox, SandboxFailure, SandboxLanguage, SandboxRunResult } from '../sandbox/sandbox.js';
 import { sandboxToolResult } from '../sandbox/sandbox-tool.js';
 import type { ToolRecord } from '../store/index.js';
@@ -49,7 +49,7 @@ export function createCodeTool(record: ToolRecord, options: CodeToolOptions): To
   const { type, code } = codeToolConfigOf(record);
   const language = DISPLAY_NAMES[type];
   const lineCount = code.split(/\r\n|\r|\n/).length;
-  const { requiresApproval, ...annotations } = record.annotations as Record<string, unknown>;
+  const { requiresApproval } = record.annotations as { requiresApproval?: unknown };
   return defineTool({
     name: record.id,
     ...(record.name === record.id ? {} : { title: record.name }),
@@ -61,7 +61,7 @@ export function createCodeTool(record: ToolRecord, options: CodeToolOptions): To
     inputSchema: record.parametersSchema as JsonSchema,
     // Waiting for a free or restarting sandbox must not cut the call (as for execute_python).
     timeoutMs: (options.sandboxTimeoutMs ?? 5_000) + 60_000,
-    annotations: { readOnly: true, destructive: false, idempotent: false, openWorld: false, ...annotations },
+    annotations: codeToolAnnotations(record),
     ...(requiresApproval === true ? { requiresApproval: true } : {}),
     metadata: { codeType: type },
     handler: async (args, context) => {
@@ -70,6 +70,22 @@ export function createCodeTool(record: ToolRecord, options: CodeToolOptions): To
       return codeToolResult(outcome, record.id, language, lineCount);
     },
   });
+}
+
+/**
+ * The hints of a code tool: those its row sets, over the defaults of the code-execution tools
+ * (read-only, not destructive, not idempotent, closed-world: the sandbox reaches nothing outside).
+ *
+ * @example
+ * ```ts
+ * codeToolAnnotations(record); // { readOnly: true, destructive: false, idempotent: true, openWorld: false }
+ * ```
+ */
+export function codeToolAnnotations(record: ToolRecord): ToolAnnotations {
+  const { requiresApproval: _approval, ...annotations } = record.annotations as ToolAnnotations & {
+    requiresApproval?: unknown;
+  };
+  return { readOnly: true, destructive: false, idempotent: false, openWorld: false, ...annotations };
 }
 
 /**

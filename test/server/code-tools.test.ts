@@ -705,6 +705,19 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
       inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
     });
+    // The REST views tell each tool's hints as MCP lists them (a code tool's defaults included).
+    for (const tool of listed) {
+      const hints = tool.annotations ?? {};
+      const expected = {
+        read_only: hints.readOnlyHint,
+        destructive: hints.destructiveHint,
+        idempotent: hints.idempotentHint,
+        open_world: hints.openWorldHint,
+      };
+      expect((await send(owner, 'GET', `/api/tools/${tool.name}`)).body.annotations, tool.name).toEqual(expected);
+      const listing = (await send(owner, 'GET', '/api/tools')).body.tools as Array<Record<string, unknown>>;
+      expect(listing.find((row) => row.id === tool.name)?.annotations, tool.name).toEqual(expected);
+    }
     const stats = await agentView.callTool({ name: 'word_stats', arguments: { text: 'one three' } });
     expect(JSON.parse((stats.content as Array<{ text: string }>)[0]?.text ?? '')).toEqual({
       words: 2,

@@ -129,7 +129,7 @@ function defineServiceBuiltinCases(harness: ServerStoreHarness): void {
     expect(tool.json()).toMatchObject({
       id: 'email_inboxes',
       category: 'email',
-      annotations: { readOnly: true, idempotent: true, openWorld: false },
+      annotations: { read_only: true, destructive: false, idempotent: true, open_world: false },
     });
   });
 }

@@ -195,7 +195,8 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
         when_to_use: 'For questions about internal projects.',
         category: 'knowledge',
         tags: ['search', 'wiki'],
-        annotations: { readOnly: true },
+        annotations: { read_only: true, destructive: false, idempotent: false, open_world: true },
+        requires_approval: false,
         source: 'api',
         created_at: before.body.created_at,
       });
@@ -233,13 +234,18 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
         description: 'Add two integers.',
         tags: ['math'],
         source: 'code',
-        annotations: { readOnly: true, idempotent: true, requiresApproval: true },
+        annotations: { read_only: true, destructive: false, idempotent: true, open_world: false },
+        requires_approval: true,
         parameters_schema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } },
       });
       const stored = await store.tools.get(owner.id, id);
       expect(stored?.config).toEqual({ type: 'python', code: 'def main(a, b):\n    return a + b\n' });
       const hintsOnly = await rest(owner, 'PATCH', `/api/tools/${id}`, { annotations: {} });
-      expect(hintsOnly.body.annotations).toEqual({ requiresApproval: true });
+      // Hints left out return to a code tool's defaults; the approval stays.
+      expect(hintsOnly.body).toMatchObject({
+        annotations: { read_only: true, destructive: false, idempotent: false, open_world: false },
+        requires_approval: true,
+      });
       // New code is checked in the sandbox as at creation: refused, it leaves the stored code as it was.
       const code = await rest(owner, 'PATCH', `/api/tools/${id}`, { code: 'import os' });
       expect(code.status).toBe(400);

@@ -8,6 +8,7 @@ export type {
   AttachedToolView as AttachedTool,
   DefaultToolSetView as DefaultToolSet,
   RequiredEnvVarStatus,
+  ToolAnnotationsView as ToolAnnotations,
   ToolCallView as ToolCall,
   ToolDetailView as ToolDetail,
   ToolView as Tool,

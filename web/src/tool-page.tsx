@@ -1,5 +1,5 @@
 import { type KeyboardEvent, useState } from 'react';
-import { EXPORT_FORMATS, type RequiredEnvVarStatus, type ToolDetail } from './api-types.js';
+import { EXPORT_FORMATS, type RequiredEnvVarStatus, type ToolAnnotations, type ToolDetail } from './api-types.js';
 import { CopyButton } from './copy-button.js';
 import { Link } from './router.js';
 import { SchemaTable } from './schema-table.js';
@@ -10,6 +10,14 @@ import { DeleteTool, ToolEditor } from './tool-editor.js';
 import { SourceBadge, UnavailableMark } from './tool-source.js';
 import { sourceDescription } from './tool-source-labels.js';
 import { TryItForm } from './try-it-form.js';
+
+/** The hints shown as badges when true, in words. */
+const HINT_LABELS: ReadonlyArray<readonly [keyof ToolAnnotations, string]> = [
+  ['read_only', 'read-only'],
+  ['destructive', 'destructive'],
+  ['idempotent', 'idempotent'],
+  ['open_world', 'open world'],
+];
 
 /**
  * One tool: where it comes from (and, when this server cannot run it, why), its description, when to
@@ -43,7 +51,8 @@ export function ToolPage(props: { toolId: string }) {
     );
   }
   const { data } = tool;
-  const annotations = Object.entries(data.annotations).filter(([, value]) => value === true);
+  const hints = HINT_LABELS.filter(([key]) => data.annotations[key]).map(([, label]) => label);
+  if (data.requires_approval === true) hints.push('needs approval');
   const editable = isEditableTool(data.source);
   return (
     <>
@@ -55,9 +64,9 @@ export function ToolPage(props: { toolId: string }) {
         <code>{data.id}</code> <span className="badge">{data.category}</span>
         <span className="badge badge-quiet">{data.scope}</span>
         <SourceBadge tool={data} />
-        {annotations.map(([name]) => (
-          <span key={name} className="badge badge-quiet">
-            {name}
+        {hints.map((label) => (
+          <span key={label} className="badge badge-quiet">
+            {label}
           </span>
         ))}
       </p>

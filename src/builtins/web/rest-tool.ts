@@ -2,7 +2,7 @@ import { defineTool } from '../../core/define-tool.js';
 import { ToolshedError } from '../../core/errors/toolshed-error.js';
 import { isPlainObject, type JsonSchema } from '../../core/json-schema.js';
 import { ToolResult } from '../../core/tool-result.js';
-import type { ToolContext, ToolSpec } from '../../core/tool-spec.js';
+import type { ToolAnnotations, ToolContext, ToolSpec } from '../../core/tool-spec.js';
 import { injectTraceContext, SpanKind, SpanStatusCode, withSpan } from '../../core/tracing.js';
 import { guardedRequest } from './guarded-request.js';
 import { authSecretName, authVariable, type RestToolConfig, restToolRequirements } from './rest-tool-config.js';
@@ -42,6 +42,26 @@ const DEFAULT_TIMEOUT_SECONDS = 10;
 const DEFAULT_MAX_RESPONSE_BYTES = 5_000_000;
 
 /**
+ * The hints of a REST tool: those its definition sets (`annotations`, snake_case), read-only by
+ * default for a `GET` (the default method) and open-world by default.
+ *
+ * @example
+ * ```ts
+ * restToolAnnotations({ method: 'POST', annotations: { idempotent: true } });
+ * // { readOnly: false, idempotent: true, openWorld: true }
+ * ```
+ */
+export function restToolAnnotations(config: Pick<RestToolConfig, 'method' | 'annotations'>): ToolAnnotations {
+  const annotations = config.annotations ?? {};
+  return {
+    readOnly: annotations.read_only ?? (config.method ?? 'GET') === 'GET',
+    ...(annotations.destructive === undefined ? {} : { destructive: annotations.destructive }),
+    ...(annotations.idempotent === undefined ? {} : { idempotent: annotations.idempotent }),
+    openWorld: annotations.open_world ?? true,
+  };
+}
+
+/**
  * A tool that calls an HTTP API, from a `custom_tools:` entry (SPEC §5.3) or a workspace REST tool.
  * The arguments fill the request templates (`"{query}"` keeps the argument's type; `"q={query}"`
  * interpolates; `{name}` in the endpoint path is URL-encoded); without templates, GET and DELETE send
@@ -77,7 +97,6 @@ export function createRestTool(config: RestToolConfig, options: RestToolOptions 
     allowPrivateNetwork: workspace === undefined && config.allow_private_network === true,
     ...options.guard,
   });
-  const annotations = config.annotations ?? {};
   return defineTool({
     name: config.id,
     ...(config.title === undefined ? {} : { title: config.title }),
@@ -90,12 +109,7 @@ export function createRestTool(config: RestToolConfig, options: RestToolOptions 
     timeoutMs: (config.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
     // A workspace tool never learns whether the server has a variable set.
     requires: { env: workspace === undefined ? restToolRequirements(config) : [] },
-    annotations: {
-      readOnly: annotations.read_only ?? method === 'GET',
-      ...(annotations.destructive === undefined ? {} : { destructive: annotations.destructive }),
-      ...(annotations.idempotent === undefined ? {} : { idempotent: annotations.idempotent }),
-      openWorld: annotations.open_world ?? true,
-    },
+    annotations: restToolAnnotations(config),
     ...(config.requires_approval === undefined ? {} : { requiresApproval: config.requires_approval }),
     ...(config.execution?.task_support === undefined
       ? {}

@@ -1,4 +1,6 @@
 import { isPlainObject } from '../../core/json-schema.js';
+import { resolveToolAnnotations } from '../../core/resolve-annotations.js';
+import type { ToolAnnotations } from '../../core/tool-spec.js';
 import { exportEach } from '../shared/export-each.js';
 import type { ExportResult } from '../shared/export-result.js';
 import type { ToolSource } from '../shared/tool-source.js';
@@ -71,13 +73,12 @@ function keepDialect(schema: McpObjectSchema, source: unknown): McpObjectSchema 
 }
 
 function mcpAnnotations(annotations: unknown, title: string | undefined): McpToolAnnotations {
-  const hints = isPlainObject(annotations) ? annotations : {};
-  const readOnly = hints.readOnly === true;
+  const hints = resolveToolAnnotations(isPlainObject(annotations) ? (annotations as ToolAnnotations) : undefined);
   return {
     ...(title === undefined ? {} : { title }),
-    readOnlyHint: readOnly,
-    destructiveHint: readOnly ? false : hints.destructive !== false,
-    idempotentHint: hints.idempotent === true,
-    openWorldHint: hints.openWorld !== false,
+    readOnlyHint: hints.readOnly,
+    destructiveHint: hints.destructive,
+    idempotentHint: hints.idempotent,
+    openWorldHint: hints.openWorld,
   };
 }

@@ -92,6 +92,11 @@ describe('editing tools and agents in the web catalog', () => {
     await page.getByRole('heading', { name: 'Edit' }).waitFor();
     expect(await page.locator('.tool-meta').getByTestId('source-badge').textContent()).toBe('API');
     expect(await page.getByTestId('read-only-notice').count()).toBe(0);
+    // A GET endpoint is read-only and reaches the open world unless its definition says otherwise.
+    expect(await page.locator('.tool-meta').getByTestId('hint-badge').allTextContents()).toEqual([
+      'read-only',
+      'open world',
+    ]);
 
     // A blank description is refused by the server, and the message shows under the field.
     await page.locator('#edit-description').fill('   ');

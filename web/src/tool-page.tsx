@@ -65,7 +65,7 @@ export function ToolPage(props: { toolId: string }) {
         <span className="badge badge-quiet">{data.scope}</span>
         <SourceBadge tool={data} />
         {hints.map((label) => (
-          <span key={label} className="badge badge-quiet">
+          <span key={label} className="badge badge-quiet" data-testid="hint-badge">
             {label}
           </span>
         ))}

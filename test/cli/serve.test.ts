@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -165,20 +166,51 @@ describe('toolshed serve: bad input', () => {
     ]);
   });
 
-  it('reports a port in use in one line (exit 1)', async () => {
+  it('reports a port in use in one line (exit 1), creating no database, workspace or token', async () => {
+    const database = join(SCRATCH, `serve-busy-${process.pid}.db`);
     const blocker: Server = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const address = blocker.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
     try {
-      const run = await runCli(['serve', '--tools', 'tools', '--port', String(port)]);
+      const run = await runCli(['serve', '--tools', 'tools', '--port', String(port)], {
+        env: { TOOLSHED_DATABASE_URL: database },
+      });
       expect(run.exitCode).toBe(1);
       expect(lines(run.stderr)).toEqual([
         `error: cannot listen on 127.0.0.1:${port}: the port is already in use; stop the other server or pass another --port (0 picks a free one).`,
       ]);
+      expect(run.stdout).toBe('');
+      expect(existsSync(database)).toBe(false);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }
+    // The token was never made, so the next start on a free port makes it and prints it.
+    const running = startCli(['serve', '--tools', 'tools', '--port', '0'], {
+      env: { TOOLSHED_DATABASE_URL: database },
+    });
+    try {
+      await running.waitForStderr(TOKEN);
+      await running.waitForStderr(LISTENING);
+    } finally {
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toEqual({ exitCode: 0, signal: null });
+    }
+  });
+
+  it('refuses an unknown --agent before it creates the database', async () => {
+    const database = join(SCRATCH, `serve-agent-${process.pid}.db`);
+    const run = await runCli(['serve', '--config', 'examples/toolshed.yaml', '--agent', 'asistant', '--port', '0'], {
+      cwd: ROOT,
+      env: { TOOLSHED_DATABASE_URL: database },
+    });
+    expect(run.exitCode).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      SERPER_WARNING,
+      "error: agent 'asistant' not found in examples/toolshed.yaml. Did you mean 'assistant'? Agents: assistant.",
+    ]);
+    expect(run.stdout).toBe('');
+    expect(readdirSync(SCRATCH).filter((name) => name.startsWith(`serve-agent-${process.pid}.db`))).toEqual([]);
   });
 
   it('exits 0 on SIGINT, serving without a configuration', async () => {

@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type Command, InvalidArgumentError } from 'commander';
 import { durationMs } from '../../config/validate-config.js';
 import type { McpServerLogEntry } from '../../mcp/import-mcp-server.js';
@@ -16,7 +17,7 @@ import type { ToolshedStore } from '../../store/index.js';
 import { RESOURCE_ID_PATTERN } from '../../store/store-validation.js';
 import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
-import { type LoadedTools, loadTools, resolveToolSetup } from '../load-registry.js';
+import { type LoadedTools, loadTools, resolveToolSetup, type ToolSetup } from '../load-registry.js';
 import { visible } from '../output.js';
 import { openServiceStore } from '../serve/open-service-store.js';
 import { servedConfigOf } from '../serve/served-config-of.js';
@@ -204,17 +205,69 @@ async function serveTraced(
   maxSessionsPerWorkspace: number,
 ): Promise<0> {
   const setup = await resolveToolSetup(options, io.cwd);
+  const [{ createServer }, { listenHttp, serverUrl }] = await Promise.all([
+    import('node:http'),
+    import('../serve/listen-http.js'),
+  ]);
+  // The address is bound before anything is made: a port in use ends the run before the database is
+  // opened, so no workspace or token (shown only once) is made for a server that never ran. A request
+  // that arrives before the API is ready waits for it.
+  let route: ((incoming: IncomingMessage, outgoing: ServerResponse) => void) | undefined;
+  const waiting: Array<() => void> = [];
+  const server = createServer((incoming, outgoing) => {
+    if (route !== undefined) route(incoming, outgoing);
+    else waiting.push(() => route?.(incoming, outgoing));
+  });
+  const address = await listenHttp(server, options.host, options.port);
+  try {
+    return await serveListening(options, io, maxSessions, maxSessionsPerWorkspace, setup, {
+      server,
+      base: serverUrl(options.host, address.port),
+      route: (next) => {
+        route = next;
+        for (const request of waiting.splice(0)) request();
+      },
+    });
+  } finally {
+    // Closed already when the server ran; this covers a run that ended before it was ready.
+    await closeHttp(server);
+  }
+}
+
+/** The listening HTTP server of {@link serveListening}, and how to hand its requests to the API once ready. */
+interface BoundServer {
+  server: Server;
+  /** The server's URL, `http://HOST:PORT`. */
+  base: string;
+  route(route: (incoming: IncomingMessage, outgoing: ServerResponse) => void): void;
+}
+
+async function serveListening(
+  options: ServeCommandOptions,
+  io: CliContext['io'],
+  maxSessions: number,
+  maxSessionsPerWorkspace: number,
+  setup: ToolSetup,
+  bound: BoundServer,
+): Promise<0> {
   // The service: the store (TOOLSHED_DATABASE_URL) behind the REST API and MCP; the configuration's
   // tools and agents become rows of one workspace (--workspace), synced when the server gets ready.
-  const store = await openServiceStore(io).catch(async (error: unknown) => {
-    throw await storeCliError(error);
-  });
+  // It is opened once the tools have loaded (or when an MCP server's tools are pinned while they
+  // load), so a configuration that does not load, or an unknown --agent, makes no database.
+  let opening: Promise<ToolshedStore> | undefined;
+  const openStore = () => {
+    opening ??= openServiceStore(io).catch(async (error: unknown) => {
+      throw await storeCliError(error);
+    });
+    return opening;
+  };
   const workspaceId = options.workspace ?? DEFAULT_WORKSPACE;
   // The workspace exists (made with its first token on an empty database) before the configuration's
   // MCP servers pin their tools in it; a configuration that does not load makes no workspace or token.
   let bootstrapped: Promise<string | undefined> | undefined;
   const bootstrap = () => {
-    bootstrapped ??= bootstrapWorkspace(store, workspaceId, io).then(async (hint) => {
+    bootstrapped ??= openStore().then(async (store) => {
+      const hint = await bootstrapWorkspace(store, workspaceId, io);
       if ((await store.workspaces.get(workspaceId)) === undefined) {
         await store.workspaces.create({ id: workspaceId, name: workspaceId });
       }
@@ -225,7 +278,7 @@ async function serveTraced(
   const mcpPins: UpstreamPins = {
     review: async (server, definitions) => {
       await bootstrap();
-      return store.upstreamPins.review(workspaceId, server, definitions);
+      return (await openStore()).upstreamPins.review(workspaceId, server, definitions);
     },
   };
   // An MCP server's log messages join toolshed serve's own lines, with the server's name.
@@ -235,20 +288,27 @@ async function serveTraced(
     );
   };
   let tools: LoadedTools;
+  let store: ToolshedStore;
   try {
     // The service's built-ins come from the store (their files in the database), never the CLI's.
     tools = await loadTools(setup, io, 'all', { builtins: false, mcpPins, mcpLog });
   } catch (error) {
-    await store.close();
+    await (await opening?.catch(() => undefined))?.close();
     throw error;
   }
-  const stores: ToolshedStore[] = [store];
   try {
-    const [
-      { createServer },
-      { answerClientError, createServer: createApiServer, reloadServedConfig },
-      { listenHttp, serverUrl },
-    ] = await Promise.all([import('node:http'), import('../../server/index.js'), import('../serve/listen-http.js')]);
+    store = await openStore();
+  } catch (error) {
+    await tools.close();
+    throw error;
+  }
+  const { server } = bound;
+  try {
+    const {
+      answerClientError,
+      createServer: createApiServer,
+      reloadServedConfig,
+    } = await import('../../server/index.js');
     const report = (error: unknown) => {
       io.stderr.write(`toolshed serve: ${visible(error instanceof Error ? error.message : String(error))}\n`);
     };
@@ -311,12 +371,11 @@ async function serveTraced(
       },
     });
     await api.ready();
-    const server = createServer((incoming, outgoing) => api.routing(incoming, outgoing));
+    bound.route((incoming, outgoing) => api.routing(incoming, outgoing));
     server.on('clientError', answerClientError);
     const stopped = waitForStopSignal();
     try {
-      const address = await listenHttp(server, options.host, options.port);
-      const base = serverUrl(options.host, address.port);
+      const { base } = bound;
       const count = (await store.workspaces.defaultTools(workspaceId))?.tools.length ?? 0;
       const banner = [
         `toolshed serving ${toolCount(count)} in workspace '${visible(workspaceId)}': MCP at ${visible(base)}/mcp`,
@@ -404,16 +463,22 @@ async function serveTraced(
     } finally {
       stopped.dispose();
       await api.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeHttp(server);
     }
   } finally {
-    for (const store of stores) await store.close();
+    await store.close();
     await tools.close();
   }
   return 0;
+}
+
+/** Stop listening and end every connection; resolves at once when the server is not listening. */
+function closeHttp(server: Server): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 /** How long `toolshed serve` waits after a change of the configuration's tools before it syncs them. */

@@ -88,6 +88,32 @@ export async function storeCliError(error: unknown): Promise<unknown> {
 }
 
 /**
+ * Refuse a `--workspace` the database does not have: a {@link CliError} (exit 1) naming the closest
+ * workspace ids and how to create it. A verb that reads or changes a workspace's rows calls it first,
+ * so an unknown id is an error rather than an empty answer.
+ *
+ * @example
+ * ```ts
+ * await withServiceStore(io, async (store) => {
+ *   await requireWorkspace(store, 'defualt');
+ *   // CliError: error: workspace 'defualt' does not exist (did you mean 'default'?); create it with ...
+ * });
+ * ```
+ */
+export async function requireWorkspace(store: ToolshedStore, workspace: string): Promise<void> {
+  if ((await store.workspaces.get(workspace)) !== undefined) return;
+  const { closestNames } = await import('../core/did-you-mean.js');
+  const ids = (await store.workspaces.list()).map((each) => each.id);
+  const closest = closestNames(workspace, ids, 3);
+  const didYouMean =
+    closest.length === 0 ? '' : ` (did you mean ${closest.map((id) => `'${visible(id)}'`).join(' or ')}?)`;
+  throw new CliError(
+    `error: workspace '${visible(workspace)}' does not exist${didYouMean}; create it with 'toolshed workspace create NAME --id ${visible(workspace)}'.`,
+    1,
+  );
+}
+
+/**
  * Commander parser of a workspace id flag: 1-64 letters, digits, `_`, `.` and `-`, starting with a
  * letter or digit. Anything else is a usage error (exit 2) before the database is opened.
  *

@@ -157,6 +157,30 @@ for (const database of [sqliteDatabase(), postgresDatabase()]) {
         ["error: workspace 'initech' does not exist; create it with 'toolshed workspace create NAME --id initech'."],
       );
     });
+
+    it.each([
+      [['mcp-servers', 'changes']],
+      [['mcp-servers', 'changes', 'memory']],
+      [['mcp-servers', 'approve', 'memory']],
+      [['mcp-servers', 'approve', 'memory', 'read_graph']],
+      [['token', 'create']],
+      [['secret', 'list']],
+    ])('%j refuses a workspace that does not exist, naming the closest (exit 1)', async (args) => {
+      expectRun(
+        await cli(...args, '--workspace', 'acm'),
+        1,
+        [],
+        [
+          "error: workspace 'acm' does not exist (did you mean 'acme'?); create it with 'toolshed workspace create NAME --id acm'.",
+        ],
+      );
+      const store = await createStore(url);
+      try {
+        expect(await store.workspaces.get('acm')).toBeUndefined();
+      } finally {
+        await store.close();
+      }
+    });
   });
 }
 

@@ -5,7 +5,7 @@ import { MCP_SERVER_NAME_PATTERN } from '../../store/store-validation.js';
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { visible } from '../output.js';
-import { parseResourceId, withServiceStore } from '../with-service-store.js';
+import { parseResourceId, requireWorkspace, withServiceStore } from '../with-service-store.js';
 import { DEFAULT_WORKSPACE } from './serve.js';
 
 /** Options of `toolshed mcp-servers changes` and `approve`. */
@@ -27,7 +27,8 @@ interface PinOptions {
  *   (TOOL's only) and approves it: the tool is served again (by a running `toolshed serve` at its
  *   next call, list change or SIGHUP). Nothing to approve is exit 1.
  *
- * `--workspace` defaults to `default`, the workspace `toolshed serve` serves; `--json` prints records.
+ * `--workspace` defaults to `default`, the workspace `toolshed serve` serves; one the database does not
+ * have is exit 1, naming the closest ids. `--json` prints records.
  * A malformed server name or `--workspace` is a usage error (exit 2) before the database is opened.
  *
  * @example
@@ -59,8 +60,10 @@ export function defineMcpServersCommand(program: Command, context: CliContext): 
       const { io } = context;
       const pending = await withServiceStore(
         io,
-        async (store) =>
-          (await store.upstreamPins.list(options.workspace, server)).filter((pin) => pin.pending !== undefined),
+        async (store) => {
+          await requireWorkspace(store, options.workspace);
+          return (await store.upstreamPins.list(options.workspace, server)).filter((pin) => pin.pending !== undefined);
+        },
         { existing: true },
       );
       if (options.json === true) io.stdout.write(`${JSON.stringify(pending.map(changeRecord))}\n`);
@@ -90,6 +93,7 @@ export function defineMcpServersCommand(program: Command, context: CliContext): 
       const approved = await withServiceStore(
         io,
         async (store) => {
+          await requireWorkspace(store, options.workspace);
           const pending = (await store.upstreamPins.list(options.workspace, server)).filter(
             (pin) => pin.pending !== undefined && (tool === undefined || pin.tool === tool),
           );

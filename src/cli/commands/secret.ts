@@ -1,12 +1,11 @@
 import { type Command, InvalidArgumentError } from 'commander';
 // The constants' own module, not the store's entry: that would load Kysely on every CLI start.
-import type { ToolshedStore } from '../../store/index.js';
 import { SECRET_NAME_PATTERN, STORE_LIMITS } from '../../store/store-validation.js';
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { visible } from '../output.js';
 import { readLimitedStdin } from '../read-limited-stdin.js';
-import { parseResourceId, withServiceStore } from '../with-service-store.js';
+import { parseResourceId, requireWorkspace, withServiceStore } from '../with-service-store.js';
 
 /** Options of `toolshed secret set`. */
 interface SetOptions {
@@ -152,15 +151,6 @@ export function parseSecretName(value: string): string {
     );
   }
   return value;
-}
-
-async function requireWorkspace(store: ToolshedStore, workspace: string): Promise<void> {
-  if ((await store.workspaces.get(workspace)) === undefined) {
-    throw new CliError(
-      `error: workspace '${workspace}' does not exist; create it with 'toolshed workspace create NAME --id ${workspace}'.`,
-      1,
-    );
-  }
 }
 
 /** Read the value from stdin, stopping past the limit, without one trailing line ending (what `echo` adds). */

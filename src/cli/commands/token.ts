@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
-import { CliError } from '../cli-error.js';
-import { parseResourceId, parseResourceName, withServiceStore } from '../with-service-store.js';
+import { parseResourceId, parseResourceName, requireWorkspace, withServiceStore } from '../with-service-store.js';
 
 /**
  * Add `toolshed token create --workspace ID [--name NAME]`: create an API token and print it once on
@@ -29,12 +28,7 @@ export function defineTokenCommand(program: Command, context: CliContext): Comma
       const created = await withServiceStore(
         io,
         async (store) => {
-          if ((await store.workspaces.get(options.workspace)) === undefined) {
-            throw new CliError(
-              `error: workspace '${options.workspace}' does not exist; create it with 'toolshed workspace create NAME --id ${options.workspace}'.`,
-              1,
-            );
-          }
+          await requireWorkspace(store, options.workspace);
           return store.tokens.create(options.workspace, { name: options.name });
         },
         { existing: true },

@@ -10,6 +10,7 @@ import {
 import { isToolSpec } from '../core/define-tool.js';
 import { closestNames } from '../core/did-you-mean.js';
 import { ToolRegistrationError } from '../core/errors/tool-registration-error.js';
+import { fileErrorReason } from '../core/file-error-reason.js';
 import { INPUT_LIMITS } from '../core/input-limits.js';
 import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import { fromToolProtocol, isToolProtocol } from '../core/tool-protocol.js';
@@ -190,9 +191,11 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     error(
       undefined,
       '',
-      code === 'ENOENT'
+      code === 'ENOENT' || code === 'ENOTDIR'
         ? 'configuration file not found'
-        : `cannot read the configuration: ${(failure as Error).message}`,
+        : code === 'EISDIR'
+          ? 'the configuration is a folder, not a file; name the toolshed.yaml file itself'
+          : `the configuration ${fileErrorReason(failure, 'read') ?? `cannot be read: ${(failure as Error).message}`}`,
     );
     return done(undefined);
   }

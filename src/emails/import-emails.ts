@@ -1,9 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { checkJsonText, describeJsonLimitBreach } from '../core/input-limits.js';
 import type { EmailRecord } from './email-record.js';
+import { EmailSourceError } from './email-source-error.js';
 import type { EmailStore } from './email-store.js';
 import {
   DEFAULT_EMAIL_LIMITS,
@@ -89,7 +90,8 @@ export const LARGE_IMPORT_BYTES = 32 * 1024 * 1024;
  * maildir user, else the first recipient. Batches are inserted in one transaction each; messages with
  * bad headers, no date, an undecodable body or a body over the limit are reported and skipped; a
  * message whose id is already stored adds nothing, so re-running an import is harmless, and re-running
- * one that was killed finishes it. A bulk load into an empty PostgreSQL table builds the GIN index at
+ * one that was killed finishes it. A source that is not of `format` is refused before anything is
+ * stored (see {@link checkEmailSource}). A bulk load into an empty PostgreSQL table builds the GIN index at
  * the end instead of row by row (see `EmailStore.beginBulkLoad`).
  *
  * @example
@@ -103,6 +105,7 @@ export async function importEmails(path: string, options: ImportEmailsOptions): 
     maxBodyChars: options.maxBodyChars ?? DEFAULT_EMAIL_LIMITS.maxBodyChars,
     maxMessageBytes: options.maxMessageBytes ?? DEFAULT_EMAIL_LIMITS.maxMessageBytes,
   };
+  await checkEmailSource(path, options.format);
   const report: EmailImportReport = { processed: 0, added: 0, duplicates: 0, skippedCount: 0, skipped: [] };
   const totalBytes = options.format === 'maildir' ? undefined : (await stat(path)).size;
   const bulk = options.bulkLoad ?? (totalBytes ?? 0) >= LARGE_IMPORT_BYTES;
@@ -168,6 +171,94 @@ export async function importEmails(path: string, options: ImportEmailsOptions): 
     await finishBulkLoad();
   }
   return report;
+}
+
+/** The columns a CSV row needs besides `date` for an email to be stored: where its inbox comes from. */
+const CSV_INBOX_COLUMNS = ['to', 'cc', 'bcc', 'recipients', 'inbox', 'file_name'];
+
+/** How much of a file {@link checkEmailSource} reads to see how it starts. */
+const SNIFF_BYTES = 64 * 1024;
+
+/**
+ * Check that `path` can be read as `format` before anything is imported: a maildir is a folder; an
+ * mbox, CSV, JSONL or Parquet source is a file that starts as that format does (an mbox with
+ * `From `, a CSV with a header naming `date` and one of `to`, `cc`, `bcc`, `recipients`, `inbox` or
+ * `file_name`, a JSONL with a JSON object, a Parquet file with `PAR1`). Throws {@link EmailSourceError}
+ * naming `shown` (default `path`) and what was expected; a path that cannot be read throws the file
+ * system's error.
+ *
+ * @example
+ * ```ts
+ * await checkEmailSource('export.jsonl', 'csv');
+ * // EmailSourceError: 'export.jsonl' is not a CSV export of emails: its first row must name the columns, ...
+ * ```
+ */
+export async function checkEmailSource(path: string, format: EmailImportFormat, shown = path): Promise<void> {
+  const info = await stat(path);
+  const named = `'${shown}'`;
+  if (format === 'maildir') {
+    if (!info.isDirectory()) throw new EmailSourceError('NOT_A_FOLDER', `${named} is a file, not a maildir folder.`);
+    return;
+  }
+  const article = format === 'mbox' ? 'an' : 'a';
+  const label =
+    format === 'csv' || format === 'jsonl' ? format.toUpperCase() : format === 'parquet' ? 'Parquet' : format;
+  if (info.isDirectory())
+    throw new EmailSourceError('NOT_A_FILE', `${named} is a folder, not ${article} ${label} file.`);
+  const start = await readStart(path);
+  const firstLine = (
+    start
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .split(/\r?\n/)
+      .find((line) => line.trim() !== '') ?? ''
+  ).trim();
+  switch (format) {
+    case 'mbox':
+      if (!firstLine.startsWith('From ')) {
+        throw new EmailSourceError('WRONG_FORMAT', `${named} is not an mbox: its first line must start with 'From '.`);
+      }
+      return;
+    case 'csv': {
+      const columns = firstLine.split(',').map((name) => name.trim().replace(/^"|"$/g, '').trim().toLowerCase());
+      if (!columns.includes('date') || !CSV_INBOX_COLUMNS.some((name) => columns.includes(name))) {
+        throw new EmailSourceError(
+          'WRONG_FORMAT',
+          `${named} is not a CSV export of emails: its first row must name the columns, with date and one of ${CSV_INBOX_COLUMNS.slice(0, -1).join(', ')} or ${CSV_INBOX_COLUMNS.at(-1)} (as in message_id,subject,from,to,cc,bcc,date,body,file_name).`,
+        );
+      }
+      return;
+    }
+    case 'jsonl':
+      // Only the start is checked: a later line that is not JSON is skipped and reported as usual.
+      if (!firstLine.startsWith('{')) {
+        throw new EmailSourceError(
+          'WRONG_FORMAT',
+          `${named} is not a JSONL export of emails: its first line must be a JSON object, one email a line.`,
+        );
+      }
+      return;
+    case 'parquet':
+      if (start.subarray(0, 4).toString('latin1') !== 'PAR1') {
+        throw new EmailSourceError('WRONG_FORMAT', `${named} is not a Parquet file: it does not start with PAR1.`);
+      }
+      return;
+    default: {
+      const unreachable: never = format;
+      throw new TypeError(`Unknown email format '${String(unreachable)}'.`);
+    }
+  }
+}
+
+async function readStart(path: string): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await file.read(buffer, 0, SNIFF_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
 }
 
 function readSource(path: string, format: EmailImportFormat, limits: EmailLimits): AsyncIterable<SourceItem> {

@@ -5,6 +5,8 @@
  */
 
 export type { EmailHit, EmailInboxList, EmailRecord, EmailSearchResult, InboxCount } from './email-record.js';
+export type { EmailSourceErrorCode } from './email-source-error.js';
+export { EmailSourceError } from './email-source-error.js';
 export type { EmailDatabase, EmailStoreSource, EmailsTable } from './email-store.js';
 export {
   DEFAULT_EMAIL_INBOXES_LIMIT,
@@ -24,7 +26,7 @@ export type {
   ImportEmailsOptions,
   SkippedEmail,
 } from './import-emails.js';
-export { EMAIL_IMPORT_FORMATS, importEmails } from './import-emails.js';
+export { checkEmailSource, EMAIL_IMPORT_FORMATS, importEmails } from './import-emails.js';
 export type { EmailLimits } from './normalize-email.js';
 export { DEFAULT_EMAIL_LIMITS } from './normalize-email.js';
 export type { UnknownInboxCode } from './unknown-inbox-error.js';

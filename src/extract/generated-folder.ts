@@ -30,7 +30,9 @@ export async function readGeneratedFolder(outDir: string): Promise<Map<string, F
   try {
     names = await readdir(outDir);
   } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return files;
+    // No folder there (or a file on its path): none of the files exist yet.
+    const code = (error as { code?: string }).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return files;
     throw error;
   }
   for (const name of names.sort()) {

@@ -2,9 +2,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { addToolsOptions, type CliContext, pathValue, type ToolsOptions } from '../cli-context.js';
-import { CliError, type ExitCode } from '../cli-error.js';
+import type { ExitCode } from '../cli-error.js';
 import { renderEnvExample } from '../docs/render-env-example.js';
 import { renderToolCatalog } from '../docs/render-tool-catalog.js';
+import { fileCliError } from '../file-cli-error.js';
 import { displayPath, withTools } from '../load-registry.js';
 import { toJson, visible } from '../output.js';
 
@@ -88,7 +89,7 @@ export async function runDocs(options: DocsCommandOptions, { io }: CliContext): 
     { path: resolve(io.cwd, options.envExample ?? DEFAULT_ENV_EXAMPLE), content: renderEnvExample(tools) },
   ];
   // Every file is read before any is written: one that cannot be read (a folder) writes nothing.
-  const currents = await Promise.all(files.map((file) => readCurrent(file.path)));
+  const currents = await Promise.all(files.map((file) => readCurrent(file.path, displayPath(file.path, io.cwd))));
   const results: DocsFileJson[] = [];
   for (const [index, file] of files.entries()) {
     const current = currents[index];
@@ -120,13 +121,13 @@ export async function runDocs(options: DocsCommandOptions, { io }: CliContext): 
   return 1;
 }
 
-async function readCurrent(path: string): Promise<string | undefined> {
+async function readCurrent(path: string, shown: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new CliError(`error: cannot read '${visible(path)}': ${(error as Error).message}`);
+    throw fileCliError(error, shown, 'read');
   }
 }
 
@@ -135,7 +136,7 @@ async function write(path: string, content: string, shown: string): Promise<void
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, content);
   } catch (error) {
-    throw new CliError(`error: cannot write '${visible(shown)}': ${(error as Error).message}`);
+    throw fileCliError(error, shown, 'write');
   }
 }
 

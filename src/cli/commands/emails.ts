@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type CliContext, pathValue } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { environmentVariable } from '../environment-variable.js';
+import { erroredPath, fileCliError } from '../file-cli-error.js';
 import { oneLine, toJson } from '../output.js';
 
 const FORMATS = ['maildir', 'mbox', 'csv', 'jsonl', 'parquet'] as const;
@@ -81,11 +82,27 @@ export function defineEmailsCommand(program: Command, context: CliContext): Comm
 /** The `emails import` action; returns the exit code (1 when nothing could be imported). */
 export async function runEmailsImport(path: string, options: EmailsImportOptions, { io }: CliContext): Promise<0 | 1> {
   const format = options.format ?? guessFormat(path);
-  const { importEmails } = await import('../../emails/import-emails.js');
+  const [{ checkEmailSource, importEmails }, { EmailSourceError }] = await Promise.all([
+    import('../../emails/import-emails.js'),
+    import('../../emails/email-source-error.js'),
+  ]);
+  const source = resolve(io.cwd, path);
+  // Checked before the database is opened: a source that cannot be read as its format creates nothing.
+  await checkEmailSource(source, format, oneLine(path)).catch((error: unknown) => {
+    if (error instanceof EmailSourceError) {
+      // A path without a known extension is read as a maildir: a file then needs its format named.
+      const hint =
+        options.format === undefined && error.code === 'NOT_A_FOLDER'
+          ? '; pass --format mbox, csv, jsonl or parquet to import a file'
+          : '';
+      throw new CliError(`error: ${error.message.replace(/\.$/, '')}${hint}.`);
+    }
+    throw fileCliError(error, oneLine(path), 'read');
+  });
   const progress = createProgress(io, 'messages');
   const report = await withEmailStore(options.db, io.env, async (emails) => {
     try {
-      return await importEmails(resolve(io.cwd, path), {
+      return await importEmails(source, {
         format,
         emails,
         ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
@@ -98,9 +115,7 @@ export async function runEmailsImport(path: string, options: EmailsImportOptions
           ),
       });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-        throw new CliError(`error: no such file or folder: ${oneLine(path)}`);
-      throw error;
+      throw fileCliError(error, oneLine(erroredPath(error, io.cwd) ?? path), 'read');
     } finally {
       progress.stop();
     }
@@ -133,11 +148,7 @@ export async function runEmailsGenerate(options: EmailsGenerateOptions, { io }: 
       options.out !== undefined
         ? await generator.writeGeneratedJsonl(resolve(io.cwd, options.out), settings, onProgress).catch((error) => {
             // A path that cannot be written (no such folder, a folder): one line, not "unexpected failure".
-            const code = (error as NodeJS.ErrnoException).code;
-            if (code === undefined) throw error;
-            throw new CliError(
-              `error: cannot write '${oneLine(options.out ?? '')}': ${oneLine((error as Error).message)}`,
-            );
+            throw fileCliError(error, oneLine(options.out ?? ''), 'write', '--out');
           })
         : await withEmailStore(options.db, io.env, (emails) =>
             generator.generateIntoStore(emails, settings, onProgress),

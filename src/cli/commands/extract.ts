@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type CliContext, pathValue } from '../cli-context.js';
 import type { ExitCode } from '../cli-error.js';
+import { erroredPath, fileCliError } from '../file-cli-error.js';
 import { toJson, visible } from '../output.js';
 
 /** Options of `toolshed extract`. */
@@ -86,6 +87,10 @@ export async function runExtractCommand(
     check: options.check === true,
     moduleOut: options.module === undefined ? undefined : at(options.module),
     tsconfig: options.tsconfig === undefined ? undefined : at(options.tsconfig),
+  }).catch((error: unknown) => {
+    // The output folder cannot be read or written (a file on its path, a folder named like a
+    // definition, no permission): one line naming it, not "unexpected failure".
+    throw fileCliError(error, erroredPath(error, io.cwd) ?? options.out ?? 'tools', 'write');
   });
   if (options.json === true) {
     const json: ExtractJson = {

@@ -79,7 +79,9 @@ export async function resolveToolSources(paths: readonly string[], cwd: string):
  *
  * The registry module (and with it Ajv) is imported here, on first use, so verbs that never load
  * tools, and `--help`, start without it. Load errors propagate as the registry's
- * `ToolRegistrationError`, whose message starts with `file:line:col:`.
+ * `ToolRegistrationError`, whose message starts with `file:line:col:`, except a name defined already
+ * (by `into`, which `intoLabel` names in the message, or an earlier source): a {@link CliError} saying
+ * so, since the registry's message names a library option.
  *
  * @example
  * ```ts
@@ -87,17 +89,46 @@ export async function resolveToolSources(paths: readonly string[], cwd: string):
  * registry.list(); // ['add_numbers', 'echo']
  * ```
  */
-export async function loadRegistry(sources: readonly ToolSource[], into?: ToolRegistry): Promise<ToolRegistry> {
+export async function loadRegistry(
+  sources: readonly ToolSource[],
+  into?: ToolRegistry,
+  intoLabel = 'the configuration',
+): Promise<ToolRegistry> {
   let registry = into;
   if (registry === undefined) {
     const { ToolRegistry } = await import('../registry/tool-registry.js');
     registry = new ToolRegistry();
   }
+  const configured = new Set(into?.list() ?? []);
   for (const source of sources) {
-    if (source.kind === 'directory') await registry.loadYamlDirectory(source.absolutePath);
-    else await registry.loadYamlFile(source.absolutePath);
+    try {
+      if (source.kind === 'directory') await registry.loadYamlDirectory(source.absolutePath);
+      else await registry.loadYamlFile(source.absolutePath);
+    } catch (error) {
+      throw await twiceInWords(error, (name) => (configured.has(name) ? intoLabel : 'an earlier --tools path'));
+    }
   }
   return registry;
+}
+
+/**
+ * A load error whose tools are taken already, reworded for the command line: the registry's message
+ * names `allowOverride`, an option of the library a CLI user cannot pass. `definedBy` says where the
+ * first definition of a name came from.
+ */
+async function twiceInWords(error: unknown, definedBy: (name: string) => string): Promise<unknown> {
+  const { ToolRegistrationError } = await import('../core/errors/tool-registration-error.js');
+  if (!ToolRegistrationError.isInstance(error)) return error;
+  const taken = (each: InstanceType<typeof ToolRegistrationError>) =>
+    each.code === 'DUPLICATE_TOOL' && each.toolName !== undefined && each.message.includes('allowOverride');
+  const reworded = (each: InstanceType<typeof ToolRegistrationError>) =>
+    `${each.file === undefined ? '' : `${each.file}: `}tool '${each.toolName}' is defined twice: ${definedBy(each.toolName ?? '')} defines it too; load each definition once, or rename one of the tools.`;
+  if (taken(error)) return new CliError(reworded(error));
+  const nested = error.errors.filter(taken);
+  if (nested.length === 0) return error;
+  let message = error.message;
+  for (const each of nested) message = message.replace(each.message, reworded(each));
+  return new CliError(message);
 }
 
 /** Where a run's tools come from, checked but not loaded: a configuration file, `--tools` paths, an agent. */
@@ -250,7 +281,7 @@ export async function loadTools(
       const until = failure.retrying === true ? ' until it comes up (trying again)' : '';
       io.stderr.write(`warning: going on without MCP server '${failure.name}'${until}: ${visible(failure.message)}\n`);
     }
-    await loadRegistry(setup.sources, config.registry);
+    await loadRegistry(setup.sources, config.registry, configLabel);
     let agent: AgentConfig | undefined;
     let registry = config.registry;
     if (setup.agent !== undefined) {

@@ -63,8 +63,27 @@ describe('toolshed: tools that fail to load (exit 1)', () => {
     const run = await runCli(['list', '--tools', 'tools', '--tools', 'broken/good.yaml', '--tools', 'tools/echo.yaml']);
     expect(run.exitCode).toBe(1);
     expect(lines(run.stderr)).toEqual([
-      "tools/echo.yaml: Tool 'echo' is already registered; pass allowOverride: true to replace it.",
+      "tools/echo.yaml: tool 'echo' is defined twice: an earlier --tools path defines it too; load each definition once, or rename one of the tools.",
     ]);
+  });
+
+  it('reports a --tools definition of a name the configuration has, in words a CLI user can act on', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'toolshed-cli-twice-'));
+    try {
+      await writeFile(join(cwd, 'toolshed.yaml'), 'builtins: [calculator]\n');
+      await writeFile(
+        join(cwd, 'calculator.yaml'),
+        `name: calculator\ndescription: Repeat the text back.\nparameters:\n  type: object\n  properties: {text: {type: string}}\nhandler: ${join(FIXTURES, 'handlers', 'handlers.js')}#echo\n`,
+      );
+      const run = await runCli(['list', '--tools', 'calculator.yaml'], { cwd });
+      expect(run.exitCode).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(lines(run.stderr)).toEqual([
+        "calculator.yaml: tool 'calculator' is defined twice: toolshed.yaml defines it too; load each definition once, or rename one of the tools.",
+      ]);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
   });
 
   it('reports a broken default ./tools folder the same way', async () => {

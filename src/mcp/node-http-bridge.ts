@@ -321,7 +321,8 @@ export function incomingOf(request: Request): IncomingMessage | undefined {
 
 /**
  * The body of `request` as text (UTF-8, a leading byte order mark dropped), read until it ends or
- * grows past `maxBytes` (then `'too large'`, and the rest is left unread); `'not utf-8'` for bytes that
+ * grows past `maxBytes` (then `'too large'`, once the rest is dropped by {@link discardRequestBody}, for
+ * a request made by {@link nodeListener}; any other's rest is left unread); `'not utf-8'` for bytes that
  * are not UTF-8 (never read with U+FFFD in their place). A request made by {@link nodeListener} is
  * read from its node stream, any other from its `body`.
  *
@@ -333,8 +334,11 @@ export function incomingOf(request: Request): IncomingMessage | undefined {
  */
 export async function readRequestText(request: Request, maxBytes: number): Promise<string | 'too large' | 'not utf-8'> {
   const declared = Number(request.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) return 'too large';
   const origin = origins.get(request);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    if (origin !== undefined) await discardRequestBody(origin.incoming);
+    return 'too large';
+  }
   if (origin !== undefined) return readNodeText(origin.incoming, maxBytes);
   if (request.body === null) return '';
   const reader = request.body.getReader();
@@ -354,6 +358,66 @@ export async function readRequestText(request: Request, maxBytes: number): Promi
   return textOf(Buffer.concat(chunks, size));
 }
 
+/**
+ * How much of a refused body {@link discardRequestBody} reads and drops at most: 64 MiB, for 10 seconds.
+ *
+ * @example
+ * ```ts
+ * console.log(DISCARDED_BODY_LIMITS.maxBytes); // 67108864
+ * ```
+ */
+export const DISCARDED_BODY_LIMITS = { maxBytes: 64 * 1024 * 1024, maxMs: 10_000 } as const;
+
+/**
+ * Read and drop the rest of a request body that will not be used (it is over the size limit), so that
+ * the answer sent after it reaches the client: a server that closes the connection while body bytes
+ * are still arriving resets it, and a client that reads its answer only once it has sent its whole
+ * request (many do) then sees ECONNRESET or EPIPE instead of the answer. Resolves `true` once the body
+ * has ended; `false` when the connection closed first, or the body went on past `limits.maxBytes` more
+ * bytes or `limits.maxMs` (the caller then answers with `Connection: close` anyway: an endless body
+ * never holds the server).
+ *
+ * @example
+ * ```ts
+ * await discardRequestBody(incoming);
+ * outgoing.writeHead(413, { connection: 'close' }).end();
+ * ```
+ */
+export function discardRequestBody(
+  incoming: IncomingMessage,
+  limits: { maxBytes: number; maxMs: number } = DISCARDED_BODY_LIMITS,
+): Promise<boolean> {
+  if (incoming.readableEnded) return Promise.resolve(true);
+  if (incoming.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let dropped = 0;
+    let settled = false;
+    const finish = (ended: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onGone);
+      incoming.off('close', onGone);
+      if (!ended) incoming.pause();
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer) => {
+      dropped += chunk.byteLength;
+      if (dropped > limits.maxBytes) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onGone = () => finish(false);
+    const timer = setTimeout(onGone, limits.maxMs);
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onGone);
+    incoming.on('close', onGone);
+    incoming.resume();
+  });
+}
+
 function readNodeText(incoming: IncomingMessage, maxBytes: number): Promise<string | 'too large' | 'not utf-8'> {
   if (incoming.readableEnded) return Promise.resolve('');
   return new Promise((resolve, reject) => {
@@ -368,10 +432,8 @@ function readNodeText(incoming: IncomingMessage, maxBytes: number): Promise<stri
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
       if (size > maxBytes) {
-        // Left unread, not destroyed: that would reset the socket before the 413 reaches the client.
         stop();
-        incoming.pause();
-        resolve('too large');
+        discardRequestBody(incoming).then(() => resolve('too large'));
         return;
       }
       chunks.push(chunk);

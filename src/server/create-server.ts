@@ -5,6 +5,7 @@ import type { RestToolOptions } from '../builtins/web/rest-tool.js';
 import type { OAuthConfig } from '../config/index.js';
 import { checkJsonText, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import { discardRequestBody } from '../mcp/node-http-bridge.js';
 import type { ToolRegistryOptions } from '../registry/tool-registry.js';
 import {
   StoreConflictError,
@@ -278,6 +279,11 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
+    if (apiError.statusCode === 413) {
+      // Answered once the client has sent the rest: closing on a body still arriving would reset the
+      // connection, and a client reading only after its upload would never see the 413.
+      return discardRequestBody(request.raw).then(() => reply.code(413).send(apiError.toBody()));
+    }
     if (apiError.statusCode < 500) return reply.code(apiError.statusCode).send(apiError.toBody());
     answeredErrors.add(request);
     logServerError(request, apiError.statusCode, { error, code: apiError.code });

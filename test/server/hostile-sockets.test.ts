@@ -1,6 +1,8 @@
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISCARDED_BODY_LIMITS } from '../../src/mcp/node-http-bridge.js';
 import { createServer } from '../../src/server/index.js';
 import { createStore, type ToolshedStore } from '../../src/store/index.js';
 import { databaseSnapshot } from './database-snapshot.js';
@@ -94,5 +96,114 @@ describe('requests Node refuses before routing', () => {
     });
     const health = await raw('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(health.status).toBe(200);
+  });
+});
+
+/**
+ * POST `bytes` through node:http as a client that reads the answer once it has sent its whole request
+ * (as many do): its socket is not read until the body is written. A server that answers and closes
+ * before reading the body resets the connection under it, and the answer is lost.
+ */
+function postBody(
+  path: string,
+  headers: Record<string, string>,
+  bytes: Buffer,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json', 'content-length': String(bytes.length), ...headers },
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.on('socket', (socket) => socket.pause());
+    request.end(bytes, () => request.socket?.resume());
+  });
+}
+
+describe('a body over the limit', () => {
+  // 20 MiB of a JSON string: the server answers 413 long before the client has written it all.
+  const oversized = Buffer.from(`{"arguments":"${'x'.repeat(20 * 1024 * 1024)}"}`);
+
+  it('is answered 413 on the REST API every time, never a reset connection', async () => {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const response = await postBody(
+        '/api/agents',
+        { authorization: `Bearer ${token}`, 'x-workspace-id': 'acme' },
+        oversized,
+      );
+      expect({ attempt, status: response.status, body: JSON.parse(response.body) }).toEqual({
+        attempt,
+        status: 413,
+        body: { error: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than the limit.' } },
+      });
+    }
+  });
+
+  it('is answered 413 on /mcp every time, never a reset connection', async () => {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const response = await postBody(
+        '/mcp',
+        { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream' },
+        oversized,
+      );
+      expect({ attempt, status: response.status, body: JSON.parse(response.body) }).toEqual({
+        attempt,
+        status: 413,
+        body: {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Payload Too Large: the request body exceeds 1048576 bytes.' },
+          id: null,
+        },
+      });
+    }
+  });
+
+  it.each([
+    ['/api/agents', { 'x-workspace-id': 'acme' }],
+    ['/mcp', { accept: 'application/json, text/event-stream' }],
+  ])('on %s, when it never ends, is read only so far: the server closes the connection', async (path, headers) => {
+    const written = await new Promise<number>((resolve) => {
+      let bytes = 0;
+      const request = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+      });
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      const writeOn = () => {
+        while (!request.destroyed) {
+          bytes += chunk.length;
+          if (!request.write(chunk)) {
+            request.once('drain', writeOn);
+            return;
+          }
+        }
+      };
+      // An answer, a reset or a closed socket: any of them ends the upload.
+      request.on('response', (response) => {
+        response.resume();
+        request.destroy();
+      });
+      request.on('error', () => undefined);
+      request.on('close', () => resolve(bytes));
+      writeOn();
+    });
+    expect(written).toBeGreaterThan(DISCARDED_BODY_LIMITS.maxBytes);
   });
 });

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolRequest,
   CallToolRequestSchema,
@@ -437,7 +438,29 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
     stopListening = undefined;
     previousOnClose?.();
   };
+  const connect = server.connect.bind(server);
+  server.connect = (transport) => {
+    withoutErrorPrefix(transport);
+    return connect(transport);
+  };
   return server;
+}
+
+/**
+ * Make `transport` send each error answer without the "MCP error <code>: " its message starts with when
+ * the SDK's own handlers (the task methods: `tasks/get`, `tasks/result`, `tasks/cancel`) throw an
+ * `McpError`: the client's `McpError` adds that prefix again, and the person or model reading it saw
+ * it twice.
+ */
+function withoutErrorPrefix(transport: Transport): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if (!('error' in message) || 'method' in message) return send(message, options);
+    const { error } = message;
+    const prefix = `MCP error ${error.code}: `;
+    if (typeof error.message !== 'string' || !error.message.startsWith(prefix)) return send(message, options);
+    return send({ ...message, error: { ...error, message: error.message.slice(prefix.length) } }, options);
+  };
 }
 
 /** Marks a call's `extra` as that of a task run in the background (no client requests, no request stream). */

@@ -192,6 +192,36 @@ describe('MCP tasks', () => {
     expect(task.statusMessage).toContain('disk full');
   });
 
+  it('says each refusal of a task method once, with one error prefix', async () => {
+    const client = await connect(registryWith(Promise.resolve()));
+    const refusal = (pending: Promise<unknown>) =>
+      pending.then(
+        () => undefined,
+        (error: McpError) => ({ code: error.code, message: error.message }),
+      );
+    expect(await refusal(client.experimental.tasks.getTask('nope'))).toEqual({
+      code: -32602,
+      message: 'MCP error -32602: Failed to retrieve task: Task not found',
+    });
+    expect(await refusal(client.experimental.tasks.getTaskResult('nope', CallToolResultSchema))).toEqual({
+      code: -32602,
+      message: 'MCP error -32602: Task not found: nope',
+    });
+    expect(await refusal(client.experimental.tasks.cancelTask('nope'))).toEqual({
+      code: -32602,
+      message: 'MCP error -32602: Task not found: nope',
+    });
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'build_report', arguments: { quarter: 'Q2' }, task: {} } },
+      z.object({ task: z.object({ taskId: z.string() }) }),
+    );
+    await settle(client, created.task.taskId);
+    expect(await refusal(client.experimental.tasks.cancelTask(created.task.taskId))).toEqual({
+      code: -32602,
+      message: 'MCP error -32602: Cannot cancel task in terminal status: completed',
+    });
+  });
+
   it('answers an unknown task id with -32602 and keeps tasks of one store apart from another', async () => {
     const shared: McpTaskStore = createMemoryTaskStore();
     const first = await connect(registryWith(Promise.resolve()), { tasks: { store: shared } });

@@ -1,5 +1,6 @@
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
-import { ErrorCode, McpError, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
+import type { Result, Task } from '@modelcontextprotocol/sdk/types.js';
+import { INVALID_PARAMS, requestError } from './mcp-request-error.js';
 import type { McpTaskEntry, McpTaskStore } from './mcp-task-store.js';
 
 /**
@@ -137,7 +138,7 @@ export function toSdkTaskStore(store: McpTaskStore, pollIntervalMs: number): Tas
     },
     async getTaskResult(taskId): Promise<Result> {
       const entry = await store.get(taskId);
-      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+      if (entry === undefined) throw requestError(INVALID_PARAMS, `Task not found: ${taskId}`);
       return (entry.result ?? resultOfEnd(entry)) as Result;
     },
     async updateTaskStatus(taskId, status, statusMessage) {

@@ -2,6 +2,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describeValue } from '../core/define-tool.js';
 import { checkJsonText, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
+import { unsafeRequestIdMessage } from './unsafe-request-id.js';
 
 /**
  * A filter in front of a stdio MCP transport: each newline-terminated JSON-RPC line that is over
@@ -9,7 +10,7 @@ import { checkJsonText, describeJsonLimitBreach, INPUT_LIMITS } from '../core/in
  * (nesting, sizes, refused or duplicate keys) is answered with a JSON-RPC error through `answer`
  * (`id: null`: a refused line is not read further) and never reaches the transport; so is JSON that
  * is not one JSON-RPC 2.0 message (a batch, `"jsonrpc": "1.0"`, an id that is neither a string nor an
- * integer, an unknown top-level key, a progress token of another type), answered `-32600` with its id
+ * integer, or a number too large to be read exactly, an unknown top-level key, a progress token of another type), answered `-32600` with its id
  * when it has a usable one; blank lines are dropped; the rest pass through unchanged. A line that
  * never ends is not buffered past the limit.
  *
@@ -111,6 +112,9 @@ export function createJsonLineGuard(
 
 /** Why `value` is not one JSON-RPC 2.0 message the SDK takes, and the id to answer with; `undefined` when it is. */
 function jsonRpcProblem(value: unknown): { id: string | number | null; message: string } | undefined {
+  // Before the schema, which takes any whole number: a rounded id would be answered as another one.
+  const unsafeId = unsafeRequestIdMessage(value);
+  if (unsafeId !== undefined) return { id: null, message: unsafeId.replace(/^Invalid Request: /, '') };
   if (Array.isArray(value)) {
     return { id: null, message: 'batches are not part of MCP; send one JSON-RPC message per line.' };
   }

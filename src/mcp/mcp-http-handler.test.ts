@@ -283,6 +283,128 @@ describe('MCP Streamable HTTP handler', () => {
     ]);
   });
 
+  describe('the handshake', () => {
+    const initializeWith = (params: unknown, id: unknown = 1) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', ...(params === undefined ? {} : { params }) });
+    const clientInfo = { name: 'raw', version: '1.0.0' };
+    const everyVersion = '2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07';
+
+    it('answers an initialize whose params are wrong with -32602 naming the field, and opens no session', async () => {
+      const { port, handler } = await start();
+      const cases: Array<[unknown, string]> = [
+        [undefined, "'params' is required (an object)."],
+        [{ protocolVersion: 5, capabilities: {}, clientInfo }, "'params.protocolVersion' must be a string, got 5."],
+        [
+          { protocolVersion: '2025-11-25', capabilities: 'x', clientInfo },
+          `'params.capabilities' must be an object, got "x".`,
+        ],
+      ];
+      for (const [params, problem] of cases) {
+        const response = await raw(port, { body: initializeWith(params) });
+        expect([response.status, response.headers['mcp-session-id'], JSON.parse(response.body)]).toEqual([
+          400,
+          undefined,
+          { jsonrpc: '2.0', id: 1, error: { code: -32602, message: `Invalid params for initialize: ${problem}` } },
+        ]);
+      }
+      expect(handler.sessionCount).toBe(0);
+    });
+
+    it('answers an initialize naming a version it does not know with one it supports, and serves that', async () => {
+      const { port } = await start();
+      for (const version of ['abc', '9999-01-01', '1999-01-01']) {
+        const response = await raw(port, {
+          body: initializeWith({ protocolVersion: version, capabilities: {}, clientInfo }),
+        });
+        expect(messages(response)[0]).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25' } });
+        const sessionId = String(response.headers['mcp-session-id']);
+        // A stream of the session opens with the priming event that 2025-11-25 clients read.
+        const listed = await raw(port, { headers: { 'mcp-session-id': sessionId }, body: toolsList });
+        expect(listed.body.startsWith('id: '), version).toBe(true);
+        expect(listed.body).toContain('retry: 1000\n');
+      }
+    });
+
+    it('refuses an MCP-Protocol-Version it does not support on every request with 400, opening no session', async () => {
+      const { port, handler } = await start();
+      const sessionless = [
+        toolsList,
+        initializeWith({ protocolVersion: '2025-11-25', capabilities: {}, clientInfo }),
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      ];
+      for (const version of ['abc', '9999-01-01', '2027-01-01']) {
+        for (const body of sessionless) {
+          const response = await raw(port, { headers: { 'mcp-protocol-version': version }, body });
+          expect([response.status, JSON.parse(response.body)], `${version} ${body}`).toEqual([
+            400,
+            {
+              jsonrpc: '2.0',
+              id: null,
+              error: {
+                code: -32000,
+                message: `Bad Request: Unsupported protocol version: ${version} (supported versions: ${everyVersion})`,
+              },
+            },
+          ]);
+        }
+      }
+      expect(handler.sessionCount).toBe(0);
+    });
+
+    it('refuses a second initialize in a session with -32600, and the session goes on', async () => {
+      const { port } = await start();
+      const sessionId = await openSession(port);
+      const again = await raw(port, {
+        headers: { 'mcp-session-id': sessionId },
+        body: initializeWith({ protocolVersion: '2025-11-25', capabilities: {}, clientInfo }, 2),
+      });
+      expect([again.status, JSON.parse(again.body)]).toEqual([
+        400,
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message:
+              "Invalid Request: the session is already initialized; 'initialize' is sent once, to open a session (send it without an Mcp-Session-Id header to open a new one).",
+          },
+        },
+      ]);
+      const listed = await raw(port, { headers: { 'mcp-session-id': sessionId }, body: toolsList });
+      expect(messages(listed)[0]).toMatchObject({ id: 2, result: { tools: expect.any(Array) } });
+    });
+
+    it('refuses a numeric id it cannot answer exactly (past 2^53) with -32600, id null', async () => {
+      const { port, handler } = await start();
+      const bigId = '123456789012345678901234567890';
+      const expected = {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message:
+            "Invalid Request: 'id' 1.2345678901234568e+29 is a number too large to be answered with the same id (a whole number between -9007199254740991 and 9007199254740991 is); send a smaller number or a string.",
+        },
+      };
+      const opening = await raw(port, {
+        body: `{"jsonrpc":"2.0","id":${bigId},"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1.0.0"}}}`,
+      });
+      expect([opening.status, JSON.parse(opening.body)]).toEqual([400, expected]);
+      expect(handler.sessionCount).toBe(0);
+      const sessionId = await openSession(port);
+      const ping = await raw(port, {
+        headers: { 'mcp-session-id': sessionId },
+        body: `{"jsonrpc":"2.0","id":${bigId},"method":"ping"}`,
+      });
+      expect([ping.status, JSON.parse(ping.body)]).toEqual([400, expected]);
+      const batch = await raw(port, {
+        headers: { 'mcp-session-id': sessionId },
+        body: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":-${bigId},"method":"ping"}]`,
+      });
+      expect(JSON.parse(batch.body).error.message).toContain("'id' -1.2345678901234568e+29 is a number too large");
+    });
+  });
+
   describe('request ids under way', () => {
     /** A registry with a call that waits for `release`, so a request stays under way. */
     function waitingRegistry() {

@@ -5,12 +5,18 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import {
   isInitializeRequest,
   type JSONRPCMessage,
+  LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { checkJsonText, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { checkHostAndOrigin, type HostPolicy } from './host-validation.js';
-import { createModernMcpHandler, isModernMcpRequest, type ModernMcpServerOptions } from './mcp-modern.js';
+import {
+  createModernMcpHandler,
+  isModernMcpRequest,
+  MODERN_PROTOCOL_VERSION,
+  type ModernMcpServerOptions,
+} from './mcp-modern.js';
 import { createMcpServer } from './mcp-server.js';
 import { nodeListener, readRequestText, type WriteWebResponseOptions, withClientSignal } from './node-http-bridge.js';
 import {
@@ -20,7 +26,8 @@ import {
   type McpSharedEvent,
   SessionEventStore,
 } from './session-event-store.js';
-import { SessionRequests } from './session-requests.js';
+import { alreadyInitializedMessage, invalidParamsAnswer, SessionRequests } from './session-requests.js';
+import { unsafeRequestIdMessage } from './unsafe-request-id.js';
 
 /**
  * A registry to serve, with server options for it (per-agent context, instructions): what an
@@ -324,7 +331,13 @@ const DEFAULT_MAX_BODY_BYTES = INPUT_LIMITS.bodyBytes;
  *   gets 400, an unknown or closed one 404 (the client then initializes again). `DELETE` ends a session.
  * - `Host` and `Origin` are checked first (DNS-rebinding protection): a non-local host gets 403 unless
  *   listed in `allowedHosts`.
- * - A body that is not JSON gets a JSON-RPC parse error (-32700) with 400; one over `maxBodyBytes`, 413.
+ * - A body that is not JSON gets a JSON-RPC parse error (-32700) with 400; one over `maxBodyBytes`, 413
+ *   (sent once the client has sent the rest, which is dropped). A numeric request id too large to be read
+ *   exactly (past 2^53) gets 400 with -32600.
+ * - An `initialize` whose params are wrong gets 400 with -32602 naming the field, and opens no session;
+ *   one naming a protocol version this server does not know is answered with the latest it supports;
+ *   one sent in a session gets 400 with -32600. An `MCP-Protocol-Version` header naming a version it
+ *   does not serve gets 400, on every request.
  * - An `initialize` beyond a caller's `sessionQuotas` closes that caller's least recently used idle
  *   session, or gets 429 when none is idle; one beyond `maxSessions` gets 503.
  * - Pass a registry to serve it on every path the handler is mounted at, or a resolver to pick a
@@ -495,6 +508,12 @@ export function createMcpHttpHandler(
         allow: 'POST, GET, DELETE',
       });
     }
+    // Before anything reads it: a version this server does not know is no era's (it is not newer or
+    // older than the ones it knows, whatever its text sorts after).
+    const version = request.headers.get('mcp-protocol-version');
+    if (version !== null && !SERVED_PROTOCOL_VERSIONS.includes(version)) {
+      return unsupportedProtocolVersion(version, SERVED_PROTOCOL_VERSIONS);
+    }
     const path = new URL(request.url).pathname;
     const scope = `${path}\n${options.sessionScope?.(request) ?? ''}`;
     const sessionId = request.headers.get('mcp-session-id');
@@ -531,6 +550,8 @@ export function createMcpHttpHandler(
         `Parse error: the request body is not valid JSON (${(error as Error).message}).`,
       );
     }
+    const unsafeId = unsafeRequestIdMessage(message);
+    if (unsafeId !== undefined) return jsonRpcError(400, -32600, unsafeId);
 
     if (await isModernMcpRequest(request, message)) return serveModern(request, path, message);
     if (sessionId !== null) {
@@ -538,6 +559,13 @@ export function createMcpHttpHandler(
       if (session === undefined) return sessionNotFound();
       if (shared !== undefined) passOn(session, message);
       return serve(session, request, message);
+    }
+    const refusedInitialize = invalidInitialize(message);
+    if (refusedInitialize !== undefined) {
+      return new Response(JSON.stringify(refusedInitialize), {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+      });
     }
     const initializing = Array.isArray(message) ? message.some(isInitializeRequest) : isInitializeRequest(message);
     if (!initializing) {
@@ -894,11 +922,10 @@ export function createMcpHttpHandler(
     // Checked here, not only by the transport: a primed session's header is replaced before it sees it.
     const version = request.headers.get('mcp-protocol-version');
     if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return jsonRpcError(
-        400,
-        -32000,
-        `Bad Request: Unsupported protocol version: ${JSON.stringify(version).slice(1, -1).slice(0, 64)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
-      );
+      return unsupportedProtocolVersion(version, SUPPORTED_PROTOCOL_VERSIONS);
+    }
+    if (isInitializeMethod(message)) {
+      return jsonRpcError(400, -32600, alreadyInitializedMessage('send it without an Mcp-Session-Id header'));
     }
     // An id under way taken again would take over the first request's stream, which would never end.
     const taken = message === undefined ? undefined : session.requests.refuseTaken(message);
@@ -982,10 +1009,42 @@ function sharedRecordOf(id: string, scope: string, message: unknown): McpSharedS
   return {
     id,
     scope,
-    protocolVersion: typeof params.protocolVersion === 'string' ? params.protocolVersion : '',
+    protocolVersion: negotiatedVersion(params.protocolVersion),
     clientInfo: isObject(params.clientInfo) ? params.clientInfo : {},
     clientCapabilities: isObject(params.capabilities) ? params.capabilities : {},
   };
+}
+
+/**
+ * The version a session opened by an `initialize` asking for `requested` speaks, as the SDK's server
+ * answers it: the one asked for when this server supports it, else the latest it supports (MCP
+ * lifecycle: the client then decides whether it can go on).
+ */
+function negotiatedVersion(requested: unknown): string {
+  return typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+    ? requested
+    : LATEST_PROTOCOL_VERSION;
+}
+
+/** Whether `message`, or a message of the batch, calls `initialize` (well formed or not). */
+function isInitializeMethod(message: unknown): boolean {
+  return (Array.isArray(message) ? message : [message]).some(
+    (item) => typeof item === 'object' && item !== null && (item as { method?: unknown }).method === 'initialize',
+  );
+}
+
+/**
+ * The `-32602` answer to an `initialize` (alone or in a batch) whose params its schema refuses, naming
+ * the field; `undefined` when there is none. The SDK's transport would not take it as an `initialize`
+ * and answer that a session id is required.
+ */
+function invalidInitialize(message: unknown) {
+  for (const item of Array.isArray(message) ? message : [message]) {
+    if (typeof item !== 'object' || item === null || (item as { method?: unknown }).method !== 'initialize') continue;
+    const answer = invalidParamsAnswer(item as JSONRPCMessage);
+    if (answer !== undefined) return answer;
+  }
+  return undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -1142,6 +1201,17 @@ function sessionNotFound(): Response {
  */
 export function malformedHttpRequest(): Response {
   return jsonRpcError(400, -32600, 'Bad Request: the HTTP request is malformed.');
+}
+
+/** The protocol versions served: 2026-07-28 without sessions, the SDK's list with them. */
+const SERVED_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+
+function unsupportedProtocolVersion(version: string, supported: readonly string[]): Response {
+  return jsonRpcError(
+    400,
+    -32000,
+    `Bad Request: Unsupported protocol version: ${JSON.stringify(version).slice(1, -1).slice(0, 64)} (supported versions: ${supported.join(', ')})`,
+  );
 }
 
 function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {

@@ -1,12 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import { createJsonLineGuard } from './json-line-guard.js';
 import type { ModernMcpServerOptions } from './mcp-modern.js';
 import { createMcpServer } from './mcp-server.js';
-import { deliverAnswering, requestIdInUse } from './session-requests.js';
+import { alreadyInitializedMessage, deliverAnswering, notInitialized, requestIdInUse } from './session-requests.js';
 import { eraOf, openModernStdioLane } from './stdio-modern-lane.js';
 
 /**
@@ -52,6 +52,11 @@ once: it still gets every answer).
  * 2026-07-28 `_meta`) serves 2025-11-25 with `server`, as before; a 2026-07-28 request (a
  * `server/discover` probe) serves 2026-07-28 from then on, each request answered by its own
  * {@link createModernMcpServer}.
+ *
+ * On 2025-11-25 the MCP lifecycle holds: before `initialize` only `ping` is answered (any other
+ * request gets `-32600` saying to send `initialize` first), and a second `initialize` is refused with
+ * `-32600`; an `initialize` naming a version this server does not know is answered with the latest it
+ * supports.
  *
  * Every line is checked against `INPUT_LIMITS` (size, nesting, refused and duplicate keys) before
  * it is parsed; one that breaks a limit or is not JSON is answered with a JSON-RPC error (`id: null`)
@@ -113,6 +118,8 @@ export async function serveStdio(registry: ToolRegistry, options: StdioServeOpti
 class AnsweringStdioTransport extends StdioServerTransport {
   readonly #unanswered = new Set<string | number>();
   readonly #onAnswered: () => void;
+  /** Whether an initialize was taken: before it, only ping is served. */
+  #initialized = false;
   /** Takes a message for the 2026-07-28 side of the connection (true), or leaves it to the server. */
   route: ((message: JSONRPCMessage) => boolean) | undefined;
 
@@ -139,6 +146,24 @@ class AnsweringStdioTransport extends StdioServerTransport {
         this.#unanswered.add(message.id);
       }
       if (this.route?.(message) === true) return;
+      // The MCP lifecycle: before initialize only ping is served, and initialize is sent once.
+      if ('method' in message && 'id' in message) {
+        if (message.method === 'initialize') {
+          if (this.#initialized) {
+            void this.send({
+              jsonrpc: '2.0',
+              id: message.id,
+              error: { code: -32600, message: alreadyInitializedMessage('start the server again') },
+            }).catch(() => undefined);
+            return;
+          }
+          // Refused params (-32602, below) leave the session as it was.
+          this.#initialized = isInitializeRequest(message);
+        } else if (!this.#initialized && message.method !== 'ping') {
+          void this.send(notInitialized(message.id)).catch(() => undefined);
+          return;
+        }
+      }
       // A cancelled request gets no answer from the SDK: one sent here ends it, so the session can end.
       deliverAnswering(
         message,

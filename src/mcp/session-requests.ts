@@ -145,6 +145,41 @@ export function requestIdInUse(id: RequestId) {
 }
 
 /**
+ * The answer to a request sent before the session's `initialize` (`-32600`): before it, only `ping` is
+ * served (the MCP lifecycle).
+ *
+ * @example
+ * ```ts
+ * notInitialized(3).error.message; // "Invalid Request: the session is not initialized; send 'initialize' first ..."
+ * ```
+ */
+export function notInitialized(id: RequestId) {
+  return {
+    jsonrpc: '2.0' as const,
+    id,
+    error: {
+      code: -32600,
+      message:
+        "Invalid Request: the session is not initialized; send 'initialize' first (before it, only 'ping' is answered).",
+    },
+  };
+}
+
+/**
+ * The message refusing an `initialize` sent in a session already initialized (`-32600`), with what
+ * the client does instead: `connection` names how a new session is opened on its transport.
+ *
+ * @example
+ * ```ts
+ * alreadyInitializedMessage('open a new connection');
+ * // "Invalid Request: the session is already initialized; 'initialize' is sent once, to open a session (open a new connection to open a new one)."
+ * ```
+ */
+export function alreadyInitializedMessage(newSession: string): string {
+  return `Invalid Request: the session is already initialized; 'initialize' is sent once, to open a session (${newSession} to open a new one).`;
+}
+
+/**
  * The id a `notifications/cancelled` names; `undefined` for any other message.
  *
  * @example
@@ -173,7 +208,7 @@ let requestSchemas: Map<string, (typeof ClientRequestSchema.options)[number]> | 
  * // { jsonrpc: '2.0', id: 1, error: { code: -32602, message: "Invalid params for tools/call: 'params.arguments' must be an object, got \"x\"." } }
  * ```
  */
-function invalidParamsAnswer(message: JSONRPCMessage) {
+export function invalidParamsAnswer(message: JSONRPCMessage) {
   if (!('method' in message) || !('id' in message)) return undefined;
   requestSchemas ??= new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema]));
   const schema = requestSchemas.get(message.method);

@@ -27,6 +27,7 @@ import {
   SessionEventStore,
 } from './session-event-store.js';
 import { alreadyInitializedMessage, invalidParamsAnswer, SessionRequests } from './session-requests.js';
+import { eraOf } from './stdio-modern-lane.js';
 import { unsafeRequestIdMessage } from './unsafe-request-id.js';
 
 /**
@@ -508,12 +509,9 @@ export function createMcpHttpHandler(
         allow: 'POST, GET, DELETE',
       });
     }
-    // Before anything reads it: a version this server does not know is no era's (it is not newer or
-    // older than the ones it knows, whatever its text sorts after).
     const version = request.headers.get('mcp-protocol-version');
-    if (version !== null && !SERVED_PROTOCOL_VERSIONS.includes(version)) {
-      return unsupportedProtocolVersion(version, SERVED_PROTOCOL_VERSIONS);
-    }
+    const versionUnknown = version !== null && !SERVED_PROTOCOL_VERSIONS.includes(version);
+    if (versionUnknown && method !== 'POST') return unsupportedProtocolVersion(version, SERVED_PROTOCOL_VERSIONS);
     const path = new URL(request.url).pathname;
     const scope = `${path}\n${options.sessionScope?.(request) ?? ''}`;
     const sessionId = request.headers.get('mcp-session-id');
@@ -549,6 +547,12 @@ export function createMcpHttpHandler(
         -32700,
         `Parse error: the request body is not valid JSON (${(error as Error).message}).`,
       );
+    }
+    // Before the eras are told apart: a version this server does not know is no era's (not newer or
+    // older than the ones it knows, whatever its text sorts after). A request with the 2026-07-28
+    // envelope is the exception: that side answers an unknown version itself (-32022, with the list).
+    if (versionUnknown && eraOf(message) !== 'modern') {
+      return unsupportedProtocolVersion(version, SERVED_PROTOCOL_VERSIONS);
     }
     const unsafeId = unsafeRequestIdMessage(message);
     if (unsafeId !== undefined) return jsonRpcError(400, -32600, unsafeId);

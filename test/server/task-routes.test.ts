@@ -194,11 +194,10 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
       await app.listen({ host: '127.0.0.1', port: 0 });
       const address = app.server.address() as { port: number };
       const client = new Client({ name: 'task-routes-test', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${address.port}/mcp`), {
-          requestInit: { headers: { authorization: headers.authorization as string } },
-        }),
-      );
+      const workspaceTransport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${address.port}/mcp`), {
+        requestInit: { headers: { authorization: headers.authorization as string } },
+      });
+      await client.connect(workspaceTransport);
       const attached = await app.inject({
         method: 'POST',
         url: '/api/agents/research/tools',
@@ -212,11 +211,11 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
       agentClient.fallbackNotificationHandler = async (notification) => {
         if (notification.method === 'notifications/tasks/status') statuses.push(JSON.stringify(notification.params));
       };
-      await agentClient.connect(
-        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${address.port}/mcp/agents/research`), {
-          requestInit: { headers: { authorization: headers.authorization as string } },
-        }),
+      const agentTransport = new StreamableHTTPClientTransport(
+        new URL(`http://127.0.0.1:${address.port}/mcp/agents/research`),
+        { requestInit: { headers: { authorization: headers.authorization as string } } },
       );
+      await agentClient.connect(agentTransport);
       try {
         const listed = await client.listTools();
         expect(listed.tools.find((tool) => tool.name === 'slow_export')?.execution).toEqual({
@@ -245,6 +244,10 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
           expect(sent.some((text) => text?.includes(taskId) && text.includes('failed'))).toBe(true);
         });
       } finally {
+        // Ending the sessions drops what their streams kept, and whatever a dropped stream would
+        // still keep, so no later test sees a write of this one.
+        await workspaceTransport.terminateSession();
+        await agentTransport.terminateSession();
         await client.close();
         await agentClient.close();
       }

@@ -459,7 +459,8 @@ function withoutErrorPrefix(transport: Transport): void {
     const { error } = message;
     const prefix = `MCP error ${error.code}: `;
     if (typeof error.message !== 'string' || !error.message.startsWith(prefix)) return send(message, options);
-    return send({ ...message, error: { ...error, message: error.message.slice(prefix.length) } }, options);
+    const unprefixed = Object.assign({}, error, { message: error.message.slice(prefix.length) });
+    return send(Object.assign({}, message, { error: unprefixed }), options);
   };
 }
 

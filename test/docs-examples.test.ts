@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { examplesOf } from './support/doc-examples.js';
+import { DOCUMENTS, examplesOf } from './support/doc-examples.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 // Examples are written outside the repository; the folder links the repository's node_modules so their
@@ -11,13 +11,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const WORK = mkdtempSync(join(tmpdir(), 'toolshed-examples-'));
 symlinkSync(join(ROOT, 'node_modules'), join(WORK, 'node_modules'), 'dir');
 
-const documents = [
-  join(ROOT, 'README.md'),
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => join(ROOT, 'docs', name)),
-];
-const examples = documents.flatMap(examplesOf);
+const examples = DOCUMENTS.flatMap(examplesOf);
 
 afterAll(() => rmSync(WORK, { recursive: true, force: true }));
 

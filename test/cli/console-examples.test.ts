@@ -1,23 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleCommand, type ConsoleExample, consoleExamplesOf } from '../support/console-examples.js';
+import { DOCUMENTS } from '../support/doc-examples.js';
+import { freePort } from '../support/free-port.js';
 import { assertBuilt, BIN, cliEnv, ROOT } from './run-cli.js';
 
 // The ```console examples of the documentation, run as a reader would run them (see CONTRIBUTING.md):
 // each block in a fresh temporary folder, each command in a shell of its own with `toolshed` on the
 // PATH, stdout and stderr in one stream as a terminal shows them, compared line by line.
 
-const documents = [
-  join(ROOT, 'README.md'),
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => join(ROOT, 'docs', name)),
-];
-const found = documents.map(consoleExamplesOf);
+const found = DOCUMENTS.map(consoleExamplesOf);
 const examples = found.flatMap((document) => document.examples);
 const strays = found.flatMap((document) => document.strays);
 
@@ -44,18 +39,6 @@ afterAll(() => rmSync(WORK, { recursive: true, force: true }));
 
 function quote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
-}
-
-/** A free port on 127.0.0.1, for the commands that show the documented one. */
-function freePort(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? String(address.port) : ''));
-    });
-  });
 }
 
 /** The folder a block runs in: a copy of the repository folder it names, or of {@link ROOT_FOLDERS}. */
@@ -198,7 +181,7 @@ describe.concurrent('console examples in the documentation', () => {
       for (const variable of Object.keys(env)) {
         if (/^(TOOLSHED_|OTEL_)/.test(variable) && example.env[variable] === undefined) delete env[variable];
       }
-      const context: BlockRun = { folder, port: await freePort(), env, servers: [] };
+      const context: BlockRun = { folder, port: String(await freePort()), env, servers: [] };
       try {
         for (const step of example.commands) {
           const { printed, expected } = await runCommand(step, context);

@@ -1,4 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** The documents whose examples are run: README.md and every page of docs/, in name order. */
+export const DOCUMENTS: readonly string[] = (() => {
+  const root = resolve(import.meta.dirname, '..', '..');
+  const pages = readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort();
+  return [join(root, 'README.md'), ...pages.map((name) => join(root, 'docs', name))];
+})();
 
 /** A runnable example of a document, with the output the document says it prints. */
 export interface DocExample {

@@ -1,5 +1,4 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentView, DefaultToolSetView, ToolView } from '../../src/server/api-shapes.js';
 import { ROOT } from '../cli/run-cli.js';
+import { freePort } from '../support/free-port.js';
 import {
   apiCall,
   type RunningBrowser,
@@ -30,17 +30,6 @@ let examples: string;
 let folder: string;
 let port: number;
 let config: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
 /** Stop the running server and start another on the same database, port and token. */
 async function restart(args: string[]): Promise<void> {

@@ -825,6 +825,9 @@ function unknownKeyMessage(field: string): string {
   return `unknown key '${key}' in '${parent}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}; allowed keys: ${known.join(', ')}`;
 }
 
+/** The email tools `toolshed serve` adds over its own database, which the configuration does not know. */
+const SERVICE_EMAIL_TOOLS: readonly string[] = ['email_get', 'email_inboxes', 'email_search'];
+
 function unknownToolMessage(
   problem: string,
   name: string,
@@ -832,6 +835,9 @@ function unknownToolMessage(
   label: string,
   nameShown: (name: string) => string = (known) => known,
 ): string {
+  if (SERVICE_EMAIL_TOOLS.includes(name)) {
+    return `${problem}: it is one of toolshed serve's email tools, over the email corpus in its database, which a configuration cannot list yet; a workspace served without --config has them.`;
+  }
   const suggestions = closestNames(name, available, 3).map(nameShown);
   const didYouMean =
     suggestions.length > 0 ? ` Did you mean ${suggestions.map((entry) => `'${entry}'`).join(' or ')}?` : '';

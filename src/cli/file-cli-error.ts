@@ -1,6 +1,6 @@
-import { relative } from 'node:path';
 import { fileErrorReason } from '../core/file-error-reason.js';
 import { CliError } from './cli-error.js';
+import { displayPath } from './load-registry.js';
 import { visible } from './output.js';
 
 /**
@@ -35,7 +35,5 @@ export function erroredPath(error: unknown, cwd: string): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { dest, path } = error as { dest?: unknown; path?: unknown };
   const named = typeof dest === 'string' ? dest : typeof path === 'string' ? path : undefined;
-  if (named === undefined) return undefined;
-  const shown = relative(cwd, named);
-  return shown === '' || shown.startsWith('..') ? named : shown;
+  return named === undefined ? undefined : displayPath(named, cwd);
 }

@@ -16,20 +16,24 @@ import { isSqliteFile, prepareServiceStore, serviceDatabaseUrl } from './serve/o
  * a failed migration and a taken id (exit 1), a value the store refuses (exit 2, a usage error).
  * `work` receives the migrations this run applied.
  *
+ * With `options.workspace`, a verb that reads or changes that workspace's rows (its secrets, tokens,
+ * pins): a database that is not there is an error that leaves no new file behind, and so is a
+ * workspace the database does not have (exit 1, naming the closest ids), checked before `work` runs.
+ *
  * @example
  * ```ts
  * const id = await withServiceStore(io, async (store) => (await store.workspaces.create({ name: 'Acme' })).id);
+ * await withServiceStore(io, (store) => store.secrets.list('acme'), { workspace: 'acme' });
  * ```
  */
 export async function withServiceStore<T>(
   io: CliIo,
   work: (store: ToolshedStore, migrations: MigrationReport) => Promise<T>,
-  options: { existing?: boolean } = {},
+  options: { workspace?: string } = {},
 ): Promise<T> {
   const url = serviceDatabaseUrl(io);
-  // A verb that reads or changes what a database holds (a workspace's secrets, tokens, pins) has
-  // nothing to do in a database that is not there: it says so, and leaves no new file behind.
-  if (options.existing === true && isSqliteFile(url) && !existsSync(url)) {
+  const { workspace } = options;
+  if (workspace !== undefined && isSqliteFile(url) && !existsSync(url)) {
     throw new CliError(
       `error: there is no database at ${visible(url)} (TOOLSHED_DATABASE_URL, default ./toolshed.db); create one with 'toolshed workspace create NAME' or 'toolshed db migrate', or point TOOLSHED_DATABASE_URL at yours.`,
       1,
@@ -41,7 +45,9 @@ export async function withServiceStore<T>(
   try {
     const store = await createStore(url);
     try {
-      return await work(store, await prepareServiceStore(store));
+      const migrations = await prepareServiceStore(store);
+      if (workspace !== undefined) await requireWorkspace(store, workspace);
+      return await work(store, migrations);
     } finally {
       await store.close();
     }
@@ -87,20 +93,8 @@ export async function storeCliError(error: unknown): Promise<unknown> {
   }
 }
 
-/**
- * Refuse a `--workspace` the database does not have: a {@link CliError} (exit 1) naming the closest
- * workspace ids and how to create it. A verb that reads or changes a workspace's rows calls it first,
- * so an unknown id is an error rather than an empty answer.
- *
- * @example
- * ```ts
- * await withServiceStore(io, async (store) => {
- *   await requireWorkspace(store, 'defualt');
- *   // CliError: error: workspace 'defualt' does not exist (did you mean 'default'?); create it with ...
- * });
- * ```
- */
-export async function requireWorkspace(store: ToolshedStore, workspace: string): Promise<void> {
+/** Refuse a `--workspace` the database does not have, naming the closest workspace ids and how to create it. */
+async function requireWorkspace(store: ToolshedStore, workspace: string): Promise<void> {
   if ((await store.workspaces.get(workspace)) !== undefined) return;
   const { closestNames } = await import('../core/did-you-mean.js');
   const ids = (await store.workspaces.list()).map((each) => each.id);

@@ -5,7 +5,7 @@ import { MCP_SERVER_NAME_PATTERN } from '../../store/store-validation.js';
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { visible } from '../output.js';
-import { parseResourceId, requireWorkspace, withServiceStore } from '../with-service-store.js';
+import { parseResourceId, withServiceStore } from '../with-service-store.js';
 import { DEFAULT_WORKSPACE } from './serve.js';
 
 /** Options of `toolshed mcp-servers changes` and `approve`. */
@@ -60,11 +60,9 @@ export function defineMcpServersCommand(program: Command, context: CliContext): 
       const { io } = context;
       const pending = await withServiceStore(
         io,
-        async (store) => {
-          await requireWorkspace(store, options.workspace);
-          return (await store.upstreamPins.list(options.workspace, server)).filter((pin) => pin.pending !== undefined);
-        },
-        { existing: true },
+        async (store) =>
+          (await store.upstreamPins.list(options.workspace, server)).filter((pin) => pin.pending !== undefined),
+        { workspace: options.workspace },
       );
       if (options.json === true) io.stdout.write(`${JSON.stringify(pending.map(changeRecord))}\n`);
       else if (pending.length === 0) {
@@ -93,14 +91,13 @@ export function defineMcpServersCommand(program: Command, context: CliContext): 
       const approved = await withServiceStore(
         io,
         async (store) => {
-          await requireWorkspace(store, options.workspace);
           const pending = (await store.upstreamPins.list(options.workspace, server)).filter(
             (pin) => pin.pending !== undefined && (tool === undefined || pin.tool === tool),
           );
           const names = await store.upstreamPins.approve(options.workspace, server, tool);
           return pending.filter((pin) => names.includes(pin.tool));
         },
-        { existing: true },
+        { workspace: options.workspace },
       );
       if (approved.length === 0) {
         throw new CliError(

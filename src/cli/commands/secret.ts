@@ -5,7 +5,7 @@ import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { visible } from '../output.js';
 import { readLimitedStdin } from '../read-limited-stdin.js';
-import { parseResourceId, requireWorkspace, withServiceStore } from '../with-service-store.js';
+import { parseResourceId, withServiceStore } from '../with-service-store.js';
 
 /** Options of `toolshed secret set`. */
 interface SetOptions {
@@ -70,14 +70,9 @@ export function defineSecretCommand(program: Command, context: CliContext): Comm
         );
       }
       const value = options.value ?? (await readValue(io.stdin));
-      const stored = await withServiceStore(
-        io,
-        async (store) => {
-          await requireWorkspace(store, options.workspace);
-          return store.secrets.set(options.workspace, name, value);
-        },
-        { existing: true },
-      );
+      const stored = await withServiceStore(io, (store) => store.secrets.set(options.workspace, name, value), {
+        workspace: options.workspace,
+      });
       io.stdout.write(
         options.json === true
           ? `${JSON.stringify(stored)}\n`
@@ -94,14 +89,9 @@ export function defineSecretCommand(program: Command, context: CliContext): Comm
     .showHelpAfterError("Run 'toolshed secret list --help' for usage.")
     .action(async (options: { workspace: string; json?: boolean }) => {
       const { io } = context;
-      const secrets = await withServiceStore(
-        io,
-        async (store) => {
-          await requireWorkspace(store, options.workspace);
-          return store.secrets.list(options.workspace);
-        },
-        { existing: true },
-      );
+      const secrets = await withServiceStore(io, (store) => store.secrets.list(options.workspace), {
+        workspace: options.workspace,
+      });
       if (options.json === true) io.stdout.write(`${JSON.stringify(secrets)}\n`);
       else if (secrets.length === 0) io.stderr.write(`workspace ${visible(options.workspace)} has no secrets\n`);
       else for (const each of secrets) io.stdout.write(`${each.name}  updated ${each.updatedAt}\n`);
@@ -119,7 +109,6 @@ export function defineSecretCommand(program: Command, context: CliContext): Comm
       await withServiceStore(
         io,
         async (store) => {
-          await requireWorkspace(store, options.workspace);
           if (!(await store.secrets.delete(options.workspace, name))) {
             throw new CliError(
               `error: workspace '${options.workspace}' has no secret '${name}'; list them with 'toolshed secret list --workspace ${options.workspace}'.`,
@@ -127,7 +116,7 @@ export function defineSecretCommand(program: Command, context: CliContext): Comm
             );
           }
         },
-        { existing: true },
+        { workspace: options.workspace },
       );
       io.stdout.write(`deleted secret ${name} from workspace ${visible(options.workspace)}\n`);
       context.setExitCode(0);

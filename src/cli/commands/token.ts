@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
-import { parseResourceId, parseResourceName, requireWorkspace, withServiceStore } from '../with-service-store.js';
+import { parseResourceId, parseResourceName, withServiceStore } from '../with-service-store.js';
 
 /**
  * Add `toolshed token create --workspace ID [--name NAME]`: create an API token and print it once on
@@ -27,11 +27,8 @@ export function defineTokenCommand(program: Command, context: CliContext): Comma
       const { io } = context;
       const created = await withServiceStore(
         io,
-        async (store) => {
-          await requireWorkspace(store, options.workspace);
-          return store.tokens.create(options.workspace, { name: options.name });
-        },
-        { existing: true },
+        (store) => store.tokens.create(options.workspace, { name: options.name }),
+        { workspace: options.workspace },
       );
       io.stdout.write(options.json === true ? `${JSON.stringify(created)}\n` : `${created.token}\n`);
       context.setExitCode(0);

@@ -114,7 +114,7 @@ export function createJsonLineGuard(
 function jsonRpcProblem(value: unknown): { id: string | number | null; message: string } | undefined {
   // Before the schema, which takes any whole number: a rounded id would be answered as another one.
   const unsafeId = unsafeRequestIdMessage(value);
-  if (unsafeId !== undefined) return { id: null, message: unsafeId.replace(/^Invalid Request: /, '') };
+  if (unsafeId !== undefined) return { id: null, message: unsafeId };
   if (Array.isArray(value)) {
     return { id: null, message: 'batches are not part of MCP; send one JSON-RPC message per line.' };
   }

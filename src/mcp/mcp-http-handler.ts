@@ -555,7 +555,7 @@ export function createMcpHttpHandler(
       return unsupportedProtocolVersion(version, SERVED_PROTOCOL_VERSIONS);
     }
     const unsafeId = unsafeRequestIdMessage(message);
-    if (unsafeId !== undefined) return jsonRpcError(400, -32600, unsafeId);
+    if (unsafeId !== undefined) return jsonRpcError(400, -32600, `Invalid Request: ${unsafeId}`);
 
     if (await isModernMcpRequest(request, message)) return serveModern(request, path, message);
     if (sessionId !== null) {
@@ -1030,11 +1030,16 @@ function negotiatedVersion(requested: unknown): string {
     : LATEST_PROTOCOL_VERSION;
 }
 
-/** Whether `message`, or a message of the batch, calls `initialize` (well formed or not). */
-function isInitializeMethod(message: unknown): boolean {
-  return (Array.isArray(message) ? message : [message]).some(
+/** The messages of `message` (one, or a batch) that call `initialize`, well formed or not. */
+function initializeCalls(message: unknown): JSONRPCMessage[] {
+  return (Array.isArray(message) ? message : [message]).filter(
     (item) => typeof item === 'object' && item !== null && (item as { method?: unknown }).method === 'initialize',
   );
+}
+
+/** Whether `message`, or a message of the batch, calls `initialize` (well formed or not). */
+function isInitializeMethod(message: unknown): boolean {
+  return initializeCalls(message).length > 0;
 }
 
 /**
@@ -1043,9 +1048,8 @@ function isInitializeMethod(message: unknown): boolean {
  * and answer that a session id is required.
  */
 function invalidInitialize(message: unknown) {
-  for (const item of Array.isArray(message) ? message : [message]) {
-    if (typeof item !== 'object' || item === null || (item as { method?: unknown }).method !== 'initialize') continue;
-    const answer = invalidParamsAnswer(item as JSONRPCMessage);
+  for (const call of initializeCalls(message)) {
+    const answer = invalidParamsAnswer(call);
     if (answer !== undefined) return answer;
   }
   return undefined;

@@ -6,7 +6,13 @@ import type { ToolRegistry } from '../registry/tool-registry.js';
 import { createJsonLineGuard } from './json-line-guard.js';
 import type { ModernMcpServerOptions } from './mcp-modern.js';
 import { createMcpServer } from './mcp-server.js';
-import { alreadyInitializedMessage, deliverAnswering, notInitialized, requestIdInUse } from './session-requests.js';
+import {
+  alreadyInitializedMessage,
+  deliverAnswering,
+  invalidRequestAnswer,
+  notInitialized,
+  requestIdInUse,
+} from './session-requests.js';
 import { eraOf, openModernStdioLane } from './stdio-modern-lane.js';
 
 /**
@@ -150,11 +156,9 @@ class AnsweringStdioTransport extends StdioServerTransport {
       if ('method' in message && 'id' in message) {
         if (message.method === 'initialize') {
           if (this.#initialized) {
-            void this.send({
-              jsonrpc: '2.0',
-              id: message.id,
-              error: { code: -32600, message: alreadyInitializedMessage('start the server again') },
-            }).catch(() => undefined);
+            void this.send(invalidRequestAnswer(message.id, alreadyInitializedMessage('start the server again'))).catch(
+              () => undefined,
+            );
             return;
           }
           // Refused params (-32602, below) leave the session as it was.

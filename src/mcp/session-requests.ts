@@ -134,14 +134,23 @@ function requestCancelled(id: RequestId) {
  * ```
  */
 export function requestIdInUse(id: RequestId) {
-  return {
-    jsonrpc: '2.0' as const,
+  return invalidRequestAnswer(
     id,
-    error: {
-      code: -32600,
-      message: `Request id ${JSON.stringify(id)} is already in use by a request of this session that has not been answered; send each request with a new id.`,
-    },
-  };
+    `Request id ${JSON.stringify(id)} is already in use by a request of this session that has not been answered; send each request with a new id.`,
+  );
+}
+
+/**
+ * The `-32600` (Invalid Request) answer to the request `id`, saying why in `message`.
+ *
+ * @example
+ * ```ts
+ * invalidRequestAnswer(3, alreadyInitializedMessage('start the server again'));
+ * // { jsonrpc: '2.0', id: 3, error: { code: -32600, message: "Invalid Request: the session is already initialized; ..." } }
+ * ```
+ */
+export function invalidRequestAnswer(id: RequestId, message: string) {
+  return { jsonrpc: '2.0' as const, id, error: { code: -32600, message } };
 }
 
 /**
@@ -154,15 +163,10 @@ export function requestIdInUse(id: RequestId) {
  * ```
  */
 export function notInitialized(id: RequestId) {
-  return {
-    jsonrpc: '2.0' as const,
+  return invalidRequestAnswer(
     id,
-    error: {
-      code: -32600,
-      message:
-        "Invalid Request: the session is not initialized; send 'initialize' first (before it, only 'ping' is answered).",
-    },
-  };
+    "Invalid Request: the session is not initialized; send 'initialize' first (before it, only 'ping' is answered).",
+  );
 }
 
 /**

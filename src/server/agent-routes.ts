@@ -7,7 +7,7 @@ import {
   StoreNotFoundError,
   StoreReadOnlyError,
 } from '../store/index.js';
-import { notFound, refuseUnknownQuery, toolNotFound, validationError } from './api-error.js';
+import { notFound, refuseUnknownQuery, toolNotFound, validationError, workspaceToolNotFound } from './api-error.js';
 import { agentView, attachedToolView } from './api-views.js';
 import { optionalObject, optionalString, requireObjectBody, requireString } from './body-validation.js';
 import { exportFormatOf, exportTools } from './export-tools.js';
@@ -96,8 +96,7 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
       .attach(request.workspaceId, request.params.agentId, toolId, config ?? null)
       .catch(async (error: unknown) => {
         if (!StoreNotFoundError.isInstance(error) || error.resource !== 'tool') throw error;
-        const known = (await store.tools.list(request.workspaceId)).map((tool) => tool.id);
-        throw toolNotFound(error.message, toolId, known);
+        throw await workspaceToolNotFound(store, request.workspaceId, error.message, toolId);
       });
     return reply.code(201).send(attachedToolView(attached));
   });

@@ -1,5 +1,6 @@
 import { closestNames } from '../core/did-you-mean.js';
 import { isBranded, ToolshedError } from '../core/errors/toolshed-error.js';
+import type { ToolshedStore } from '../store/index.js';
 /** The error codes of the REST API, each with its HTTP status. */
 export type ApiErrorCode =
   /**
@@ -138,4 +139,23 @@ export function toolNotFound(message: string, id: string, known: Iterable<string
   if (closest.length === 0) return notFound(message);
   const names = closest.map((name) => `'${name}'`).join(' or ');
   return new ApiError(404, 'NOT_FOUND', `${message} Did you mean ${names}?`, { did_you_mean: closest });
+}
+
+/**
+ * {@link toolNotFound} with the tools `id` could have meant: the ids of the workspace's own tools,
+ * read from the store when the answer is a 404 (never on a request that found its tool).
+ *
+ * @example
+ * ```ts
+ * if (tool === undefined) throw await workspaceToolNotFound(store, 'acme', "Tool 'serach' does not exist in this workspace.", 'serach');
+ * ```
+ */
+export async function workspaceToolNotFound(
+  store: Pick<ToolshedStore, 'tools'>,
+  workspaceId: string,
+  message: string,
+  id: string,
+): Promise<ApiError> {
+  const known = (await store.tools.list(workspaceId)).map((tool) => tool.id);
+  return toolNotFound(message, id, known);
 }

@@ -8,7 +8,7 @@ import {
   MIN_CALLS_PER_MINUTE,
   STORE_LIMITS,
 } from '../store/index.js';
-import { notFound, toolNotFound, validationError } from './api-error.js';
+import { notFound, validationError, workspaceToolNotFound } from './api-error.js';
 import type { CallLimitView } from './api-shapes.js';
 import { requireObjectBody } from './body-validation.js';
 import { type ActiveCallLimit, burstOf } from './call-limits.js';
@@ -44,8 +44,8 @@ export function registerLimitRoutes(app: FastifyInstance, context: ServerContext
   const requireTarget = async (workspaceId: string, scope: CallLimitScope, target: string) => {
     if (scope === 'tool') {
       if ((await store.tools.get(workspaceId, target)) !== undefined) return;
-      const known = (await store.tools.list(workspaceId)).map((tool) => tool.id);
-      throw toolNotFound(`Tool ${describeValue(target)} does not exist in this workspace.`, target, known);
+      const message = `Tool ${describeValue(target)} does not exist in this workspace.`;
+      throw await workspaceToolNotFound(store, workspaceId, message, target);
     }
     if (scope === 'agent' && (await store.agents.get(workspaceId, target)) === undefined) {
       throw notFound(`Agent ${describeValue(target)} does not exist in this workspace.`);

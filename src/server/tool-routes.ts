@@ -3,7 +3,14 @@ import { describeValue } from '../core/define-tool.js';
 import { isPlainObject } from '../core/json-schema.js';
 import { inTraceContext } from '../core/tracing.js';
 import { StoreReadOnlyError, type ToolRecord } from '../store/index.js';
-import { ApiError, notFound, refuseUnknownQuery, toolNotFound, validationError } from './api-error.js';
+import {
+  ApiError,
+  notFound,
+  refuseUnknownQuery,
+  toolNotFound,
+  validationError,
+  workspaceToolNotFound,
+} from './api-error.js';
 import { listedToolView, toolDetailView, toolView, workspaceToolSecret } from './api-views.js';
 import { requireObjectBody } from './body-validation.js';
 import { isLimitRefusal, retryAfterMsOf } from './call-limits.js';
@@ -36,6 +43,9 @@ export const CALL_ROUTE = '/api/tools/:id/call';
  */
 export function registerToolRoutes(app: FastifyInstance, context: ServerContext): void {
   const { store } = context;
+  /** A 404 for a tool id the workspace does not see, naming the closest of its tools. */
+  const unknownTool = (id: string, workspaceId: string) =>
+    workspaceToolNotFound(store, workspaceId, `Tool '${id}' does not exist in this workspace.`, id);
 
   app.get<{ Querystring: Record<string, unknown> }>('/api/tools', async (request) => {
     refuseUnknownQuery(request.query, ['category', 'q']);
@@ -73,10 +83,7 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
 
   app.get<{ Params: { id: string } }>('/api/tools/:id', async (request) => {
     const tool = await store.tools.get(request.workspaceId, request.params.id);
-    if (tool === undefined) {
-      const known = (await store.tools.list(request.workspaceId)).map((record) => record.id);
-      throw toolNotFound(`Tool '${request.params.id}' does not exist in this workspace.`, request.params.id, known);
-    }
+    if (tool === undefined) throw await unknownTool(request.params.id, request.workspaceId);
     const secretNames =
       workspaceToolSecret(tool) === undefined
         ? []
@@ -124,12 +131,6 @@ export function registerToolRoutes(app: FastifyInstance, context: ServerContext)
     });
     return reply.code(201).send(toolView(record));
   });
-
-  /** A 404 for a tool id the workspace does not see, naming the closest of its tools. */
-  const unknownTool = async (id: string, workspaceId: string) => {
-    const known = (await store.tools.list(workspaceId)).map((record) => record.id);
-    return toolNotFound(`Tool '${id}' does not exist in this workspace.`, id, known);
-  };
 
   app.patch<{ Params: { id: string } }>('/api/tools/:id', async (request) => {
     const { id } = request.params;

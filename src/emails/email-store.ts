@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import { ToolshedError } from '../core/errors/toolshed-error.js';
 import type { StoreDialectName, ToolshedStore } from '../store/index.js';
 import { closestInboxes } from './closest-inboxes.js';
 import type { EmailDatabase, EmailDialect, EmailsTable } from './email-dialect.js';
+import { DEFAULT_EMAIL_INBOXES_LIMIT, MAX_EMAIL_INBOXES_LIMIT, MAX_EMAIL_SEARCH_LIMIT } from './email-limits.js';
+import { EmailQueryError } from './email-query-error.js';
 import type { EmailInboxList, EmailRecord, EmailSearchResult, InboxCount } from './email-record.js';
 import { PostgresEmailDialect } from './postgres-email-dialect.js';
 import { queryWords } from './search-query.js';
@@ -22,29 +23,11 @@ export type { EmailDatabase, EmailsTable };
  */
 export type EmailStoreSource = Pick<ToolshedStore, 'db' | 'dialect' | 'sqliteDriver'>;
 
-/** The most results one search returns. */
-export const MAX_EMAIL_SEARCH_LIMIT = 50;
-
-/** How many inboxes {@link EmailStore.inboxes} returns unless told otherwise. */
-export const DEFAULT_EMAIL_INBOXES_LIMIT = 20;
-
-/** The most inboxes one {@link EmailStore.inboxes} returns. */
-export const MAX_EMAIL_INBOXES_LIMIT = 200;
-
 /** An unknown inbox is compared with the names of this many of the largest inboxes at most. */
 const SUGGESTION_POOL = 20_000;
 
 /** The largest inboxes an {@link UnknownInboxError} names. */
 const LARGEST_NAMED = 3;
-
-/** Raised by {@link EmailStore.search} for a query with no searchable words. */
-export class EmailQueryError extends ToolshedError<'INVALID_QUERY'> {
-  override readonly name = 'EmailQueryError';
-
-  constructor(message: string) {
-    super('INVALID_QUERY', message);
-  }
-}
 
 /**
  * The email corpus over the store's database (run `store.migrate()` first): batched idempotent

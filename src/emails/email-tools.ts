@@ -2,19 +2,19 @@ import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
 import { ToolResult } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
-import {
-  DEFAULT_EMAIL_INBOXES_LIMIT,
-  EmailQueryError,
-  type EmailStore,
-  MAX_EMAIL_INBOXES_LIMIT,
-  MAX_EMAIL_SEARCH_LIMIT,
-} from './email-store.js';
+import { DEFAULT_EMAIL_INBOXES_LIMIT, MAX_EMAIL_INBOXES_LIMIT, MAX_EMAIL_SEARCH_LIMIT } from './email-limits.js';
+import { EmailQueryError } from './email-query-error.js';
+import type { EmailStore } from './email-store.js';
 import { UnknownInboxError } from './unknown-inbox-error.js';
 
 /** Options of {@link createEmailTools}. */
 export interface EmailToolsOptions {
-  /** The corpus to search. */
-  emails: EmailStore;
+  /**
+   * The corpus to search, or a function that gives it at each call (it may open a database on the
+   * first call and keep it; the `toolshed` CLI opens the corpus of its database only when a model
+   * calls an email tool).
+   */
+  emails: EmailStore | (() => Promise<EmailStore>);
 }
 
 /** The arguments of `email_search`. */
@@ -60,7 +60,8 @@ export const MAX_EMAIL_QUERY_LENGTH = 10_000;
 export function createEmailTools(
   options: EmailToolsOptions,
 ): [ToolSpec<EmailSearchArgs>, ToolSpec<EmailGetArgs>, ToolSpec<EmailInboxesArgs>] {
-  const { emails } = options;
+  const source = options.emails;
+  const corpus = typeof source === 'function' ? source : () => Promise.resolve(source);
   const search = defineTool({
     name: 'email_search',
     title: 'Search Emails',
@@ -88,7 +89,7 @@ export function createEmailTools(
     }),
     handler: async ({ query, inbox_id, limit }) => {
       try {
-        return await emails.search(query, inbox_id, limit ?? 10);
+        return await (await corpus()).search(query, inbox_id, limit ?? 10);
       } catch (error) {
         if (error instanceof UnknownInboxError) return unknownInboxResult(error);
         if (!(error instanceof EmailQueryError)) throw error;
@@ -111,7 +112,7 @@ export function createEmailTools(
       message_id: z.string().min(1).max(1000).describe('The message_id of an email_search result.'),
     }),
     handler: async ({ message_id }) => {
-      const email = await emails.get(message_id);
+      const email = await (await corpus()).get(message_id);
       if (email !== undefined) return email;
       return ToolResult.error('INVALID_ARGUMENTS', `No email has the message_id '${message_id.slice(0, 200)}'.`, {
         hint: 'Use a message_id exactly as email_search returned it, including the angle brackets.',
@@ -139,7 +140,7 @@ export function createEmailTools(
           `At most this many inboxes, 1 to ${MAX_EMAIL_INBOXES_LIMIT} (default ${DEFAULT_EMAIL_INBOXES_LIMIT}).`,
         ),
     }),
-    handler: ({ limit }) => emails.inboxes(limit ?? DEFAULT_EMAIL_INBOXES_LIMIT),
+    handler: async ({ limit }) => (await corpus()).inboxes(limit ?? DEFAULT_EMAIL_INBOXES_LIMIT),
   });
   return [search, get, inboxes];
 }

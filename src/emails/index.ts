@@ -4,17 +4,13 @@
  * corpus generator. Node-only.
  */
 
+export { DEFAULT_EMAIL_INBOXES_LIMIT, MAX_EMAIL_INBOXES_LIMIT, MAX_EMAIL_SEARCH_LIMIT } from './email-limits.js';
+export { EmailQueryError } from './email-query-error.js';
 export type { EmailHit, EmailInboxList, EmailRecord, EmailSearchResult, InboxCount } from './email-record.js';
 export type { EmailSourceErrorCode } from './email-source-error.js';
 export { EmailSourceError } from './email-source-error.js';
 export type { EmailDatabase, EmailStoreSource, EmailsTable } from './email-store.js';
-export {
-  DEFAULT_EMAIL_INBOXES_LIMIT,
-  EmailQueryError,
-  EmailStore,
-  MAX_EMAIL_INBOXES_LIMIT,
-  MAX_EMAIL_SEARCH_LIMIT,
-} from './email-store.js';
+export { EmailStore } from './email-store.js';
 export type { EmailGetArgs, EmailInboxesArgs, EmailSearchArgs, EmailToolsOptions } from './email-tools.js';
 export { createEmailTools, EXAMPLE_INBOX, MAX_EMAIL_QUERY_LENGTH } from './email-tools.js';
 export type { GenerateEmailsOptions } from './generate-emails.js';

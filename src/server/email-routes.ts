@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describeValue } from '../core/define-tool.js';
-import { DEFAULT_EMAIL_INBOXES_LIMIT, EmailStore, MAX_EMAIL_INBOXES_LIMIT } from '../emails/email-store.js';
+import { DEFAULT_EMAIL_INBOXES_LIMIT, MAX_EMAIL_INBOXES_LIMIT } from '../emails/email-limits.js';
+import { EmailStore } from '../emails/email-store.js';
 import { refuseUnknownQuery, validationError } from './api-error.js';
 import type { ServerContext } from './server-context.js';
 

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { ConfigError, formatDiagnostic } from '../config/config-diagnostic.js';
 import type { LoadedConfig } from '../config/load-config.js';
-import type { AgentConfig } from '../config/validate-config.js';
+import type { AgentConfig, MoreBuiltins } from '../config/validate-config.js';
 import { ToolshedError } from '../core/errors/toolshed-error.js';
 import type { McpServerLogEntry } from '../mcp/import-mcp-server.js';
 import type { UpstreamPins } from '../mcp/upstream-pins.js';
@@ -12,6 +12,7 @@ type LoadToolsMcpLog = (server: string, entry: McpServerLogEntry) => void;
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolsOptions } from './cli-context.js';
 import { CliError } from './cli-error.js';
+import { emailBuiltins } from './email-builtins.js';
 import { environmentVariable } from './environment-variable.js';
 import { type CliIo, visible } from './output.js';
 
@@ -207,7 +208,9 @@ export type ToolsCalled = 'all' | readonly string[];
  * without it, when `TOOLSHED_DATABASE_URL` is set, they are pinned in that database (workspace
  * `default`), which `toolshed mcp-servers changes|approve` reads, opened only if the configuration
  * imports a server; `mcpLog` hears the log messages they send. With `retryMcpStart` (`toolshed mcp`),
- * a server that does not come up is tried again until it does, and its tools are added then.
+ * a server that does not come up is tried again until it does, and its tools are added then. The email
+ * tools a configuration names search the corpus of the service database, opened by their first call
+ * ({@link emailBuiltins}).
  *
  * The config module (and with it the registry, the built-ins and the MCP client it imports) loads
  * here, inside the verb's action. Call `close()` when done: configured MCP servers are child
@@ -253,22 +256,31 @@ export async function loadTools(
   }
   const configLabel = displayPath(setup.configFile, io.cwd);
   const database = mcpPins === undefined ? servicePins(io) : undefined;
+  const emails = emailBuiltins(io);
+  const closeStores = async () => {
+    try {
+      await database?.close();
+    } finally {
+      await emails.close();
+    }
+  };
   let config: LoadedConfig;
   try {
     config = await loadConfigOrExplain(setup.configFile, configLabel, io, {
       mcpPins: mcpPins ?? database?.pins,
       mcpLog,
       retryMcpStart,
+      moreBuiltins: emails.builtins,
     });
   } catch (error) {
-    await database?.close();
+    await closeStores();
     throw error;
   }
   const closeAll = async () => {
     try {
       await config.close();
     } finally {
-      await database?.close();
+      await closeStores();
     }
   };
   try {
@@ -440,12 +452,19 @@ async function loadConfigOrExplain(
     mcpPins,
     mcpLog,
     retryMcpStart,
-  }: { mcpPins?: UpstreamPins | undefined; mcpLog?: LoadToolsMcpLog | undefined; retryMcpStart: boolean },
+    moreBuiltins,
+  }: {
+    mcpPins?: UpstreamPins | undefined;
+    mcpLog?: LoadToolsMcpLog | undefined;
+    retryMcpStart: boolean;
+    moreBuiltins: MoreBuiltins;
+  },
 ): Promise<LoadedConfig> {
   const { loadConfig } = await import('../config/load-config.js');
   try {
     return await loadConfig(file, {
       env: io.env,
+      moreBuiltins,
       ...(mcpPins === undefined ? {} : { mcpPins }),
       ...(mcpLog === undefined ? {} : { onMcpLog: mcpLog }),
       retryMcpStart,

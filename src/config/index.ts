@@ -19,6 +19,7 @@ export type {
   CatalogEntry,
   ConfigCheck,
   ConfigOptions,
+  MoreBuiltins,
   OAuthConfig,
   ToolshedConfig,
 } from './validate-config.js';

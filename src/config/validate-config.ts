@@ -130,6 +130,30 @@ export interface ConfigOptions {
    * to the configuration's folder).
    */
   builtins?: readonly ToolSpec[];
+  /**
+   * Built-ins the caller supplies beside toolshed's own (or `builtins`), which `builtins:` and agents
+   * may name too: the `toolshed` command supplies the email tools over its database's corpus.
+   */
+  moreBuiltins?: MoreBuiltins;
+}
+
+/**
+ * Built-ins a caller supplies to a configuration ({@link ConfigOptions.moreBuiltins}): their names,
+ * always known (suggested for a misspelt name), and the tools themselves, made only when the
+ * configuration names one of them.
+ *
+ * @example
+ * ```ts
+ * const moreBuiltins: MoreBuiltins = {
+ *   names: ['email_search', 'email_get', 'email_inboxes'],
+ *   create: async () => createEmailTools({ emails: new EmailStore(store) }),
+ * };
+ * await validateConfig('toolshed.yaml', { moreBuiltins });
+ * ```
+ */
+export interface MoreBuiltins {
+  readonly names: readonly string[];
+  create(): Promise<readonly ToolSpec[]>;
 }
 
 /** What {@link validateConfig} found. */
@@ -430,17 +454,24 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
     }
   }
 
-  const builtinSpecs =
-    options.builtins ??
-    (config.builtins.length > 0 || config.agents.some((agent) => agent.tools.length > 0)
-      ? [
-          ...(await import('../builtins/create-builtins.js')).createBuiltins({ files: { root: config.workspace } }),
-          ...(await codeBuiltins(config)),
-        ]
-      : []);
+  const named = new Set([...config.builtins, ...config.agents.flatMap((agent) => agent.tools)]);
+  const more = options.moreBuiltins;
+  const builtinSpecs = [
+    ...(options.builtins ??
+      (named.size > 0
+        ? [
+            ...(await import('../builtins/create-builtins.js')).createBuiltins({ files: { root: config.workspace } }),
+            ...(await codeBuiltins(named)),
+          ]
+        : [])),
+    ...(more?.names.some((name) => named.has(name)) ? await more.create() : []),
+  ];
   const builtins = new Map(builtinSpecs.map((spec) => [spec.name, spec]));
-  // The code tools are made only when named (their modules cost a start-up), but always suggested.
-  const builtinNames = [...new Set([...builtins.keys(), ...(options.builtins === undefined ? CODE_BUILTINS : [])])];
+  // The code tools and the caller's are made only when named (their modules cost a start-up), but
+  // always suggested.
+  const builtinNames = [
+    ...new Set([...builtins.keys(), ...(options.builtins === undefined ? CODE_BUILTINS : []), ...(more?.names ?? [])]),
+  ];
   const enableBuiltin = (name: string, pointer: string): boolean => {
     const spec = builtins.get(name);
     const existing = catalog.get(name);
@@ -825,8 +856,11 @@ function unknownKeyMessage(field: string): string {
   return `unknown key '${key}' in '${parent}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}; allowed keys: ${known.join(', ')}`;
 }
 
-/** The email tools `toolshed serve` adds over its own database, which the configuration does not know. */
-const SERVICE_EMAIL_TOOLS: readonly string[] = ['email_get', 'email_inboxes', 'email_search'];
+/**
+ * The email tools, which need an email corpus in a database: the `toolshed` command supplies them
+ * ({@link ConfigOptions.moreBuiltins}); a caller that does not is told so when a file names one.
+ */
+const EMAIL_TOOLS: readonly string[] = ['email_get', 'email_inboxes', 'email_search'];
 
 function unknownToolMessage(
   problem: string,
@@ -835,8 +869,8 @@ function unknownToolMessage(
   label: string,
   nameShown: (name: string) => string = (known) => known,
 ): string {
-  if (SERVICE_EMAIL_TOOLS.includes(name)) {
-    return `${problem}: it is one of toolshed serve's email tools, over the email corpus in its database, which a configuration cannot list yet; a workspace served without --config has them.`;
+  if (EMAIL_TOOLS.includes(name)) {
+    return `${problem}: it is one of the email tools, which search an email corpus in a database, and this program does not supply them (the toolshed command does; in code, pass createEmailTools' tools as the moreBuiltins option).`;
   }
   const suggestions = closestNames(name, available, 3).map(nameShown);
   const didYouMean =
@@ -890,8 +924,7 @@ function displayPath(file: string): string {
 const CODE_BUILTINS: readonly string[] = ['execute_javascript', 'execute_python'];
 
 /** `execute_python` / `execute_javascript` when the configuration names them, else nothing. */
-async function codeBuiltins(config: { builtins: string[]; agents: ReadonlyArray<{ tools: string[] }> }) {
-  const named = new Set([...config.builtins, ...config.agents.flatMap((agent) => agent.tools)]);
+async function codeBuiltins(named: ReadonlySet<string>) {
   if (!CODE_BUILTINS.some((name) => named.has(name))) return [];
   const { createExecuteJavascriptTool, createExecutePythonTool } = await import('../sandbox/index.js');
   return [createExecuteJavascriptTool() as ToolSpec, createExecutePythonTool() as ToolSpec];

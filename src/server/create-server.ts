@@ -190,7 +190,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const served =
     options.config === undefined
       ? undefined
-      : { ...options.config, tools: options.config.tools.filter((tool) => !replacedByService(tool.spec, shared)) };
+      : { ...options.config, tools: options.config.tools.filter((tool) => !replacedByService(tool, shared)) };
   // Code tools (rows of `python` / `javascript` code) run on the same pools, each workspace on its own.
   const codeSandboxes = shared?.sandboxTimeoutMs === undefined ? undefined : shared;
   const retentionMs = positiveWhole('callLog.retentionMs', options.callLog?.retentionMs);
@@ -259,7 +259,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     });
   }
   reloaders.set(app, async (config) => {
-    const next = { ...config, tools: config.tools.filter((tool) => !replacedByService(tool.spec, shared)) };
+    const next = { ...config, tools: config.tools.filter((tool) => !replacedByService(tool, shared)) };
     context.limits.setConfigured(next.workspaceId, next.limits ?? []);
     const sync = await syncServedConfig(store, next);
     registries.setConfig(next);
@@ -530,15 +530,14 @@ function logServerError(
 }
 
 /**
- * A `--config` code-execution built-in (`execute_python` named under `builtins:`) runs on one pool for
- * every caller; the service's own tool of that name runs each workspace's code in processes of its
- * own, so it takes the config tool's place.
+ * A `--config` built-in the service also has takes the service's tool: the code-execution ones
+ * (`execute_python` named under `builtins:`) run on one pool for every caller, where the service's run
+ * each workspace's code in processes of its own; the email tools search the corpus of the store the
+ * service has open.
  */
-function replacedByService(tool: ToolSpec, shared: ServiceBuiltins | undefined): boolean {
+function replacedByService(tool: ServedConfig['tools'][number], shared: ServiceBuiltins | undefined): boolean {
   return (
-    shared !== undefined &&
-    (tool.tags ?? []).includes('sandbox') &&
-    shared.tools.some((builtin) => builtin.name === tool.name)
+    shared !== undefined && tool.source === 'builtin' && shared.tools.some((builtin) => builtin.name === tool.spec.name)
   );
 }
 

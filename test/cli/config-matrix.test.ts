@@ -45,7 +45,16 @@ beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'toolshed-config-matrix-'));
   cpSync(join(FIXTURES, 'config-matrix'), folder, { recursive: true });
   writeFileSync(join(folder, '.env'), `MATRIX_DOTENV_KEY=${DOTENV_KEY}\n`);
+  // Every process works on one database, whose email corpus the email tools search.
   const env = { ...ENV, TOOLSHED_DATABASE_URL: join(folder, 'service.db') };
+  const generated = await runCli(
+    ['emails', 'generate', '--count', '60', '--inboxes', '3', '--db', env.TOOLSHED_DATABASE_URL],
+    {
+      cwd: folder,
+      env,
+    },
+  );
+  expect(generated.exitCode, generated.stderr).toBe(0);
 
   serve = startCli(['serve', '--config', 'toolshed.yaml', '--port', '0'], { cwd: folder, env });
   const token = (await serve.waitForStderr(/\(shown once\): (\S+)/))[1] ?? '';
@@ -63,7 +72,7 @@ beforeAll(async () => {
   const overStdio = async (args: string[]) => {
     const { client, stderr } = await connectStdioMcp(['--config', 'toolshed.yaml', ...args], {
       cwd: folder,
-      env: cliEnv(ENV),
+      env: cliEnv(env),
       client: new Client({ name: 'config-matrix', version: '1.0.0' }),
     });
     stdioStderr[['toolshed mcp', ...args].join(' ')] = stderr;
@@ -75,7 +84,7 @@ beforeAll(async () => {
     async (tool, toolArgs) => {
       const run = await runCli(
         ['call', tool, '--config', 'toolshed.yaml', ...args, '--json', '--args', JSON.stringify(toolArgs)],
-        { cwd: folder, env: ENV },
+        { cwd: folder, env },
       );
       return outcomeOf(JSON.parse(run.stdout) as ToolResult);
     };
@@ -205,6 +214,15 @@ describe('one configuration, three ways to run it', () => {
       {
         ok: false,
         text: "Error [MISSING_CREDENTIALS]: Tool 'keyed' needs the environment variable MATRIX_API_KEY (the matrix key), which is not set.\nHint: Get one at https://example.com/keys, then set it in the environment where toolshed runs: export MATRIX_API_KEY=...",
+      },
+    ],
+    [
+      'an email tool it names searches the corpus of the database',
+      'email_inboxes',
+      { limit: 1 },
+      {
+        ok: true,
+        text: '{"inboxes":[{"inbox":"john.arnold@enron.example","count":26}],"total":3}',
       },
     ],
     [

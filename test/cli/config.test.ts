@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -72,9 +72,9 @@ describe('--config', () => {
     expect(run.stdout).toBe('');
     const file = 'src/config/__fixtures__/unknown-tool/toolshed.yaml';
     expect(lines(run.stderr)).toEqual([
-      `${file}:4:13: error: unknown tool 'word_cont' in agent 'research'. Did you mean 'word_count'? Available tools: calculator, duckduckgo_search, execute_javascript, execute_python, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
+      `${file}:4:13: error: unknown tool 'word_cont' in agent 'research'. Did you mean 'word_count'? Available tools: calculator, duckduckgo_search, email_get, email_inboxes, email_search, execute_javascript, execute_python, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
       `${file}:4:24: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...`,
-      `${file}:4:39: error: unknown tool 'calculater' in agent 'research'. Did you mean 'calculator'? Available tools: calculator, duckduckgo_search, execute_javascript, execute_python, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
+      `${file}:4:39: error: unknown tool 'calculater' in agent 'research'. Did you mean 'calculator'? Available tools: calculator, duckduckgo_search, email_get, email_inboxes, email_search, execute_javascript, execute_python, fetch_url, list_files, read_file, search_code, serper_search, word_count, write_file.`,
     ]);
   });
 
@@ -184,7 +184,60 @@ describe('--agent', () => {
       expect(lines(typo.stdout).map((line) => line.split(' ')[0])).toEqual(['calculator', 'execute_python']);
       expect(wrong.exitCode).toBe(1);
       expect(lines(wrong.stderr)[0]).toMatch(
-        /^toolshed\.yaml:1:12: error: unknown built-in 'execute_pyton'\. Did you mean 'execute_python'\? Available built-ins: calculator, duckduckgo_search, execute_javascript, execute_python, fetch_url, /,
+        /^toolshed\.yaml:1:12: error: unknown built-in 'execute_pyton'\. Did you mean 'execute_python'\? Available built-ins: calculator, duckduckgo_search, email_get, email_inboxes, email_search, execute_javascript, execute_python, fetch_url, /,
+      );
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('serves the email tools it names over the corpus of the database, opened only by a call', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'toolshed-emails-'));
+    const database = join(folder, 'mail.db');
+    const env = { TOOLSHED_DATABASE_URL: database };
+    try {
+      writeFileSync(
+        join(folder, 'toolshed.yaml'),
+        'builtins: [email_search]\nagents:\n  - id: mail\n    tools: [email_inboxes, email_search]\n',
+      );
+      const checked = await runCli(['validate'], { cwd: folder, env });
+      expect(checked.exitCode).toBe(0);
+      expect(checked.stderr).toBe('toolshed.yaml is valid.\n');
+      const listed = await runCli(['list'], { cwd: folder, env });
+      expect(lines(listed.stdout).map((line) => line.split(' ')[0])).toEqual(['email_inboxes', 'email_search']);
+
+      // No database yet: an empty corpus, which says how to fill it, and no file is made.
+      const none = await runCli(['call', 'email_inboxes', '--args', '{}', '--json'], { cwd: folder, env });
+      expect(JSON.parse(none.stdout)).toMatchObject({ status: 'success', data: { inboxes: [], total: 0 } });
+      const empty = await runCli(
+        ['call', 'email_search', '--agent', 'mail', '--args', '{"query": "meeting", "inbox_id": "a@b.example"}'],
+        { cwd: folder, env },
+      );
+      expect(empty.exitCode).toBe(1);
+      expect(lines(empty.stderr)).toEqual([
+        "Error [INVALID_ARGUMENTS]: No inbox 'a@b.example': the email corpus is empty. Fill it with 'toolshed emails generate --count 1000 --db <database>' or 'toolshed emails import PATH'.",
+        'Hint: No email can be searched until the corpus is loaded; tell the user.',
+      ]);
+      expect(readdirSync(folder)).toEqual(['toolshed.yaml']);
+
+      const generated = await runCli(['emails', 'generate', '--count', '60', '--inboxes', '3', '--db', database], {
+        cwd: folder,
+        env,
+      });
+      expect(generated.exitCode).toBe(0);
+      const inboxes = await runCli(['call', 'email_inboxes', '--agent', 'mail', '--args', '{"limit": 1}', '--json'], {
+        cwd: folder,
+        env,
+      });
+      expect(JSON.parse(inboxes.stdout)).toMatchObject({
+        status: 'success',
+        data: { inboxes: [{ inbox: 'john.arnold@enron.example' }], total: 3 },
+      });
+      writeFileSync(join(folder, 'toolshed.yaml'), 'builtins: [email_inbox]\n');
+      const wrong = await runCli(['validate'], { cwd: folder, env });
+      expect(wrong.exitCode).toBe(1);
+      expect(lines(wrong.stdout)[0]).toMatch(
+        /^toolshed\.yaml:1:12: error: unknown built-in 'email_inbox'\. Did you mean 'email_inboxes'/,
       );
     } finally {
       rmSync(folder, { recursive: true, force: true });

@@ -160,7 +160,7 @@ describe('toolshed validate', () => {
     const run = await runCli(['validate'], { cwd: join(CORPUS, 'env-values-in-names'), env });
     expect(run.exitCode).toBe(1);
     const builtins =
-      'calculator, duckduckgo_search, execute_javascript, execute_python, fetch_url, list_files, read_file, search_code, serper_search, write_file';
+      'calculator, duckduckgo_search, email_get, email_inboxes, email_search, execute_javascript, execute_python, fetch_url, list_files, read_file, search_code, serper_search, write_file';
     expect(lines(run.stdout)).toEqual([
       `toolshed.yaml:2:9: error: tools path '\${TOOLSHED_FIXTURE_DIR}/tools' does not exist`,
       `toolshed.yaml:3:12: error: unknown built-in '\${TOOLSHED_FIXTURE_BUILTIN}'. Available built-ins: ${builtins}.`,

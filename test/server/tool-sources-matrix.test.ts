@@ -7,9 +7,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBuiltins } from '../../src/builtins/index.js';
 import type { LoadedTools } from '../../src/cli/load-registry.js';
+import { upsertServiceBuiltins } from '../../src/cli/serve/open-service-store.js';
 import { servedConfigOf } from '../../src/cli/serve/served-config-of.js';
+import { EmailStore, EXAMPLE_INBOX, generateIntoStore } from '../../src/emails/index.js';
 import { EXPORT_FORMATS } from '../../src/server/export-tools.js';
 import { createServer } from '../../src/server/index.js';
 import type { ToolshedStore } from '../../src/store/index.js';
@@ -42,6 +43,15 @@ const CASES: SourceCase[] = [
   { source: 'config', tool: 'status_check', args: {}, answer: 'all systems go', query: 'service status' },
   { source: 'api', tool: 'company_lookup', args: { name: 'acme' }, answer: 'all systems go', query: 'company lookup' },
   { source: 'code', tool: 'word_lengths', args: { text: 'ab cde' }, answer: 'lengths 2,3', query: 'word lengths' },
+  // Named under `builtins:`, served over the service's own corpus: the configuration's database
+  // (beside the file) holds no email, so only the service's tool can give this inbox.
+  {
+    source: 'builtin',
+    tool: 'email_inboxes',
+    args: { limit: 1 },
+    answer: EXAMPLE_INBOX,
+    query: 'list email inboxes',
+  },
 ];
 
 /** A configuration with a YAML tool, a module, a REST tool, an MCP server, two built-ins and an agent. */
@@ -80,7 +90,7 @@ function writeConfig(folder: string, statusUrl: string): string {
     file,
     [
       'tools: [./tools, ./module-tools.mjs]',
-      'builtins: [calculator, read_file]',
+      'builtins: [calculator, read_file, email_inboxes]',
       'custom_tools:',
       '  - id: status_check',
       '    type: rest_api',
@@ -128,13 +138,14 @@ describe.each([sqliteHarness(), postgresHarness()] as ServerStoreHarness[])(
       store = await harness.open();
       await store.migrate();
       // As `toolshed serve` does before it serves: the built-ins are rows of every workspace.
-      await store.tools.upsertBuiltins(createBuiltins());
+      await upsertServiceBuiltins(store);
+      await generateIntoStore(new EmailStore(store), { count: 60, inboxes: 3, seed: 1 });
       const served = servedConfigOf(loaded, 'matrix', []);
       app = createServer({
         store,
         webCatalog: false,
-        // The sandbox runs the code tool; the email tools are not needed here.
-        builtins: { sandbox: { size: 1 }, emails: false },
+        // The sandbox runs the code tool.
+        builtins: { sandbox: { size: 1 } },
         restTool: { guard: { allowHosts: [fakeHost] } },
         ...(served === undefined ? {} : { config: served }),
       });
@@ -245,12 +256,13 @@ describe.each([sqliteHarness(), postgresHarness()] as ServerStoreHarness[])(
       const tools = (await get('/api/agents/helper/tools')).body as { tools: Array<{ id: string }>; fallback: boolean };
       expect(tools).toMatchObject({ fallback: false });
       expect(tools.tools.map((tool) => tool.id)).toEqual(['calculator', 'shout']);
-      // The configuration names two built-ins: the others do not exist in its workspace.
+      // The configuration names three built-ins: the others do not exist in its workspace.
       expect((await get('/api/tools/write_file')).status).toBe(404);
+      expect((await get('/api/tools/email_search')).status).toBe(404);
       const ids = ((await get('/api/tools')).body as { tools: Array<{ id: string; source: string }> }).tools
         .filter((tool) => tool.source === 'builtin')
         .map((tool) => tool.id);
-      expect(ids).toEqual(['calculator', 'read_file']);
+      expect(ids).toEqual(['calculator', 'email_inboxes', 'read_file']);
     });
   },
 );

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { type ConfigDiagnostic, formatDiagnostic } from '../../config/config-diagnostic.js';
 import { type CliContext, pathValue } from '../cli-context.js';
 import { CliError, type ExitCode } from '../cli-error.js';
+import { emailBuiltins } from '../email-builtins.js';
 import { DEFAULT_CONFIG_FILE, displayPath } from '../load-registry.js';
 import { toJson, visible } from '../output.js';
 import type { McpServerProbe } from './probe-mcp-servers.js';
@@ -85,7 +86,8 @@ export async function runValidate(
   const path = file ?? options.config ?? DEFAULT_CONFIG_FILE;
   const { validateConfig } = await import('../../config/validate-config.js');
   const absolutePath = resolve(io.cwd, path);
-  const check = await validateConfig(absolutePath, { env: io.env });
+  // The email tools are made to be checked, never called: their database is not opened.
+  const check = await validateConfig(absolutePath, { env: io.env, moreBuiltins: emailBuiltins(io).builtins });
   const diagnostics = check.diagnostics;
   let probes: McpServerProbe[] | undefined;
   const valid = !diagnostics.some((diagnostic) => diagnostic.severity === 'error');

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { runServe } from '../../src/cli/commands/serve.js';
+import { runServe, SANDBOX_NETWORK_WARNING } from '../../src/cli/commands/serve.js';
 import { runCli } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/output.js';
 import { CLIENTS, startAuthorizationServer } from './fake-authorization-server.js';
@@ -148,6 +157,66 @@ describe('toolshed serve: sandbox processes', () => {
             seen.push(body.data?.result ?? null);
           }
           expect(seen).toEqual(expected);
+        }),
+      ),
+    60_000,
+  );
+});
+
+/** The network namespaces of this process's descendants (the sandbox processes among them), as `/proc` links. */
+function descendantNetworkNamespaces(): Set<string> {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The fields after the command name, which may hold spaces: state, then the parent's pid.
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // A process that ended meanwhile.
+    }
+  }
+  const found = new Set<string>();
+  const pending = [...(children.get(process.pid) ?? [])];
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    try {
+      found.add(readlinkSync(`/proc/${pid}/ns/net`));
+    } catch {
+      // Ended meanwhile.
+    }
+    pending.push(...(children.get(pid) ?? []));
+  }
+  return found;
+}
+
+describe('toolshed serve: the sandboxes and the network', () => {
+  it('takes --sandbox-allow-network without a value: one given is a usage error (exit 2) before the database is made', async () => {
+    const refused = await serveToExit(['--sandbox-allow-network', 'yes']);
+    expect(refused).toEqual({
+      exitCode: 2,
+      stderr:
+        "error: too many arguments for 'serve'. Expected 0 arguments but got 1.\nRun 'toolshed serve --help' for usage.\n",
+      madeDatabase: false,
+    });
+  });
+
+  it.each([
+    [[], false],
+    [['--sandbox-allow-network'], true],
+  ])(
+    'with %j, the sandbox processes share the network of the host: %j, and the warning says so',
+    (flags, shared) =>
+      inFolder((folder) =>
+        whileServing(folder, ['--tools', folder, '--sandbox-runs-per-process', '5', ...flags], async (serving) => {
+          const body = await callTool(serving, 'execute_python', { code: '6 * 7' });
+          expect(body.status, JSON.stringify(body)).toBe('success');
+          const own = readlinkSync('/proc/self/ns/net');
+          const namespaces = descendantNetworkNamespaces();
+          // The pool keeps its processes (5 runs each): they are there to look at.
+          expect(namespaces.size).toBeGreaterThan(0);
+          expect([...namespaces].every((namespace) => namespace === own)).toBe(shared);
+          expect(serving.stderr().includes(`${SANDBOX_NETWORK_WARNING}\n`)).toBe(shared);
         }),
       ),
     60_000,

@@ -30,6 +30,10 @@ export const DEFAULT_HOST = '127.0.0.1';
 /** The port `toolshed serve` listens on when `--port` is not given. */
 export const DEFAULT_PORT = 4319;
 
+/** What `serve --sandbox-allow-network` says once it listens. */
+export const SANDBOX_NETWORK_WARNING =
+  "toolshed serve: warning: --sandbox-allow-network: sandboxed code runs without a network namespace and can reach the network, this host's loopback and database included";
+
 /** Options of `toolshed serve`. */
 export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
   host: string;
@@ -49,6 +53,12 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
    * per call; 100 for JavaScript, a fresh QuickJS runtime per call).
    */
   sandboxRunsPerProcess?: number;
+  /**
+   * Run the sandboxes without a network namespace, so sandboxed code can reach the network (this
+   * host's loopback included): the operator's choice on a host that cannot create network namespaces,
+   * where the sandboxes otherwise refuse to start.
+   */
+  sandboxAllowNetwork?: boolean;
   /** Most tool calls one API token may have running at once (default 32). */
   maxConcurrentCallsPerToken?: number;
   /** Most tool calls one workspace may have running at once (default 64). */
@@ -81,7 +91,8 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
  * `--mcp-poll-after` closes an MCP call's stream still open after that long (a client of protocol
  * 2025-11-25 or later reconnects with `Last-Event-ID` and gets the rest).
  * `--sandbox-runs-per-process` lets a sandbox process of `execute_python` / `execute_javascript` serve
- * that many calls of one workspace (by default every Python call gets a fresh process).
+ * that many calls of one workspace (by default every Python call gets a fresh process);
+ * `--sandbox-allow-network` runs the sandboxes without a network namespace (said at start).
  *
  * @example
  * ```ts
@@ -133,6 +144,10 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       '--sandbox-runs-per-process <n>',
       "calls one execute_python / execute_javascript process may run, all of one workspace; above 1 a workspace's calls can see what its earlier calls left (default: 1 for Python, a fresh process per call; 100 for JavaScript, a fresh QuickJS runtime per call)",
       parseSessionLimit,
+    )
+    .option(
+      '--sandbox-allow-network',
+      "run execute_python / execute_javascript and code tools without a network namespace, so sandboxed code can reach the network, this host's loopback and database included; for a host that cannot create network namespaces, where the sandboxes otherwise refuse to start (default: every sandbox in a network namespace without interfaces)",
     )
     .option(
       '--max-concurrent-calls-per-token <n>',
@@ -334,6 +349,10 @@ async function serveListening(
     };
 
     const runs = options.sandboxRunsPerProcess;
+    const sandbox = {
+      ...(runs === undefined ? {} : { maxRunsPerSandbox: runs }),
+      ...(options.sandboxAllowNetwork === true ? { allowNetwork: true } : {}),
+    };
     const retentionMs = options.callLogRetention ?? tools.config?.config.server.callLogRetentionMs;
     const api = createApiServer({
       store,
@@ -344,7 +363,7 @@ async function serveListening(
       // mcp` and `call`.
       registryOptions: { env: tools.config?.env ?? io.env },
       onConfigSync: (sync) => reportSync(sync),
-      ...(runs === undefined ? {} : { builtins: { sandbox: { maxRunsPerSandbox: runs } } }),
+      ...(Object.keys(sandbox).length === 0 ? {} : { builtins: { sandbox } }),
       // The configuration's MCP servers as loaded now (a SIGHUP reload replaces `tools`).
       upstreams: {
         workspaceId,
@@ -392,6 +411,7 @@ async function serveListening(
       io.stderr.write(
         `toolshed serve: REST API at ${visible(base)}/api\ntoolshed serve: web catalog at ${visible(base)}/\n${tokenHint ?? ''}`,
       );
+      if (options.sandboxAllowNetwork === true) io.stderr.write(`${SANDBOX_NETWORK_WARNING}\n`);
       // Reloads and follow-ups run one after another, each syncing what `loaded` serves now.
       let reloading = Promise.resolve();
       const queue = (work: () => Promise<void>) => {

@@ -78,6 +78,14 @@ interface Running {
   exited: Promise<'exited'>;
 }
 
+/**
+ * The exit code a document gives a command: a `# exit N` comment at the end of its line (the shell
+ * ignores it), else 0.
+ */
+function documentedExitCode(command: string): number {
+  const comment = /\s#\s*exit (\d+)\s*$/.exec(command);
+  return comment === null ? 0 : Number(comment[1]);
+}
 function start(command: string, folder: string, env: Record<string, string>): Running {
   // Its own process group, so the shell and the toolshed it started stop together.
   const child = spawn('/bin/sh', ['-c', `exec 2>&1\n${command}`], {
@@ -117,7 +125,10 @@ interface BlockRun {
 }
 
 /** Run one command of a block; what it printed and what the document shows, both normalised. */
-async function runCommand(step: ConsoleCommand, context: BlockRun): Promise<{ printed: string[]; expected: string[] }> {
+async function runCommand(
+  step: ConsoleCommand,
+  context: BlockRun,
+): Promise<{ printed: string[]; expected: string[]; exitCode: number | null | undefined }> {
   if (/^toolshed serve\b/.test(step.command) && !step.command.includes(`--port ${DOCUMENTED_PORT}`)) {
     throw new Error(`'${step.command}' must name --port ${DOCUMENTED_PORT}, which the test runs on a free port`);
   }
@@ -141,11 +152,14 @@ async function runCommand(step: ConsoleCommand, context: BlockRun): Promise<{ pr
       const token = /its API token \(shown once\): (tsk_\S+)/.exec(running.output());
       if (token?.[1] !== undefined) context.env.TOKEN = token[1];
     }
-  } else if ((await Promise.race([running.exited, timeout])) === 'timeout') {
+    // A server left running has no exit code to compare.
+    return { printed: printed(), expected, exitCode: running.child.exitCode ?? undefined };
+  }
+  if ((await Promise.race([running.exited, timeout])) === 'timeout') {
     await stop(running);
     throw new Error(`'${step.command}' did not end within ${COMMAND_TIMEOUT_MS} ms; it printed:\n${running.output()}`);
   }
-  return { printed: printed(), expected };
+  return { printed: printed(), expected, exitCode: running.child.exitCode };
 }
 
 // Blocks run side by side: most of their time is spent waiting on the processes they start.
@@ -184,12 +198,12 @@ describe.concurrent('console examples in the documentation', () => {
       const context: BlockRun = { folder, port: String(await freePort()), env, servers: [] };
       try {
         for (const step of example.commands) {
-          const { printed, expected } = await runCommand(step, context);
-          if (!matches(expected, printed)) {
-            expect(printed.join('\n'), `$ ${step.command} (${relative(ROOT, example.file)}:${step.line})`).toBe(
-              expected.join('\n'),
-            );
-          }
+          const { printed, expected, exitCode } = await runCommand(step, context);
+          const where = `$ ${step.command} (${relative(ROOT, example.file)}:${step.line})`;
+          if (!matches(expected, printed)) expect(printed.join('\n'), where).toBe(expected.join('\n'));
+          // A server still running when the block goes on has none yet.
+          if (exitCode !== undefined)
+            expect(`exit ${exitCode}`, where).toBe(`exit ${documentedExitCode(step.command)}`);
         }
       } finally {
         await Promise.all(context.servers.map(stop));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -219,6 +219,21 @@ describe('--agent', () => {
         'Hint: No email can be searched until the corpus is loaded; tell the user.',
       ]);
       expect(readdirSync(folder)).toEqual(['toolshed.yaml']);
+
+      // A database that cannot be opened fails the call, naming it, and is left as it was.
+      const notADatabase = join(folder, 'notes.db');
+      writeFileSync(notADatabase, 'not a database\n');
+      const unusable = await runCli(['call', 'email_inboxes', '--args', '{}'], {
+        cwd: folder,
+        env: { TOOLSHED_DATABASE_URL: notADatabase },
+      });
+      expect(unusable.exitCode).toBe(1);
+      expect(unusable.stderr).toBe(
+        `Error [EXECUTION_FAILED]: Tool 'email_inboxes' failed: StoreError: Cannot use '${notADatabase}' as a SQLite database: file is not a database\n`,
+      );
+      expect(readFileSync(notADatabase, 'utf8')).toBe('not a database\n');
+      expect(readdirSync(folder).sort()).toEqual(['notes.db', 'toolshed.yaml']);
+      rmSync(notADatabase);
 
       const generated = await runCli(['emails', 'generate', '--count', '60', '--inboxes', '3', '--db', database], {
         cwd: folder,

@@ -214,6 +214,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics: new ServerMetrics({
       namedTool: (tool) => registries.serverToolNames.has(tool),
       ...(options.upstreams === undefined ? {} : { upstreams: () => options.upstreams?.status() ?? [] }),
+      ...(codeSandboxes === undefined ? {} : { sandboxes: () => codeSandboxes.sandboxStats() }),
     }),
     calls: new CallQuotas(options.calls),
     limits: new CallLimits(store, {

@@ -41,4 +41,20 @@ describe('ServerMetrics', () => {
     expect(text).toContain('toolshed_tool_call_duration_seconds_count{tool="(workspace)"} 3');
     expect(text).not.toMatch(/acme|globex/);
   });
+
+  it('shows each sandbox pool as it is at the scrape: processes by state and queued calls', async () => {
+    const stats = { size: 2, idle: 1, busy: 1, starting: 0, queued: 0, queuedTenants: 0, runs: 5, recycled: 4 };
+    const metrics = new ServerMetrics({ sandboxes: () => [{ language: 'python', stats }] });
+    expect(await metrics.render()).toContain(
+      [
+        'toolshed_sandbox_processes{language="python",state="idle"} 1',
+        'toolshed_sandbox_processes{language="python",state="busy"} 1',
+        'toolshed_sandbox_processes{language="python",state="starting"} 0',
+      ].join('\n'),
+    );
+    Object.assign(stats, { idle: 0, busy: 2, queued: 3 });
+    const text = await metrics.render();
+    expect(text).toContain('toolshed_sandbox_processes{language="python",state="busy"} 2');
+    expect(text).toContain('toolshed_sandbox_queued_calls{language="python"} 3');
+  });
 });

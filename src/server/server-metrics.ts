@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ToolResult } from '../core/tool-result.js';
 import type { McpServerStatus } from '../mcp/import-mcp-server.js';
+import type { SandboxPoolStats } from '../sandbox/sandbox-pool.js';
 
 /**
  * The `tool` label of the calls of every tool that {@link ServerMetricsOptions.namedTool} does not
@@ -29,6 +30,12 @@ export interface ServerMetricsOptions {
    * up, 0 down or failed) and `toolshed_mcp_server_reconnects_total{server}`.
    */
   upstreams?: () => readonly McpServerStatus[];
+  /**
+   * The sandbox pools of the code tools, read at each scrape: `toolshed_sandbox_processes{language,
+   * state}` (processes `idle`, `busy` and `starting`) and `toolshed_sandbox_queued_calls{language}`
+   * (calls waiting for a process).
+   */
+  sandboxes?: () => ReadonlyArray<{ readonly language: string; readonly stats: SandboxPoolStats }>;
 }
 
 /**
@@ -81,6 +88,8 @@ export class ServerMetrics {
 
   constructor(options: ServerMetricsOptions = {}) {
     this.#namedTool = options.namedTool ?? (() => true);
+    const sandboxes = options.sandboxes;
+    if (sandboxes !== undefined) this.#sandboxGauges(sandboxes);
     const upstreams = options.upstreams;
     if (upstreams === undefined) return;
     new Gauge({
@@ -108,6 +117,31 @@ export class ServerMetrics {
           this.inc({ server: server.name }, added);
           counted.set(server.name, server.reconnects);
         }
+      },
+    });
+  }
+
+  #sandboxGauges(sandboxes: NonNullable<ServerMetricsOptions['sandboxes']>): void {
+    new Gauge({
+      name: 'toolshed_sandbox_processes',
+      help: 'Sandbox processes of each language: idle (ready for a call), busy and starting.',
+      labelNames: ['language', 'state'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const { language, stats } of sandboxes()) {
+          this.set({ language, state: 'idle' }, stats.idle);
+          this.set({ language, state: 'busy' }, stats.busy);
+          this.set({ language, state: 'starting' }, stats.starting);
+        }
+      },
+    });
+    new Gauge({
+      name: 'toolshed_sandbox_queued_calls',
+      help: 'Calls of each sandbox language waiting for a process.',
+      labelNames: ['language'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const { language, stats } of sandboxes()) this.set({ language }, stats.queued);
       },
     });
   }

@@ -6,7 +6,7 @@ import { createJavascriptRuntime } from '../sandbox/javascript/javascript-runtim
 import { createExecutePythonTool } from '../sandbox/python/execute-python-tool.js';
 import { createPythonRuntime } from '../sandbox/python/python-runtime.js';
 import type { Sandbox, SandboxLanguage } from '../sandbox/sandbox.js';
-import { SandboxPool } from '../sandbox/sandbox-pool.js';
+import { SandboxPool, type SandboxPoolStats } from '../sandbox/sandbox-pool.js';
 import type { SandboxToolOptions } from '../sandbox/sandbox-tool.js';
 import type { ToolshedStore } from '../store/index.js';
 
@@ -34,6 +34,8 @@ export interface ServiceBuiltins {
    * `forWorkspace`), for the code tools a workspace stores; `undefined` when the sandbox is off.
    */
   sandboxFor(language: SandboxLanguage, workspaceId: string): Sandbox | undefined;
+  /** Each sandbox pool's counts right now, by language (none when the sandbox is off). */
+  sandboxStats(): Array<{ language: SandboxLanguage; stats: SandboxPoolStats }>;
   /** The time limit of one sandbox run, in milliseconds (`undefined` when the sandbox is off). */
   readonly sandboxTimeoutMs: number | undefined;
   /** Stop the sandbox pools (started on their first call; closing unstarted pools costs nothing). */
@@ -78,6 +80,13 @@ export function createServiceBuiltins(store: ToolshedStore, options: ServiceBuil
     sandboxFor(language, workspaceId) {
       const pool = language === 'python' ? python : javascript;
       return pool?.forTenant(workspaceId);
+    },
+    sandboxStats() {
+      if (python === undefined || javascript === undefined) return [];
+      return [
+        { language: 'python', stats: python.stats() },
+        { language: 'javascript', stats: javascript.stats() },
+      ];
     },
     sandboxTimeoutMs: python?.timeoutMs,
     async close() {

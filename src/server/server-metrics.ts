@@ -88,10 +88,11 @@ export class ServerMetrics {
 
   constructor(options: ServerMetricsOptions = {}) {
     this.#namedTool = options.namedTool ?? (() => true);
-    const sandboxes = options.sandboxes;
-    if (sandboxes !== undefined) this.#sandboxGauges(sandboxes);
-    const upstreams = options.upstreams;
-    if (upstreams === undefined) return;
+    if (options.sandboxes !== undefined) this.#sandboxGauges(options.sandboxes);
+    if (options.upstreams !== undefined) this.#upstreamMetrics(options.upstreams);
+  }
+
+  #upstreamMetrics(upstreams: NonNullable<ServerMetricsOptions['upstreams']>): void {
     new Gauge({
       name: 'toolshed_mcp_server_up',
       help: 'Whether each MCP server of the configuration is connected (1) or not (0).',

@@ -29,17 +29,24 @@ const EMAIL_TOOL_NAMES: readonly string[] = ['email_search', 'email_get', 'email
  */
 export function emailBuiltins(io: CliIo): { builtins: MoreBuiltins; close(): Promise<void> } {
   const url = serviceDatabaseUrl(io);
-  const opened: Array<Promise<ToolshedStore>> = [];
+  /** The stores opened and brought up to date; a store whose migration failed is closed at once. */
+  const stores: ToolshedStore[] = [];
   let corpus: Promise<EmailStore> | undefined;
   let empty: Promise<EmailStore> | undefined;
-  const open = (where: string) => {
-    const store = import('../store/index.js').then(({ createStore }) => createStore(where, { notifications: false }));
-    opened.push(store);
-    return store.then(async (ready) => {
-      await ready.migrate();
-      const { EmailStore } = await import('../emails/email-store.js');
-      return new EmailStore(ready);
-    });
+  const open = async (where: string): Promise<EmailStore> => {
+    const [{ createStore }, { EmailStore }] = await Promise.all([
+      import('../store/index.js'),
+      import('../emails/email-store.js'),
+    ]);
+    const store = await createStore(where, { notifications: false });
+    try {
+      await store.migrate();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    stores.push(store);
+    return new EmailStore(store);
   };
   const emails = (): Promise<EmailStore> => {
     if (corpus !== undefined) return corpus;
@@ -60,8 +67,9 @@ export function emailBuiltins(io: CliIo): { builtins: MoreBuiltins; close(): Pro
       create: async () => (await import('../emails/email-tools.js')).createEmailTools({ emails }),
     },
     close: async () => {
-      const stores = await Promise.allSettled(opened);
-      for (const store of stores) if (store.status === 'fulfilled') await store.value.close();
+      // An open under way finishes first, so that the store it makes is closed too.
+      await Promise.allSettled([corpus, empty]);
+      for (const store of stores.splice(0)) await store.close();
     },
   };
 }

@@ -349,10 +349,6 @@ async function serveListening(
     };
 
     const runs = options.sandboxRunsPerProcess;
-    const sandbox = {
-      ...(runs === undefined ? {} : { maxRunsPerSandbox: runs }),
-      ...(options.sandboxAllowNetwork === true ? { allowNetwork: true } : {}),
-    };
     const retentionMs = options.callLogRetention ?? tools.config?.config.server.callLogRetentionMs;
     const api = createApiServer({
       store,
@@ -363,7 +359,12 @@ async function serveListening(
       // mcp` and `call`.
       registryOptions: { env: tools.config?.env ?? io.env },
       onConfigSync: (sync) => reportSync(sync),
-      ...(Object.keys(sandbox).length === 0 ? {} : { builtins: { sandbox } }),
+      builtins: {
+        sandbox: {
+          ...(runs === undefined ? {} : { maxRunsPerSandbox: runs }),
+          ...(options.sandboxAllowNetwork === true ? { allowNetwork: true } : {}),
+        },
+      },
       // The configuration's MCP servers as loaded now (a SIGHUP reload replaces `tools`).
       upstreams: {
         workspaceId,

@@ -86,6 +86,7 @@ function documentedExitCode(command: string): number {
   const comment = /\s#\s*exit (\d+)\s*$/.exec(command);
   return comment === null ? 0 : Number(comment[1]);
 }
+
 function start(command: string, folder: string, env: Record<string, string>): Running {
   // Its own process group, so the shell and the toolshed it started stop together.
   const child = spawn('/bin/sh', ['-c', `exec 2>&1\n${command}`], {

@@ -135,7 +135,7 @@ export const SANDBOX_CASES: SandboxCase[] = [
   {
     name: 'stops a list that grows without bound at the memory limit',
     code: {
-      python: 'items = []\nwhile True:\n    items.append("x" * 1000 + str(len(items)))',
+      python: 'items = []\nwhile True:\n    items.append("x" * 100_000 + str(len(items)))',
       javascript: 'const items = [];\nwhile (true) items.push("x".repeat(1000) + items.length);',
     },
     expect: {

@@ -173,7 +173,8 @@ describe('toolshed mcp over stdio with hostile JSON-RPC lines', () => {
     send(request('tools/call', '{"name":"calculator","arguments":{"__proto__":{}}}'));
     send('{"jsonrpc":"2.0","id":"after","method":"ping"}');
     await answerTo('after');
-    expect(messages.slice(before, before + 2)).toEqual([
+    // The refusals, without a late answer to a call of the fuzz above (a slow list_files) that may come between.
+    expect(messages.slice(before).filter((message) => message.id === null)).toEqual([
       {
         jsonrpc: '2.0',
         error: {

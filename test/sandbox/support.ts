@@ -88,6 +88,13 @@ export async function startLoopbackServer(): Promise<{
 }
 
 /**
+ * The longest stall of the host's event loop that a sandboxed call may cause. A host blocked by a
+ * sandboxed attack stalls for the attack's whole time limit (1.5 s or more); a host that is merely
+ * loaded (two test files on two cores, each with its sandbox processes) showed stalls of up to 479 ms.
+ */
+export const HOST_STALL_LIMIT_MS = 1_000;
+
+/**
  * Watches the host's event loop: a 10 ms interval counts ticks and the longest gap between them. A
  * sandbox attack must not stall the host.
  */

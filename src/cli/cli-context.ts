@@ -19,6 +19,12 @@ export interface ToolsOptions {
   agent?: string;
   /** `--json`: machine output on stdout. */
   json?: boolean;
+  /**
+   * `--sandbox-allow-network`: run the code tools' sandboxes without a network namespace, so sandboxed
+   * code can reach the network (this host's loopback included): the operator's choice on a host that
+   * cannot create network namespaces, where the sandboxes otherwise refuse to start.
+   */
+  sandboxAllowNetwork?: boolean;
 }
 
 /** Which of the shared flags a verb takes besides `--config` and `--tools` (both default to true). */
@@ -27,6 +33,27 @@ export interface ToolsFlags {
   agent?: boolean;
   /** Add `--json`. */
   json?: boolean;
+  /** Add `--sandbox-allow-network`, for a verb that runs the tools (default false). */
+  sandbox?: boolean;
+}
+
+/**
+ * What `--sandbox-allow-network` does, as its help says it; `toolshed serve`, `mcp` and `call` take it.
+ */
+export const SANDBOX_ALLOW_NETWORK_HELP =
+  "run execute_python / execute_javascript and code tools without a network namespace, so sandboxed code can reach the network, this host's loopback and database included; for a host that cannot create network namespaces, where the sandboxes otherwise refuse to start (default: every sandbox in a network namespace without interfaces)";
+
+/**
+ * The warning a verb run with `--sandbox-allow-network` prints on stderr.
+ *
+ * @example
+ * ```ts
+ * sandboxNetworkWarning('mcp');
+ * // "toolshed mcp: warning: --sandbox-allow-network: sandboxed code runs without a network namespace and can reach the network, this host's loopback and database included"
+ * ```
+ */
+export function sandboxNetworkWarning(verb: string): string {
+  return `toolshed ${verb}: warning: --sandbox-allow-network: sandboxed code runs without a network namespace and can reach the network, this host's loopback and database included`;
 }
 
 /**
@@ -53,6 +80,7 @@ export function addToolsOptions(command: Command, flags: ToolsFlags = {}): Comma
     );
   if (flags.agent !== false) command.option('--agent <id>', 'only the tools of this agent of the configuration');
   if (flags.json !== false) command.option('--json', 'print machine-readable JSON on stdout');
+  if (flags.sandbox === true) command.option('--sandbox-allow-network', SANDBOX_ALLOW_NETWORK_HELP);
   return command.showHelpAfterError(`Run 'toolshed ${command.name()} --help' for usage.`);
 }
 

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { ConfigError, formatDiagnostic } from '../config/config-diagnostic.js';
 import type { LoadedConfig } from '../config/load-config.js';
-import type { AgentConfig, MoreBuiltins } from '../config/validate-config.js';
+import type { AgentConfig, ConfigOptions, MoreBuiltins } from '../config/validate-config.js';
 import { ToolshedError } from '../core/errors/toolshed-error.js';
 import type { McpServerLogEntry } from '../mcp/import-mcp-server.js';
 import type { UpstreamPins } from '../mcp/upstream-pins.js';
@@ -140,6 +140,8 @@ export interface ToolSetup {
   sources: ToolSource[];
   /** `--agent ID`. */
   agent: string | undefined;
+  /** `--sandbox-allow-network`: the configuration's code built-ins run without a network namespace. */
+  sandboxAllowNetwork: boolean;
 }
 
 /**
@@ -171,7 +173,7 @@ export async function resolveToolSetup(options: ToolsOptions, cwd: string): Prom
       `error: --agent '${visible(options.agent)}' needs a configuration that defines agents; pass --config FILE or create ./${DEFAULT_CONFIG_FILE}.`,
     );
   }
-  return { configFile, sources, agent: options.agent };
+  return { configFile, sources, agent: options.agent, sandboxAllowNetwork: options.sandboxAllowNetwork === true };
 }
 
 /** The tools of a run, loaded: what the verb works on, and the whole set behind it. */
@@ -271,6 +273,7 @@ export async function loadTools(
       mcpLog,
       retryMcpStart,
       moreBuiltins: emails.builtins,
+      sandbox: setup.sandboxAllowNetwork ? { allowNetwork: true } : {},
     });
   } catch (error) {
     await closeStores();
@@ -453,11 +456,13 @@ async function loadConfigOrExplain(
     mcpLog,
     retryMcpStart,
     moreBuiltins,
+    sandbox,
   }: {
     mcpPins?: UpstreamPins | undefined;
     mcpLog?: LoadToolsMcpLog | undefined;
     retryMcpStart: boolean;
     moreBuiltins: MoreBuiltins;
+    sandbox: ConfigOptions['sandbox'];
   },
 ): Promise<LoadedConfig> {
   const { loadConfig } = await import('../config/load-config.js');
@@ -465,6 +470,7 @@ async function loadConfigOrExplain(
     return await loadConfig(file, {
       env: io.env,
       moreBuiltins,
+      sandbox,
       ...(mcpPins === undefined ? {} : { mcpPins }),
       ...(mcpLog === undefined ? {} : { onMcpLog: mcpLog }),
       retryMcpStart,

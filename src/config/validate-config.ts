@@ -20,6 +20,7 @@ import { parseYamlSource, type YamlSource } from '../definitions/yaml-source.js'
 import { formatSchemaFinding, lintInputExamples, lintSchema, schemaCompileFinding } from '../exporters/schema-lint.js';
 import type { McpServerConfig } from '../mcp/import-mcp-server.js';
 import type { RegistrableTool } from '../registry/registration.js';
+import type { SandboxToolOptions } from '../sandbox/sandbox-tool.js';
 import { validate as validateToolshedConfig } from '../schema/generated/toolshed-config.js';
 import { runStandalone } from '../schema/run-standalone.js';
 import type { CallLimitInput, CallLimitScope } from '../store/index.js';
@@ -135,6 +136,13 @@ export interface ConfigOptions {
    * may name too: the `toolshed` command supplies the email tools over its database's corpus.
    */
   moreBuiltins?: MoreBuiltins;
+  /**
+   * How the code built-ins (`execute_python`, `execute_javascript`) run when the configuration names
+   * them. `allowNetwork: true` runs their sandboxes without a network namespace, on a host that cannot
+   * make one (a container that blocks `unshare`): every other layer still applies, but code that gets
+   * out of them reaches what this process reaches. Default: a network namespace, or refuse to run.
+   */
+  sandbox?: Pick<SandboxToolOptions, 'allowNetwork'>;
 }
 
 /**
@@ -461,7 +469,7 @@ export async function validateConfig(path: string, options: ConfigOptions = {}):
       (named.size > 0
         ? [
             ...(await import('../builtins/create-builtins.js')).createBuiltins({ files: { root: config.workspace } }),
-            ...(await codeBuiltins(named)),
+            ...(await codeBuiltins(named, options.sandbox)),
           ]
         : [])),
     ...(more?.names.some((name) => named.has(name)) ? await more.create() : []),
@@ -924,10 +932,10 @@ function displayPath(file: string): string {
 const CODE_BUILTINS: readonly string[] = ['execute_javascript', 'execute_python'];
 
 /** `execute_python` / `execute_javascript` when the configuration names them, else nothing. */
-async function codeBuiltins(named: ReadonlySet<string>) {
+async function codeBuiltins(named: ReadonlySet<string>, sandbox: ConfigOptions['sandbox'] = {}) {
   if (!CODE_BUILTINS.some((name) => named.has(name))) return [];
   const { createExecuteJavascriptTool, createExecutePythonTool } = await import('../sandbox/index.js');
-  return [createExecuteJavascriptTool() as ToolSpec, createExecutePythonTool() as ToolSpec];
+  return [createExecuteJavascriptTool(sandbox) as ToolSpec, createExecutePythonTool(sandbox) as ToolSpec];
 }
 
 function suggestion(name: string, known: readonly string[]): string {

@@ -17,7 +17,7 @@ const REFUSAL =
   `Refusing to start the Fixture sandbox: it needs a network namespace without interfaces and this host cannot create one (${UNSHARE_FAILURE}). ` +
   'Run toolshed as root (or with CAP_SYS_ADMIN), or enable unprivileged user namespaces ' +
   '(sysctl -w kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; in a container, allow the unshare system call), ' +
-  'so that `unshare --net` works; or pass allowNetwork: true (toolshed serve --sandbox-allow-network) to run sandboxed code with network access.';
+  'so that `unshare --net` works; or pass allowNetwork: true (--sandbox-allow-network of toolshed serve, mcp and call) to run sandboxed code with network access.';
 
 /** A host where `unshare --net` fails, as for an unprivileged user without user namespaces. */
 function hostWithoutNamespaces(requests: IsolationRequest[] = []): SandboxIsolation {

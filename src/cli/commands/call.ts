@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { checkJsonText, describeJsonLimitBreach, type JsonLimitBreach } from '../../core/input-limits.js';
 import { ToolResult, toModelText } from '../../core/tool-result.js';
 import type { ToolRegistry } from '../../registry/tool-registry.js';
-import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
+import { addToolsOptions, type CliContext, sandboxNetworkWarning, type ToolsOptions } from '../cli-context.js';
 import type { ExitCode } from '../cli-error.js';
 import { NO_CONFIGURATION_HINT, withTools } from '../load-registry.js';
 import { type CliIo, toJson, visible } from '../output.js';
@@ -45,7 +45,7 @@ export function defineCallCommand(program: Command, context: CliContext): Comman
       'the arguments: a JSON object, @FILE to read them from a file, or - to read stdin (default: {})',
     )
     .option('--timeout <ms>', "milliseconds before the call times out (default: the tool's timeout)", parseTimeout);
-  return addToolsOptions(command)
+  return addToolsOptions(command, { sandbox: true })
     .addHelpText(
       'after',
       [
@@ -67,6 +67,7 @@ export function defineCallCommand(program: Command, context: CliContext): Comman
 
 /** The `call` action; returns the exit code. */
 export async function runCall(name: string, options: CallCommandOptions, { io }: CliContext): Promise<ExitCode> {
+  if (options.sandboxAllowNetwork === true) io.stderr.write(`${sandboxNetworkWarning('call')}\n`);
   const result = await withTools(
     options,
     io,

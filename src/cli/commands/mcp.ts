@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { StdioServing } from '../../mcp/serve-stdio.js';
-import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
+import { addToolsOptions, type CliContext, sandboxNetworkWarning, type ToolsOptions } from '../cli-context.js';
 import { loadTools, resolveToolSetup } from '../load-registry.js';
 import { visible } from '../output.js';
 
@@ -27,7 +27,7 @@ export function defineMcpCommand(program: Command, context: CliContext): Command
   const command = program
     .command('mcp')
     .description('Serve the tools over MCP on stdio (for Claude Desktop and other MCP clients).');
-  return addToolsOptions(command, { json: false })
+  return addToolsOptions(command, { json: false, sandbox: true })
     .addHelpText(
       'after',
       [
@@ -52,6 +52,7 @@ export function defineMcpCommand(program: Command, context: CliContext): Command
 
 /** The `mcp` action: serves until stdin closes or a signal arrives; returns the exit code. */
 export async function runMcp(options: McpCommandOptions, { io }: CliContext): Promise<0> {
+  if (options.sandboxAllowNetwork === true) io.stderr.write(`${sandboxNetworkWarning('mcp')}\n`);
   // No reload can try an MCP server again here: one that does not come up is retried until it does.
   const tools = await loadTools(await resolveToolSetup(options, io.cwd), io, 'all', { retryMcpStart: true });
   let serving: StdioServing | undefined;

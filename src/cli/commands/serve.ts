@@ -15,7 +15,13 @@ import {
 import type { ServedConfigSync } from '../../server/served-config.js';
 import type { ToolshedStore } from '../../store/index.js';
 import { RESOURCE_ID_PATTERN } from '../../store/store-validation.js';
-import { addToolsOptions, type CliContext, type ToolsOptions } from '../cli-context.js';
+import {
+  addToolsOptions,
+  type CliContext,
+  SANDBOX_ALLOW_NETWORK_HELP,
+  sandboxNetworkWarning,
+  type ToolsOptions,
+} from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { type LoadedTools, loadTools, resolveToolSetup, type ToolSetup } from '../load-registry.js';
 import { visible } from '../output.js';
@@ -31,8 +37,7 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4319;
 
 /** What `serve --sandbox-allow-network` says once it listens. */
-export const SANDBOX_NETWORK_WARNING =
-  "toolshed serve: warning: --sandbox-allow-network: sandboxed code runs without a network namespace and can reach the network, this host's loopback and database included";
+export const SANDBOX_NETWORK_WARNING = sandboxNetworkWarning('serve');
 
 /** Options of `toolshed serve`. */
 export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
@@ -53,12 +58,6 @@ export interface ServeCommandOptions extends Omit<ToolsOptions, 'json'> {
    * per call; 100 for JavaScript, a fresh QuickJS runtime per call).
    */
   sandboxRunsPerProcess?: number;
-  /**
-   * Run the sandboxes without a network namespace, so sandboxed code can reach the network (this
-   * host's loopback included): the operator's choice on a host that cannot create network namespaces,
-   * where the sandboxes otherwise refuse to start.
-   */
-  sandboxAllowNetwork?: boolean;
   /** Most tool calls one API token may have running at once (default 32). */
   maxConcurrentCallsPerToken?: number;
   /** Most tool calls one workspace may have running at once (default 64). */
@@ -145,10 +144,7 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       "calls one execute_python / execute_javascript process may run, all of one workspace; above 1 a workspace's calls can see what its earlier calls left (default: 1 for Python, a fresh process per call; 100 for JavaScript, a fresh QuickJS runtime per call)",
       parseSessionLimit,
     )
-    .option(
-      '--sandbox-allow-network',
-      "run execute_python / execute_javascript and code tools without a network namespace, so sandboxed code can reach the network, this host's loopback and database included; for a host that cannot create network namespaces, where the sandboxes otherwise refuse to start (default: every sandbox in a network namespace without interfaces)",
-    )
+    .option('--sandbox-allow-network', SANDBOX_ALLOW_NETWORK_HELP)
     .option(
       '--max-concurrent-calls-per-token <n>',
       'most tool calls one API token may have running at once, REST and MCP together; past it a call is answered RATE_LIMITED without running',

@@ -26,7 +26,10 @@ beforeAll(() => {
   folder = mkdtempSync(join(tmpdir(), 'toolshed-sandbox-network-'));
   const bin = join(folder, 'bin');
   mkdirSync(bin);
-  writeFileSync(join(bin, 'unshare'), '#!/bin/sh\necho "unshare: unshare failed: Operation not permitted" >&2\nexit 1\n');
+  writeFileSync(
+    join(bin, 'unshare'),
+    '#!/bin/sh\necho "unshare: unshare failed: Operation not permitted" >&2\nexit 1\n',
+  );
   chmodSync(join(bin, 'unshare'), 0o755);
   writeFileSync(join(folder, 'toolshed.yaml'), 'builtins: [execute_python, execute_javascript]\n');
   env = { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`, TOOLSHED_DATABASE_URL: join(folder, 'toolshed.db') };

@@ -21,6 +21,7 @@ import { defineTokenCommand } from './commands/token.js';
 import { defineValidateCommand } from './commands/validate.js';
 import { defineWorkspaceCommand } from './commands/workspace.js';
 import { environmentVariable } from './environment-variable.js';
+import { explainValuesOfSwitches } from './flag-values.js';
 import { type CliIo, processIo, visible } from './output.js';
 
 /**
@@ -84,6 +85,7 @@ export function createProgram(context: CliContext): Command {
   defineWorkspaceCommand(program, context);
   defineTokenCommand(program, context);
   defineSecretCommand(program, context);
+  explainValuesOfSwitches(program);
   return program;
 }
 

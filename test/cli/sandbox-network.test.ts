@@ -63,7 +63,8 @@ describe('toolshed call on a host without network namespaces', () => {
     expect(run).toMatchObject({
       exitCode: 2,
       stdout: '',
-      stderr: "error: unknown option '--sandbox-allow-network=yes'\nRun 'toolshed call --help' for usage.\n",
+      stderr:
+        "error: option '--sandbox-allow-network' takes no value: give '--sandbox-allow-network' alone, without '=yes'.\nRun 'toolshed call --help' for usage.\n",
     });
   });
 });

@@ -51,6 +51,27 @@ describe('toolshed usage errors (exit 2)', () => {
     ]);
   });
 
+  it.each([
+    [['list', '--json=true'], '--json', 'true', 'list'],
+    [['export', '--format', 'openai', '--strict=false'], '--strict', 'false', 'export'],
+    [['workspace', 'create', 'Acme', '--json=1'], '--json', '1', 'workspace create'],
+  ])('says that a switch takes no value: %j', async (args, flag, value, verb) => {
+    const run = await runCli(args);
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(lines(run.stderr)).toEqual([
+      `error: option '${flag}' takes no value: give '${flag}' alone, without '=${value}'.`,
+      `Run 'toolshed ${verb} --help' for usage.`,
+    ]);
+  });
+
+  it('keeps calling a flag unknown when its name is not a switch of the verb', async () => {
+    // --json is a switch of list, not of mcp.
+    const run = await runCli(['mcp', '--json=true']);
+    expect(run.exitCode).toBe(2);
+    expect(lines(run.stderr)[0]).toBe("error: unknown option '--json=true'");
+  });
+
   it('rejects --tools without a path', async () => {
     const run = await runCli(['list', '--tools']);
     expect(run.exitCode).toBe(2);

@@ -65,6 +65,14 @@ describe('toolshed usage errors (exit 2)', () => {
     ]);
   });
 
+  it('shows control characters of the value given to a switch as escapes', async () => {
+    const run = await runCli(['list', '--json=\u001b[31mred\u0007']);
+    expect(run.exitCode).toBe(2);
+    expect(lines(run.stderr)[0]).toBe(
+      "error: option '--json' takes no value: give '--json' alone, without '=\\u001b[31mred\\u0007'.",
+    );
+  });
+
   it('keeps calling a flag unknown when its name is not a switch of the verb', async () => {
     // --json is a switch of list, not of mcp.
     const run = await runCli(['mcp', '--json=true']);

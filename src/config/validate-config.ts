@@ -36,6 +36,7 @@ import {
   REST_TOOL_SCHEMA,
   SERVER_SCHEMA,
 } from './config-schema.js';
+import { durationMs } from './duration.js';
 import { expandEnv } from './expand-env.js';
 import { findLiteralSecrets } from './secrets.js';
 
@@ -789,23 +790,6 @@ function checkOAuth(server: unknown, report: (pointer: string, message: string) 
       `'server.oauth.agent_claim' is the workspace claim '${oauth.agent_claim}' too; name the claim that holds the agent id`,
     );
   }
-}
-
-const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/**
- * A duration of the configuration (`30d`, `12h`, `90m`, `45s`, `500ms`) in milliseconds, or
- * `undefined` when it is not one.
- *
- * @example
- * ```ts
- * durationMs('30d'); // 2592000000
- * ```
- */
-export function durationMs(value: unknown): number | undefined {
-  const match = typeof value === 'string' ? /^([1-9][0-9]{0,8})(ms|s|m|h|d)$/.exec(value) : null;
-  if (match === null) return undefined;
-  return Number(match[1]) * (DURATION_UNITS_MS[match[2] as string] as number);
 }
 
 function toServer(value: unknown): ToolshedConfig['server'] {

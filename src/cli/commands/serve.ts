@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type Command, InvalidArgumentError } from 'commander';
-import { durationMs } from '../../config/validate-config.js';
+import { durationMs } from '../../config/duration.js';
 import type { McpServerLogEntry } from '../../mcp/import-mcp-server.js';
 import type { UpstreamPins } from '../../mcp/upstream-pins.js';
 import {

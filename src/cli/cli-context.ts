@@ -37,10 +37,8 @@ export interface ToolsFlags {
   sandbox?: boolean;
 }
 
-/**
- * What `--sandbox-allow-network` does, as its help says it; `toolshed serve`, `mcp` and `call` take it.
- */
-export const SANDBOX_ALLOW_NETWORK_HELP =
+/** What `--sandbox-allow-network` does, as its help says it; `toolshed serve`, `mcp` and `call` take it. */
+const SANDBOX_ALLOW_NETWORK_HELP =
   "run execute_python / execute_javascript and code tools without a network namespace, so sandboxed code can reach the network, this host's loopback and database included; for a host that cannot create network namespaces, where the sandboxes otherwise refuse to start (default: every sandbox in a network namespace without interfaces)";
 
 /**

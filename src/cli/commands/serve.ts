@@ -15,13 +15,7 @@ import {
 import type { ServedConfigSync } from '../../server/served-config.js';
 import type { ToolshedStore } from '../../store/index.js';
 import { RESOURCE_ID_PATTERN } from '../../store/store-validation.js';
-import {
-  addToolsOptions,
-  type CliContext,
-  SANDBOX_ALLOW_NETWORK_HELP,
-  sandboxNetworkWarning,
-  type ToolsOptions,
-} from '../cli-context.js';
+import { addToolsOptions, type CliContext, sandboxNetworkWarning, type ToolsOptions } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { type LoadedTools, loadTools, resolveToolSetup, type ToolSetup } from '../load-registry.js';
 import { visible } from '../output.js';
@@ -144,7 +138,6 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       "calls one execute_python / execute_javascript process may run, all of one workspace; above 1 a workspace's calls can see what its earlier calls left (default: 1 for Python, a fresh process per call; 100 for JavaScript, a fresh QuickJS runtime per call)",
       parseSessionLimit,
     )
-    .option('--sandbox-allow-network', SANDBOX_ALLOW_NETWORK_HELP)
     .option(
       '--max-concurrent-calls-per-token <n>',
       'most tool calls one API token may have running at once, REST and MCP together; past it a call is answered RATE_LIMITED without running',
@@ -162,7 +155,7 @@ export function defineServeCommand(program: Command, context: CliContext): Comma
       "how long the call log keeps a call, such as 30d, 12h or 90m; older calls are deleted at start and hourly (default: the configuration's server.call_log.retention, else kept for ever)",
       parseRetention,
     );
-  return addToolsOptions(command, { json: false })
+  return addToolsOptions(command, { json: false, sandbox: true })
     .addHelpText(
       'after',
       [

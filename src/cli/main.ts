@@ -124,8 +124,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
  *
  * @example
  * ```js
- * // bin/toolshed.js
- * import { main } from '../dist/cli/main.js';
+ * // bin/toolshed.js, which runs this module's bundle (scripts/bundle-cli.mjs)
+ * import { main } from '../dist/cli-bundle/main.js';
  * await main();
  * ```
  */

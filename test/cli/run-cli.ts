@@ -21,7 +21,7 @@ export const EXAMPLES_CONFIG = join(root, 'examples', 'toolshed.yaml');
 export const SERPER_WARNING =
   "examples/toolshed.yaml:10:83: warning: tool 'serper_search' needs SERPER_API_KEY (API key for Serper, the Google Search API), which is not set; its calls will fail with MISSING_CREDENTIALS. Get one at https://serper.dev, then: export SERPER_API_KEY=...";
 
-/** `bin/toolshed.js`, which runs the built CLI in `dist/cli`. */
+/** `bin/toolshed.js`, which runs the built CLI in `dist/cli-bundle`. */
 export const BIN = join(root, 'bin', 'toolshed.js');
 
 /** What a CLI run printed and how it ended. */
@@ -46,22 +46,23 @@ export interface RunOptions {
 
 /**
  * Fail with a clear message when the CLI was not built, or was built from older sources: these tests
- * spawn `node bin/toolshed.js`, which runs `dist/cli/main.js`.
+ * spawn `node bin/toolshed.js`, which runs `dist/cli-bundle/main.js`, bundled from every module of
+ * `src/` the CLI imports.
  */
 export function assertBuilt(): void {
-  const main = join(root, 'dist', 'cli', 'main.js');
+  const main = join(root, 'dist', 'cli-bundle', 'main.js');
   if (!existsSync(main)) {
     throw new Error(
       `${relative(root, main)} is missing: run \`npm run build\` before the CLI tests (they spawn the built CLI).`,
     );
   }
-  const sources = join(root, 'src', 'cli');
+  const built = statSync(main).mtimeMs;
+  const sources = join(root, 'src');
   for (const entry of readdirSync(sources, { recursive: true, encoding: 'utf8' })) {
-    if (!entry.endsWith('.ts') || entry.endsWith('.test.ts')) continue;
-    const built = join(root, 'dist', 'cli', entry.replace(/\.ts$/, '.js'));
-    if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(sources, entry)).mtimeMs) {
+    if (!/\.(ts|js|mjs)$/.test(entry) || /\.(test|cases)\.ts$/.test(entry)) continue;
+    if (statSync(join(sources, entry)).mtimeMs > built) {
       throw new Error(
-        `${relative(root, built)} is missing or older than src/cli/${entry}: run \`npm run build\` before the CLI tests.`,
+        `${relative(root, main)} is older than src/${entry}: run \`npm run build\` before the CLI tests.`,
       );
     }
   }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,18 +26,32 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-/** The modules a CLI run loaded besides Node's own, as paths from the repository root. */
-function modulesLoaded(args: string[]): { status: number | null; modules: string[] } {
+/** The modules each file of the bundle holds (written by scripts/bundle-cli.mjs). */
+const BUNDLED: Record<string, string[]> = JSON.parse(
+  readFileSync(join(ROOT, 'dist', 'cli-bundle', 'modules.json'), 'utf8'),
+) as Record<string, string[]>;
+
+/**
+ * What a CLI run loaded besides Node's own modules, as paths from the repository root: `files` as
+ * read from disk, `modules` with each file of the bundle followed by the modules it holds.
+ */
+function modulesLoaded(args: string[]): { status: number | null; files: string[]; modules: string[] } {
   const run = spawnSync(process.execPath, ['--import', join(folder, 'register.mjs'), BIN, ...args], {
     cwd: folder,
     env: cliEnv(),
     encoding: 'utf8',
   });
-  const modules = run.stderr
+  const files = run.stderr
     .split('\n')
     .filter((line) => line.startsWith('LOADED file:'))
     .map((line) => relative(ROOT, new URL(line.slice('LOADED '.length)).pathname));
-  return { status: run.status, modules };
+  const modules = files.flatMap((path) => {
+    if (!path.startsWith('dist/cli-bundle/')) return [path];
+    const held = BUNDLED[path.slice('dist/cli-bundle/'.length)];
+    if (held === undefined) throw new Error(`${path} is not in dist/cli-bundle/modules.json`);
+    return [path, ...held];
+  });
+  return { status: run.status, files, modules };
 }
 
 describe('toolshed start-up', () => {
@@ -49,11 +63,22 @@ describe('toolshed start-up', () => {
     const run = modulesLoaded(args);
     expect(run.status).toBe(status);
     expect(run.modules).toContain('bin/toolshed.js');
+    expect(run.modules).toContain('dist/cli/main.js');
     expect(
       run.modules.filter((path) => path.startsWith('node_modules/') && !path.startsWith('node_modules/commander/')),
     ).toEqual([]);
     const heavy =
       /^dist\/(config\/(validate-config|load-config)|registry\/tool-registry|definitions|mcp|store\/index|sandbox|server\/create-server)/;
     expect(run.modules.filter((path) => heavy.test(path))).toEqual([]);
+  });
+
+  it('loads a few files of the bundle, not a module a file, for a verb that opens the database', () => {
+    const run = modulesLoaded(['db', 'migrate']);
+    expect(run.status).toBe(0);
+    // The store and the built-ins it upserts: Kysely (262 modules), zod (about 100) and the project's own.
+    expect(run.modules).toContain('node_modules/kysely/dist/esm/kysely.js');
+    expect(run.modules).toContain('dist/store/create-store.js');
+    expect(run.files.filter((path) => /^(dist\/(?!cli-bundle\/)|node_modules\/(kysely|zod)\/)/.test(path))).toEqual([]);
+    expect(run.files.filter((path) => path.startsWith('dist/cli-bundle/')).length).toBeLessThan(40);
   });
 });

@@ -49,19 +49,23 @@ interface Run {
  * The environment of a process run for the test: without the `npm_*` variables an enclosing
  * `npm test` sets (its prefix would point a nested npm at this checkout), with `bin` first on PATH.
  */
-function environment(bin?: string): Record<string, string> {
+function environment(bin?: string, extra: Record<string, string> = {}): Record<string, string> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(
       (entry): entry is [string, string] => entry[1] !== undefined && !/^npm_/i.test(entry[0]),
     ),
   );
   const path = [bin, dirname(process.execPath), env.PATH].filter((part) => part !== undefined).join(delimiter);
-  return { ...env, PATH: path };
+  return { ...env, ...extra, PATH: path };
 }
 
-function run(command: string, args: readonly string[], options: { cwd: string; bin?: string }): Promise<Run> {
+function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; bin?: string; env?: Record<string, string> },
+): Promise<Run> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: environment(options.bin), stdio: 'pipe' });
+    const child = spawn(command, args, { cwd: options.cwd, env: environment(options.bin, options.env), stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -121,7 +125,7 @@ let packed: { filename: string; files: Array<{ path: string }> };
 let installOutput: { stdout: string; stderr: string };
 
 beforeAll(async () => {
-  for (const built of ['dist/cli/main.js', 'dist/index.d.ts', 'dist/web/index.html']) {
+  for (const built of ['dist/cli-bundle/main.js', 'dist/index.d.ts', 'dist/web/index.html']) {
     if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run \`npm run build\` first.`);
   }
   work = mkdtempSync(join(tmpdir(), 'toolshed-tarball-'));
@@ -184,6 +188,7 @@ describe('the packed package', () => {
     expect(paths).toEqual(
       expect.arrayContaining([
         'bin/toolshed.js',
+        'dist/cli-bundle/main.js',
         'dist/web/index.html',
         'dist/sandbox/child-host.mjs',
         'dist/sandbox/python/python-child.mjs',
@@ -225,6 +230,15 @@ describe('the installed package, without dev dependencies', () => {
     expect(described.stderr).toBe(
       `note: no configuration or --tools: using the built-in tools; the file tools work in ${app}.\n`,
     );
+  });
+
+  it('keeps a service database: creates a workspace and a token for it in a SQLite file', async () => {
+    const env = { TOOLSHED_DATABASE_URL: join(work, 'service.db') };
+    const created = await run('toolshed', ['workspace', 'create', 'Acme', '--id', 'acme'], { cwd: app, bin, env });
+    expect(created).toEqual({ exitCode: 0, stdout: 'acme\n', stderr: '' });
+    const token = await run('toolshed', ['token', 'create', '--workspace', 'acme', '--json'], { cwd: app, bin, env });
+    expect(token.exitCode, token.stderr).toBe(0);
+    expect(JSON.parse(token.stdout)).toMatchObject({ workspaceId: 'acme', token: expect.stringMatching(/^tsk_/) });
   });
 
   it('imports every entry point; the optional integrations fail only for want of their peer', async () => {

@@ -2,12 +2,14 @@
 // Bundles the compiled CLI (dist/cli/main.js and everything it imports, loaded at start or later)
 // into dist/cli-bundle/, which bin/toolshed.js runs. Node 20 loads an ES module graph file by file:
 // the CLI's own ~200 modules, Kysely's 262, zod's ~100 and the MCP SDK's cost a service verb more
-// than half of its start, and mathjs's 1 036 (the calculator) cost `serve` 0.7 s. Bundled, they are a few files: each verb's dynamic imports stay chunks of
-// their own, so `--help` still loads none of the store, the registry or the MCP SDK.
+// than half of its start, and mathjs's 1 036 (the calculator) cost `serve` 0.7 s. Bundled, they are
+// a few files: each verb's dynamic imports stay chunks of their own, so `--help` still loads none
+// of the store, the registry or the MCP SDK (test/cli/start-up.test.ts reads modules.json, written
+// here, to check it module by module).
 //
-// Inlined: the project's modules and the pure ES module packages below. Everything else (CommonJS
-// packages, native addons, packages that find files beside their own) stays an import of
-// node_modules, resolved from dist/cli-bundle/ exactly as from dist/cli/.
+// Inlined: the project's modules and the packages below. Everything else (Fastify, pino and the other
+// CommonJS servers and loggers, native addons, packages that find files beside their own) stays an
+// import of node_modules, resolved from dist/cli-bundle/ exactly as from dist/cli/.
 //
 // A module that locates a file from its own place (`new URL('../../package.json', import.meta.url)`,
 // the sandbox's child scripts) keeps working: its `import.meta.url` is rewritten to the URL of the
@@ -21,7 +23,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const input = join(root, 'dist', 'cli', 'main.js');
 const outDir = join(root, 'dist', 'cli-bundle');
 
-/** Packages bundled into the CLI: ES modules throughout, finding no file of their own at run time. */
+/** Packages bundled into the CLI: no native addon, no worker script, no file of their own read at run time. */
 const INLINED = new Set([
   'commander',
   'kysely',

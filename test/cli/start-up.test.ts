@@ -26,10 +26,14 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-/** The modules each file of the bundle holds (written by scripts/bundle-cli.mjs). */
-const BUNDLED: Record<string, string[]> = JSON.parse(
-  readFileSync(join(ROOT, 'dist', 'cli-bundle', 'modules.json'), 'utf8'),
-) as Record<string, string[]>;
+/** The modules each file of the bundle holds (written by scripts/bundle-cli.mjs), read once the build is checked. */
+let bundled: Record<string, string[]>;
+beforeAll(() => {
+  bundled = JSON.parse(readFileSync(join(ROOT, 'dist', 'cli-bundle', 'modules.json'), 'utf8')) as Record<
+    string,
+    string[]
+  >;
+});
 
 /**
  * What a CLI run loaded besides Node's own modules, as paths from the repository root: `files` as
@@ -47,7 +51,7 @@ function modulesLoaded(args: string[]): { status: number | null; files: string[]
     .map((line) => relative(ROOT, new URL(line.slice('LOADED '.length)).pathname));
   const modules = files.flatMap((path) => {
     if (!path.startsWith('dist/cli-bundle/')) return [path];
-    const held = BUNDLED[path.slice('dist/cli-bundle/'.length)];
+    const held = bundled[path.slice('dist/cli-bundle/'.length)];
     if (held === undefined) throw new Error(`${path} is not in dist/cli-bundle/modules.json`);
     return [path, ...held];
   });

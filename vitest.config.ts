@@ -5,6 +5,9 @@ import { SummaryReporter } from './test/support/summary-reporter.js';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/** The sandbox's tests: beside the sources, but in the project `integration` (see below). */
+const SANDBOX_TESTS = 'src/sandbox/**/*.test.ts';
+
 export default defineConfig({
   // Documentation examples import the package by name; tests run them against the sources.
   resolve: {
@@ -37,14 +40,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'web/src/**/*.test.ts'],
-          exclude: ['src/sandbox/**'],
+          exclude: [SANDBOX_TESTS],
           isolate: false,
         },
       },
       // A file of its own process each: tests that start servers, CLI processes, databases and
       // sandboxes, and may change the process's environment. Vitest runs this project's files first
       // (its name sorts first), so the unit files fill the workers at the end.
-      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts', 'src/sandbox/**/*.test.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts', SANDBOX_TESTS] } },
     ],
   },
 });

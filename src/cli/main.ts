@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isToolshedErrorCode, ToolshedError } from '../core/errors/toolshed-error.js';
+import { toolshedVersion } from '../registry/toolshed-version.js';
 import type { CliContext } from './cli-context.js';
 import { CliError, type ExitCode } from './cli-error.js';
 import { defineCallCommand } from './commands/call.js';
@@ -45,7 +45,7 @@ export function createProgram(context: CliContext): Command {
     .description(
       'Define an LLM agent tool once; check, list, call, export, document and serve it (MCP over stdio or HTTP).',
     )
-    .version(readVersion(), '-V, --version', 'print the version')
+    .version(toolshedVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .helpCommand('help [verb]', 'show help for a verb')
     .exitOverride()
@@ -157,15 +157,4 @@ function reportError(error: unknown, io: CliIo): ExitCode {
     io.stderr.write(`error: unexpected failure: ${visible(message)} (set TOOLSHED_DEBUG=1 for the stack trace)\n`);
   }
   return 1;
-}
-
-function readVersion(): string {
-  try {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version?: unknown;
-    };
-    return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,6 +9,11 @@ import { handlerHarness } from '../../test/mcp/listen.js';
 import { defineTool, type ToolRegistry } from '../index.js';
 import type { McpHttpHandlerOptions } from './index.js';
 import { createModernMcpServer, DEFAULT_LIST_TTL_MS, MODERN_PROTOCOL_VERSION } from './mcp-modern.js';
+
+/** toolshed's version as its package.json says, read here rather than through the code under test. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const { cleanups, start } = handlerHarness();
 
@@ -156,7 +162,7 @@ describe('one endpoint, 2025-11-25 and 2026-07-28', () => {
       instructions: 'Use the test tools.',
       ttlMs: DEFAULT_LIST_TTL_MS,
       cacheScope: 'public',
-      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'toolshed' } },
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'toolshed', version: PACKAGE_VERSION } },
     });
 
     const legacy = await connectLegacy(url);

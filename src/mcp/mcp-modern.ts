@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { Server as LegacyServer } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   type CacheScope,
@@ -17,6 +16,7 @@ import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-s
 import { inTraceContext } from '../core/tracing.js';
 import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
+import { toolshedVersion } from '../registry/toolshed-version.js';
 import { answerToolCall, unpreparedCallResult } from './answer-tool-call.js';
 import { serveCatalog } from './mcp-catalog-handlers.js';
 import { pageOf } from './mcp-cursor.js';
@@ -83,8 +83,6 @@ const LOG_LEVELS: readonly LogLevel[] = [
 
 const DEFAULT_PAGE_SIZE = 200;
 
-const toolshedVersion = readVersion();
-
 /**
  * A server for one 2026-07-28 request (`@modelcontextprotocol/server`'s low-level `Server`) that
  * serves a registry's tools and a catalog's prompts and resources, as {@link createMcpServer} does
@@ -132,7 +130,7 @@ export function createModernMcpServer(registry: ToolRegistry, options: ModernMcp
   }
   const listHint = { ttlMs: listTtlMs, cacheScope };
   const server = new ModernServer(
-    { name: options.name ?? 'toolshed', version: options.version ?? toolshedVersion },
+    { name: options.name ?? 'toolshed', version: options.version ?? toolshedVersion() },
     {
       capabilities: {
         tools: { listChanged: true },
@@ -595,14 +593,4 @@ function isClientRefusal(error: unknown): boolean {
     error instanceof Error &&
     (error.message.startsWith('Rejected inbound request') || error.message.startsWith('Unsupported Media Type'))
   );
-}
-
-function readVersion(): string {
-  try {
-    // src/mcp and dist/mcp are both two levels below the package root.
-    const manifest = createRequire(import.meta.url)('../../package.json') as { version?: unknown };
-    return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
 }

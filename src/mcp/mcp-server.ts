@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -22,6 +21,7 @@ import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-s
 import { inTraceContext } from '../core/tracing.js';
 import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
+import { toolshedVersion } from '../registry/toolshed-version.js';
 import { answerToolCall, unpreparedCallResult } from './answer-tool-call.js';
 import { serveCatalog } from './mcp-catalog-handlers.js';
 import { pageOf } from './mcp-cursor.js';
@@ -116,8 +116,6 @@ type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 const LOG_LEVELS: readonly LogLevel[] = LoggingLevelSchema.options;
 
-const toolshedVersion = readVersion();
-
 const DEFAULT_PAGE_SIZE = 200;
 
 /**
@@ -168,7 +166,7 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
   const taskStore: McpTaskStore | undefined =
     options.tasks === false ? undefined : (options.tasks?.store ?? createMemoryTaskStore());
   const server = new Server(
-    { name: options.name ?? 'toolshed', version: options.version ?? toolshedVersion },
+    { name: options.name ?? 'toolshed', version: options.version ?? toolshedVersion() },
     {
       capabilities: {
         tools: { listChanged: true },
@@ -494,14 +492,4 @@ function firstText(result: CallToolResult): string | null {
   const block = result.content.find((item) => item.type === 'text');
   if (block === undefined || block.type !== 'text') return null;
   return block.text.length > 500 ? `${block.text.slice(0, 499)}…` : block.text;
-}
-
-function readVersion(): string {
-  try {
-    // src/mcp and dist/mcp are both two levels below the package root.
-    const manifest = createRequire(import.meta.url)('../../package.json') as { version?: unknown };
-    return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
 }

@@ -1,8 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConformanceRegistry } from '../../test/mcp/conformance-tools.js';
 import { type StdioServing, serveStdio } from './serve-stdio.js';
 import { eraOf } from './stdio-modern-lane.js';
+
+/** toolshed's version as its package.json says, read here rather than through the code under test. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -86,7 +92,10 @@ describe('serveStdio, both eras', () => {
       capabilities: {},
       clientInfo: { name: 'legacy', version: '1' },
     });
-    expect(opened.result).toMatchObject({ protocolVersion: '2025-11-25', serverInfo: { name: 'toolshed' } });
+    expect(opened.result).toMatchObject({
+      protocolVersion: '2025-11-25',
+      serverInfo: { name: 'toolshed', version: PACKAGE_VERSION },
+    });
     const listed = await request(2, 'tools/list');
     expect(listed.result).not.toHaveProperty('resultType');
     expect(listed.result).not.toHaveProperty('ttlMs');

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -141,7 +141,9 @@ describe('toolshed serve with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       const resources = received.flatMap((entry) => entry.body.resourceSpans);
       expect(attributesOf(resources[0]?.resource.attributes ?? [])).toMatchObject({
         'service.name': 'tools-under-test',
-        'service.version': expect.any(String),
+        'service.version': (
+          JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+        ).version,
       });
       const spans = resources.flatMap((resource) =>
         resource.scopeSpans.filter((scope) => scope.scope.name === 'toolshed').flatMap((scope) => scope.spans),

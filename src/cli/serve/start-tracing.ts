@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { toolshedVersion } from '../../registry/toolshed-version.js';
 import { CliError } from '../cli-error.js';
 import { visible } from '../output.js';
 
@@ -40,7 +40,7 @@ export interface ServeTracing {
  */
 export async function startTracing(
   env: Readonly<Record<string, string | undefined>>,
-  version: string = packageVersion(),
+  version: string = toolshedVersion(),
 ): Promise<ServeTracing | undefined> {
   const own = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   const base = nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT);
@@ -99,15 +99,4 @@ export async function startTracing(
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed === undefined || trimmed === '' ? undefined : trimmed;
-}
-
-function packageVersion(): string {
-  try {
-    const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-      version?: unknown;
-    };
-    return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
 }

@@ -16,7 +16,6 @@ import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-s
 import { inTraceContext } from '../core/tracing.js';
 import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
-import { toolshedVersion } from '../registry/toolshed-version.js';
 import { answerToolCall, unpreparedCallResult } from './answer-tool-call.js';
 import { serveCatalog } from './mcp-catalog-handlers.js';
 import { pageOf } from './mcp-cursor.js';
@@ -24,6 +23,7 @@ import { paramHeaderMismatch } from './mcp-param-headers.js';
 import { INVALID_PARAMS, requestError } from './mcp-request-error.js';
 import type { McpServerOptions } from './mcp-server.js';
 import { listMcpTools } from './mcp-tool-list.js';
+import { DEFAULT_PAGE_SIZE, LOG_LEVELS, servedCapabilities, serverInfoOf } from './served-server.js';
 
 /**
  * The protocol revision served without a session, beside the `initialize`-based ones: every request
@@ -69,19 +69,6 @@ export interface ModernMcpServerOptions extends McpServerOptions {
    */
   listTtlMs?: number;
 }
-
-const LOG_LEVELS: readonly LogLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
-
-const DEFAULT_PAGE_SIZE = 200;
 
 /**
  * A server for one 2026-07-28 request (`@modelcontextprotocol/server`'s low-level `Server`) that
@@ -129,27 +116,18 @@ export function createModernMcpServer(registry: ToolRegistry, options: ModernMcp
     throw new TypeError(`cacheScope must be 'public' or 'private', got ${String(cacheScope)}.`);
   }
   const listHint = { ttlMs: listTtlMs, cacheScope };
-  const server = new ModernServer(
-    { name: options.name ?? 'toolshed', version: options.version ?? toolshedVersion() },
-    {
-      capabilities: {
-        tools: { listChanged: true },
-        logging: {},
-        prompts: { listChanged: true },
-        resources: { subscribe: true, listChanged: true },
-        completions: {},
-      },
-      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-      cacheHints: {
-        'tools/list': listHint,
-        'prompts/list': listHint,
-        'resources/list': listHint,
-        'resources/templates/list': listHint,
-        'server/discover': listHint,
-        'resources/read': { ttlMs: 0, cacheScope },
-      },
+  const server = new ModernServer(serverInfoOf(options), {
+    capabilities: servedCapabilities(),
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    cacheHints: {
+      'tools/list': listHint,
+      'prompts/list': listHint,
+      'resources/list': listHint,
+      'resources/templates/list': listHint,
+      'server/discover': listHint,
+      'resources/read': { ttlMs: 0, cacheScope },
     },
-  );
+  });
   const report = options.onError ?? (() => {});
   const catalog = options.catalog ?? new ContentCatalog();
   serveCatalog(legacyFacade(server), registry, catalog, { pageSize, report });

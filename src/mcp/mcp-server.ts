@@ -9,7 +9,6 @@ import {
   ElicitResultSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  LoggingLevelSchema,
   McpError,
   type ServerNotification,
   type ServerRequest,
@@ -21,7 +20,6 @@ import type { ElicitationResult, LogLevel, SamplingResult } from '../core/tool-s
 import { inTraceContext } from '../core/tracing.js';
 import { ContentCatalog } from '../registry/content-catalog.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
-import { toolshedVersion } from '../registry/toolshed-version.js';
 import { answerToolCall, unpreparedCallResult } from './answer-tool-call.js';
 import { serveCatalog } from './mcp-catalog-handlers.js';
 import { pageOf } from './mcp-cursor.js';
@@ -36,6 +34,7 @@ import {
 } from './mcp-tasks.js';
 import { listMcpTools } from './mcp-tool-list.js';
 import { createMemoryTaskStore } from './memory-task-store.js';
+import { DEFAULT_PAGE_SIZE, LOG_LEVELS, servedCapabilities, serverInfoOf } from './served-server.js';
 
 /**
  * What a call gets from the server's configuration: per-agent config, environment, agent id.
@@ -114,10 +113,6 @@ export interface McpServerOptions {
 
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-const LOG_LEVELS: readonly LogLevel[] = LoggingLevelSchema.options;
-
-const DEFAULT_PAGE_SIZE = 200;
-
 /**
  * An MCP server (the SDK's low-level `Server`) that serves a registry's tools.
  *
@@ -165,32 +160,25 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
   const taskSettings = options.tasks === false ? undefined : resolveTaskOptions(options.tasks ?? {});
   const taskStore: McpTaskStore | undefined =
     options.tasks === false ? undefined : (options.tasks?.store ?? createMemoryTaskStore());
-  const server = new Server(
-    { name: options.name ?? 'toolshed', version: options.version ?? toolshedVersion() },
-    {
-      capabilities: {
-        tools: { listChanged: true },
-        logging: {},
-        prompts: { listChanged: true },
-        resources: { subscribe: true, listChanged: true },
-        completions: {},
-        ...(taskStore === undefined ? {} : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
-      },
-      ...(taskStore === undefined || taskSettings === undefined
-        ? {}
-        : {
-            taskStore: toSdkTaskStore(taskStore, taskSettings.pollIntervalMs),
-            defaultTaskPollInterval: taskSettings.pollIntervalMs,
-          }),
-      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-      // A directory load registers many tools in one tick: tell the client once.
-      debouncedNotificationMethods: [
-        'notifications/tools/list_changed',
-        'notifications/prompts/list_changed',
-        'notifications/resources/list_changed',
-      ],
+  const server = new Server(serverInfoOf(options), {
+    capabilities: {
+      ...servedCapabilities(),
+      ...(taskStore === undefined ? {} : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
     },
-  );
+    ...(taskStore === undefined || taskSettings === undefined
+      ? {}
+      : {
+          taskStore: toSdkTaskStore(taskStore, taskSettings.pollIntervalMs),
+          defaultTaskPollInterval: taskSettings.pollIntervalMs,
+        }),
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    // A directory load registers many tools in one tick: tell the client once.
+    debouncedNotificationMethods: [
+      'notifications/tools/list_changed',
+      'notifications/prompts/list_changed',
+      'notifications/resources/list_changed',
+    ],
+  });
   const report = options.onError ?? (() => {});
   let logLevel: LogLevel = options.logLevel ?? 'info';
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;

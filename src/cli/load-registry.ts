@@ -9,6 +9,7 @@ import type { UpstreamPins } from '../mcp/upstream-pins.js';
 
 type LoadToolsMcpLog = (server: string, entry: McpServerLogEntry) => void;
 
+import type { ToolSpec } from '../core/tool-spec.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { ToolsOptions } from './cli-context.js';
 import { CliError } from './cli-error.js';
@@ -245,16 +246,11 @@ export async function loadTools(
   } = {},
 ): Promise<LoadedTools> {
   if (setup.configFile === undefined) {
-    const registry =
-      setup.sources.length === 0 && builtins ? await builtinRegistry(io) : await loadRegistry(setup.sources);
-    return {
-      registry,
-      all: registry,
-      config: undefined,
-      agent: undefined,
-      configLabel: undefined,
-      close: async () => {},
-    };
+    const { registry, close } =
+      setup.sources.length === 0 && builtins
+        ? await builtinRegistry(io, setup.sandboxAllowNetwork)
+        : { registry: await loadRegistry(setup.sources), close: async () => {} };
+    return { registry, all: registry, config: undefined, agent: undefined, configLabel: undefined, close };
   }
   const configLabel = displayPath(setup.configFile, io.cwd);
   const database = mcpPins === undefined ? servicePins(io) : undefined;
@@ -376,16 +372,34 @@ export function builtinsNote(cwd: string): string {
   return `note: no configuration or --tools: using the built-in tools; the file tools work in ${cwd}.`;
 }
 
-/** The built-in tools, file tools rooted at the working folder, with {@link builtinsNote} on stderr. */
-async function builtinRegistry(io: CliIo): Promise<ToolRegistry> {
-  const [{ ToolRegistry }, { createBuiltins }] = await Promise.all([
+/**
+ * The built-in tools a workspace of `toolshed serve` has, with {@link builtinsNote} on stderr: the file
+ * tools rooted at the working folder, the web tools, `calculator`, `execute_python` and
+ * `execute_javascript` (their sandbox started by the first call; `allowNetwork` is
+ * `--sandbox-allow-network`) and the email tools over the service database's corpus
+ * ({@link emailBuiltins}, opened by the first call). `close()` closes that database.
+ */
+async function builtinRegistry(
+  io: CliIo,
+  allowNetwork: boolean,
+): Promise<{ registry: ToolRegistry; close(): Promise<void> }> {
+  const emails = emailBuiltins(io);
+  const [{ ToolRegistry }, { createBuiltins }, sandbox, emailTools] = await Promise.all([
     import('../registry/tool-registry.js'),
     import('../builtins/create-builtins.js'),
+    import('../sandbox/index.js'),
+    emails.builtins.create(),
   ]);
+  const sandboxOptions = allowNetwork ? { allowNetwork: true } : {};
   const registry = new ToolRegistry();
-  registry.registerAll(createBuiltins({ files: { root: io.cwd } }));
+  registry.registerAll([
+    ...createBuiltins({ files: { root: io.cwd } }),
+    sandbox.createExecutePythonTool(sandboxOptions) as ToolSpec,
+    sandbox.createExecuteJavascriptTool(sandboxOptions) as ToolSpec,
+    ...emailTools,
+  ]);
   io.stderr.write(`${visible(builtinsNote(io.cwd))}\n`);
-  return registry;
+  return { registry, close: () => emails.close() };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,23 @@ beforeAll(assertBuilt);
 
 const NO_TOOLS =
   'No tools registered. Pass --config FILE (a toolshed.yaml) or --tools PATH (a YAML definition file or a folder of *.yaml files), or create ./toolshed.yaml or a ./tools folder.';
+
+/** The built-in tools of a run without a configuration, as `toolshed list` orders them. */
+const BUILTIN_NAMES = [
+  'calculator',
+  'duckduckgo_search',
+  'email_get',
+  'email_inboxes',
+  'email_search',
+  'execute_javascript',
+  'execute_python',
+  'fetch_url',
+  'list_files',
+  'read_file',
+  'search_code',
+  'serper_search',
+  'write_file',
+];
 
 let empty: string;
 beforeAll(async () => {
@@ -87,22 +104,36 @@ describe('toolshed list', () => {
     expect(run.stderr).toBe(
       `note: no configuration or --tools: using the built-in tools; the file tools work in ${empty}.\n`,
     );
-    expect(lines(run.stdout).map((line) => line.split(/\s+/)[0])).toEqual([
-      'calculator',
-      'duckduckgo_search',
-      'fetch_url',
-      'list_files',
-      'read_file',
-      'search_code',
-      'serper_search',
-      'write_file',
-    ]);
+    // The same built-ins a workspace of `toolshed serve` has (test/cli/serve.test.ts compares them).
+    expect(lines(run.stdout).map((line) => line.split(/\s+/)[0])).toEqual(BUILTIN_NAMES);
   });
 
   it('prints the built-ins with --json too, the note on stderr only', async () => {
     const run = await runCli(['list', '--json'], { cwd: empty });
     expect(run.exitCode).toBe(0);
-    expect((JSON.parse(run.stdout) as { tools: unknown[] }).tools).toHaveLength(8);
+    expect((JSON.parse(run.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toEqual(
+      BUILTIN_NAMES,
+    );
+  });
+
+  it('calls the email tools without a configuration, over the corpus of the service database, creating no file', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'toolshed-cli-emails-'));
+    try {
+      const env = { TOOLSHED_DATABASE_URL: join(folder, 'mail.db') };
+      const before = await runCli(['call', 'email_inboxes'], { cwd: empty, env });
+      expect(before).toMatchObject({ exitCode: 0, stdout: '{"inboxes":[],"total":0}\n' });
+      expect(await readdir(folder)).toEqual([]);
+      const generated = await runCli(
+        ['emails', 'generate', '--count', '20', '--inboxes', '2', '--db', env.TOOLSHED_DATABASE_URL],
+        { cwd: empty },
+      );
+      expect(generated.exitCode).toBe(0);
+      const after = await runCli(['call', 'email_inboxes'], { cwd: empty, env });
+      expect(after.exitCode).toBe(0);
+      expect(JSON.parse(after.stdout)).toMatchObject({ total: 2 });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('describes and calls a built-in without a configuration, its file tools rooted at the working folder', async () => {

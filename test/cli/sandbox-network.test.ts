@@ -20,6 +20,9 @@ const REFUSAL =
 const warning = (verb: string) =>
   `toolshed ${verb}: warning: --sandbox-allow-network: sandboxed code runs without a network namespace and can reach the network, this host's loopback and database included\n`;
 
+const NOTE = (cwd: string) =>
+  `note: no configuration or --tools: using the built-in tools; the file tools work in ${cwd}.\n`;
+
 let folder: string;
 let env: Record<string, string>;
 beforeAll(() => {
@@ -56,6 +59,22 @@ describe('toolshed call on a host without network namespaces', () => {
         stderr: warning('call'),
       });
     }
+  });
+
+  it('does the same with no configuration, whose built-ins include the code tools', async () => {
+    const bare = join(folder, 'no-config');
+    mkdirSync(bare);
+    const refused = await runCli(['call', 'execute_python', '--args', SIX_TIMES_SEVEN], { cwd: bare, env });
+    expect(refused).toMatchObject({ exitCode: 1, stdout: '', stderr: `${NOTE(bare)}${REFUSAL}` });
+    const run = await runCli(['call', 'execute_javascript', '--sandbox-allow-network', '--args', SIX_TIMES_SEVEN], {
+      cwd: bare,
+      env,
+    });
+    expect(run).toMatchObject({
+      exitCode: 0,
+      stdout: '{"stdout":"","stderr":"","result":42}\n',
+      stderr: `${warning('call')}${NOTE(bare)}`,
+    });
   });
 
   it('takes the flag without a value: one given is a usage error (exit 2)', async () => {

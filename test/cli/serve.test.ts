@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -229,6 +229,21 @@ describe('toolshed serve: bad input', () => {
     const { tools } = (await listed.json()) as { tools: Array<{ id: string; source: string }> };
     expect(Number(match[1])).toBe(tools.length);
     expect(tools.filter((tool) => tool.source === 'config')).toHaveLength(6);
+    // The served built-ins are those every other verb has without a configuration.
+    const bare = mkdtempSync(join(SCRATCH, 'no-config-'));
+    try {
+      const cli = await runCli(['list', '--json'], { cwd: bare });
+      const cliNames = (JSON.parse(cli.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+      expect(cliNames).toHaveLength(13);
+      expect(
+        tools
+          .filter((tool) => tool.source === 'builtin')
+          .map((tool) => tool.id)
+          .sort(),
+      ).toEqual(cliNames.sort());
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
     const agents = await fetch(`${match[3]}/mcp/agents/anyone`, { method: 'POST', body: '{}' });
     expect(agents.status).toBe(401);
     running.child.kill('SIGINT');

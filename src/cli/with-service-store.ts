@@ -56,24 +56,27 @@ export async function withServiceStore<T>(
   }
 }
 
+/** What a message about a database that cannot be opened tells the user to do, by default. */
+const SET_DATABASE_URL =
+  'Set TOOLSHED_DATABASE_URL to a SQLite file path or a postgres:// URL of a server that is running.';
+
 /**
  * The {@link CliError} for a store error (see {@link withServiceStore}); any other error as it is.
+ * `unavailableHint` is what a database that cannot be opened asks the user to do (default: set
+ * `TOOLSHED_DATABASE_URL`; a verb whose `--db` named the database says to pass another).
  *
  * @example
  * ```ts
  * const store = await openServiceStore(io).catch(async (error) => { throw await storeCliError(error); });
  * ```
  */
-export async function storeCliError(error: unknown): Promise<unknown> {
+export async function storeCliError(error: unknown, unavailableHint = SET_DATABASE_URL): Promise<unknown> {
   const { StoreError } = await import('../store/store-error.js');
   if (!StoreError.isInstance(error)) return error;
   const message = error.message.replace(/\.$/, '');
   switch (error.code) {
     case 'UNAVAILABLE':
-      return new CliError(
-        `error: ${message}. Set TOOLSHED_DATABASE_URL to a SQLite file path or a postgres:// URL of a server that is running.`,
-        1,
-      );
+      return new CliError(`error: ${message}. ${unavailableHint}`, 1);
     case 'MIGRATION_FAILED':
       return new CliError(
         `error: ${message}. No migration of this run was applied; fix the cause and run 'toolshed db migrate' again.`,

@@ -1,5 +1,7 @@
 import { createPostgresStore } from './postgres/create-postgres-store.js';
+import { redactUrl } from './postgres/postgres-driver.js';
 import { createSqliteStore } from './sqlite/create-sqlite-store.js';
+import { StoreError } from './store-error.js';
 import type { StoreOptions } from './store-options.js';
 import type { ToolshedStore } from './toolshed-store.js';
 
@@ -7,9 +9,12 @@ import type { ToolshedStore } from './toolshed-store.js';
 export const DEFAULT_STORE_PATH = './toolshed.db';
 
 /**
- * Open the store a URL names: `postgres://...` (or `postgresql://...`) is PostgreSQL; anything else is
- * a SQLite file path (an optional `sqlite:` prefix is dropped), `:memory:` a private in-memory
- * SQLite database, and no URL {@link DEFAULT_STORE_PATH}. Call `migrate()` before use.
+ * Open the store a URL names: `postgres://...` (or `postgresql://...`) is PostgreSQL; a path is a
+ * SQLite file (an optional `sqlite:` prefix is dropped), `:memory:` a private in-memory SQLite
+ * database, and no URL {@link DEFAULT_STORE_PATH}. Call `migrate()` before use.
+ *
+ * A URL of any other scheme (`mysql://...`, `https://...`) is refused with a {@link StoreError}
+ * `UNAVAILABLE` naming the forms it takes, rather than opened as a SQLite file of that name.
  *
  * @example
  * ```ts
@@ -21,5 +26,14 @@ export const DEFAULT_STORE_PATH = './toolshed.db';
 export function createStore(url?: string, options: StoreOptions = {}): Promise<ToolshedStore> {
   const target = url === undefined || url.trim() === '' ? DEFAULT_STORE_PATH : url.trim();
   if (/^postgres(ql)?:\/\//i.test(target)) return createPostgresStore(target, options);
-  return createSqliteStore(target.startsWith('sqlite:') ? target.slice('sqlite:'.length) : target, options);
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(target)?.[1];
+  if (scheme !== undefined && scheme.toLowerCase() !== 'sqlite') {
+    return Promise.reject(
+      new StoreError(
+        'UNAVAILABLE',
+        `Cannot open '${redactUrl(target)}' as a database: toolshed takes a SQLite file path (or sqlite:PATH) or a PostgreSQL URL (postgres://USER@HOST/DATABASE), and '${scheme}:' is neither`,
+      ),
+    );
+  }
+  return createSqliteStore(target.replace(/^sqlite:/i, ''), options);
 }

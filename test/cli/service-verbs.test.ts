@@ -453,6 +453,23 @@ describe('service verbs: a database that cannot be opened (exit 1)', () => {
     expect(readdirSync(folder)).toEqual([]);
   });
 
+  it.each([...VERBS, ['serve', '--port', '0']])(
+    '%s %s: refuses a URL of a scheme no store takes, without its password, creating no file of that name',
+    async (...args) => {
+      const folder = mkdtempSync(join(scratch, 'scheme-'));
+      const run = await runCli(args, { cwd: folder, env: { TOOLSHED_DATABASE_URL: 'MySQL://root:hunter2@db/x' } });
+      expectRun(
+        run,
+        1,
+        [],
+        [
+          `error: Cannot open 'mysql://root:***@db/x' as a database: toolshed takes a SQLite file path (or sqlite:PATH) or a PostgreSQL URL (postgres://USER@HOST/DATABASE), and 'MySQL:' is neither. ${URL_HINT}`,
+        ],
+      );
+      expect(readdirSync(folder)).toEqual([]);
+    },
+  );
+
   it('resolves a relative SQLite path against the working folder', async () => {
     const folder = mkdtempSync(join(scratch, 'relative-'));
     const run = await runCli(['db', 'migrate'], { cwd: folder, env: { TOOLSHED_DATABASE_URL: 'sqlite:service.db' } });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -122,3 +122,43 @@ for (const harness of emailHarnesses()) {
     });
   });
 }
+
+describe('emails verbs with a database they cannot open (exit 1, nothing written)', () => {
+  let scratch: string;
+  beforeAll(() => {
+    scratch = mkdtempSync(join(tmpdir(), 'toolshed-emails-db-'));
+  });
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  const DB_HINT =
+    'Pass --db a SQLite file path (in a folder that exists) or a postgres:// URL of a server that is running.';
+
+  it('names a --db SQLite file in a folder that does not exist', async () => {
+    const missing = join(scratch, 'missing', 'mail.db');
+    const io = memoryIo(scratch);
+    expect(await runCli(['emails', 'import', join(FIXTURES, 'emails.jsonl'), '--db', missing], io)).toBe(1);
+    expect(io.err()).toBe(
+      `error: Cannot open the SQLite database '${missing}': Cannot open database because the directory does not exist. ${DB_HINT}\n`,
+    );
+    expect(readdirSync(scratch)).toEqual([]);
+  });
+
+  it('refuses a --db URL of a scheme no store takes, without its password, creating no file of that name', async () => {
+    const io = memoryIo(scratch);
+    expect(await runCli(['emails', 'generate', '--count', '5', '--db', 'mysql://root:hunter2@db/mail'], io)).toBe(1);
+    expect(io.err()).toBe(
+      `error: Cannot open 'mysql://root:***@db/mail' as a database: toolshed takes a SQLite file path (or sqlite:PATH) or a PostgreSQL URL (postgres://USER@HOST/DATABASE), and 'mysql:' is neither. ${DB_HINT}\n`,
+    );
+    expect(io.out()).toBe('');
+    expect(readdirSync(scratch)).toEqual([]);
+  });
+
+  it('says to set TOOLSHED_DATABASE_URL when that named the database', async () => {
+    const io = { ...memoryIo(scratch), env: { TOOLSHED_DATABASE_URL: 'https://example.invalid/mail' } };
+    expect(await runCli(['emails', 'import', join(FIXTURES, 'emails.jsonl')], io)).toBe(1);
+    expect(io.err()).toBe(
+      "error: Cannot open 'https://example.invalid/mail' as a database: toolshed takes a SQLite file path (or sqlite:PATH) or a PostgreSQL URL (postgres://USER@HOST/DATABASE), and 'https:' is neither. Set TOOLSHED_DATABASE_URL to a SQLite file path or a postgres:// URL of a server that is running.\n",
+    );
+    expect(readdirSync(scratch)).toEqual([]);
+  });
+});

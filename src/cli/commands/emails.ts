@@ -5,6 +5,7 @@ import { CliError } from '../cli-error.js';
 import { environmentVariable } from '../environment-variable.js';
 import { erroredPath, fileCliError } from '../file-cli-error.js';
 import { oneLine, toJson } from '../output.js';
+import { storeCliError } from '../with-service-store.js';
 
 const FORMATS = ['maildir', 'mbox', 'csv', 'jsonl', 'parquet'] as const;
 
@@ -170,12 +171,21 @@ async function withEmailStore<T>(
 ): Promise<T> {
   const { createStore } = await import('../../store/index.js');
   const { EmailStore } = await import('../../emails/email-store.js');
-  const store = await createStore(url ?? environmentVariable(env, 'TOOLSHED_DATABASE_URL'), { notifications: false });
   try {
-    await store.migrate();
-    return await work(new EmailStore(store));
-  } finally {
-    await store.close();
+    const store = await createStore(url ?? environmentVariable(env, 'TOOLSHED_DATABASE_URL'), { notifications: false });
+    try {
+      await store.migrate();
+      return await work(new EmailStore(store));
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    throw await storeCliError(
+      error,
+      url === undefined
+        ? undefined
+        : 'Pass --db a SQLite file path (in a folder that exists) or a postgres:// URL of a server that is running.',
+    );
   }
 }
 

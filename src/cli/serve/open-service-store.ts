@@ -10,7 +10,7 @@ import type { CliIo } from '../output.js';
 export function serviceDatabaseUrl(io: CliIo): string {
   const url = environmentVariable(io.env, 'TOOLSHED_DATABASE_URL') ?? './toolshed.db';
   if (!isSqliteFile(url)) return url;
-  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
+  const path = url.replace(/^sqlite:/i, '');
   return isAbsolute(path) ? path : resolve(io.cwd, path);
 }
 
@@ -96,14 +96,18 @@ export async function upsertServiceBuiltins(store: ToolshedStore): Promise<void>
 
 /**
  * Whether a database URL names a SQLite file (a path, or `sqlite:` and a path), not a PostgreSQL
- * server or an in-memory database.
+ * server, an in-memory database or a URL of another scheme.
  *
  * @example
  * ```ts
  * isSqliteFile('./toolshed.db'); // true
  * isSqliteFile('postgres://db.internal/toolshed'); // false
+ * isSqliteFile('mysql://db.internal/toolshed'); // false
  * ```
  */
 export function isSqliteFile(url: string): boolean {
-  return !/^postgres(ql)?:\/\//.test(url) && url !== ':memory:';
+  if (url === ':memory:') return false;
+  if (/^sqlite:/i.test(url)) return true;
+  // A PostgreSQL URL, or one of a scheme no store takes (which `createStore` refuses, naming it).
+  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(url);
 }

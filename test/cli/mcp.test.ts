@@ -1,9 +1,11 @@
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type JSONRPCMessage, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, BIN, cliEnv, FIXTURES, ROOT, startCli } from './run-cli.js';
+import { assertBuilt, BIN, cliEnv, FIXTURES, ROOT, runCli, SCRATCH, startCli } from './run-cli.js';
 
 beforeAll(assertBuilt);
 
@@ -82,6 +84,24 @@ describe('toolshed mcp', () => {
 
     const unknown = await client.callTool({ name: 'no_such_tool' });
     expect(unknown.isError).toBe(true);
+  });
+
+  it('serves the built-ins `list` shows without a configuration, code and email tools included, and calls them', async () => {
+    const folder = mkdtempSync(join(SCRATCH, 'mcp-no-config-'));
+    const listed = await runCli(['list', '--json'], { cwd: folder });
+    const names = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+    const { client, stderr } = await connect([], folder);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(names);
+    expect(names).toEqual(expect.arrayContaining(['email_search', 'execute_javascript', 'execute_python']));
+    const sum = await client.callTool({ name: 'execute_javascript', arguments: { code: '6 * 7' } });
+    expect(sum.content).toEqual([{ type: 'text', text: '{"stdout":"","stderr":"","result":42}' }]);
+    // The service database (cliEnv's, in the scratch folder) holds no emails: an empty corpus, no file made.
+    const inboxes = await client.callTool({ name: 'email_inboxes', arguments: {} });
+    expect(inboxes.content).toEqual([{ type: 'text', text: '{"inboxes":[],"total":0}' }]);
+    expect(readdirSync(folder)).toEqual([]);
+    expect(stderr()).toBe(
+      `note: no configuration or --tools: using the built-in tools; the file tools work in ${folder}.\n`,
+    );
   });
 
   it('sends tools/list_changed when an imported MCP server adds a tool', async () => {

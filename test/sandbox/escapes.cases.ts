@@ -438,7 +438,8 @@ export const JAVASCRIPT_ESCAPES: JavascriptAttempt[] = [
   },
   {
     name: 'an array that grows forever',
-    code: () => 'const items = []; while (true) items.push(new Array(1000).fill(1));',
+    // 100 000 elements an array, so the memory limit comes in a few dozen steps, not at the time limit.
+    code: () => 'const items = []; while (true) items.push(new Array(100_000).fill(1));',
     expect: { ok: false, reason: 'memory' },
     long: true,
   },

@@ -136,7 +136,9 @@ export const SANDBOX_CASES: SandboxCase[] = [
     name: 'stops a list that grows without bound at the memory limit',
     code: {
       python: 'items = []\nwhile True:\n    items.append("x" * 100_000 + str(len(items)))',
-      javascript: 'const items = [];\nwhile (true) items.push("x".repeat(1000) + items.length);',
+      // 100 kB an item, as in Python: the limit is reached in a few hundred steps, long before the time
+      // limit even on a slow host (at 1 kB an item, a loaded 2-core host ran out of time first).
+      javascript: 'const items = [];\nwhile (true) items.push("x".repeat(100_000) + items.length);',
     },
     expect: {
       python: {

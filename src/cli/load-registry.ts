@@ -204,9 +204,10 @@ export type ToolsCalled = 'all' | readonly string[];
  * Load the tools of a {@link ToolSetup}: the configuration through `loadConfig` (its warnings go to
  * stderr, a missing credential only for a tool in `calls`; its errors become a {@link CliError} listing
  * each diagnostic as `file:line:col: ...`, exit 1), then the `--tools` paths into the same registry,
- * then the `--agent` view. With neither a configuration nor `--tools` paths, the built-in tools, file
- * tools rooted at the working folder (said in a note on stderr), unless `builtins` is false (`serve`,
- * whose store holds the service's own built-ins, its files in the database). `mcpPins` pins the
+ * then the `--agent` view. With neither a configuration nor `--tools` paths, the built-in tools a
+ * workspace of `serve` has (code and email tools included), file tools rooted at the working folder
+ * (said in a note on stderr), unless `builtins` is false (`serve`, whose store holds the service's own
+ * built-ins, its files in the database). `mcpPins` pins the
  * definitions of the `mcp_servers:` tools (`serve`: in its database), quarantining changed ones;
  * without it, when `TOOLSHED_DATABASE_URL` is set, they are pinned in that database (workspace
  * `default`), which `toolshed mcp-servers changes|approve` reads, opened only if the configuration

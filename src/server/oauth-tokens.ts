@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
-import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { OAuthConfig } from '../config/index.js';
 import { ApiError } from './api-error.js';
+
+type Jose = typeof import('jose');
+
+let loadingJose: Promise<Jose> | undefined;
+
+/** jose, loaded by the first token checked: a server without OAuth never loads it (about 50 ms of a start). */
+function loadJose(): Promise<Jose> {
+  loadingJose ??= import('jose');
+  return loadingJose;
+}
 
 /** The signature algorithms an access token may use: asymmetric ones only, never `none` or an HMAC. */
 export const OAUTH_ALGORITHMS = [
@@ -100,10 +110,10 @@ export function looksLikeJwt(token: string): boolean {
  * ```
  */
 export function createOAuthVerifier(config: OAuthConfig, fetchImpl: typeof fetch = fetch): OAuthVerifier {
-  let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
-  const jwks = () => {
+  let keys: Promise<ReturnType<Jose['createRemoteJWKSet']>> | undefined;
+  const jwks = (jose: Jose) => {
     keys ??= jwksUriOf(config, fetchImpl).then(
-      (uri) => createRemoteJWKSet(new URL(uri), { timeoutDuration: 5000, cooldownDuration: 30_000 }),
+      (uri) => jose.createRemoteJWKSet(new URL(uri), { timeoutDuration: 5000, cooldownDuration: 30_000 }),
       (error: unknown) => {
         keys = undefined;
         throw error;
@@ -117,9 +127,11 @@ export function createOAuthVerifier(config: OAuthConfig, fetchImpl: typeof fetch
       if (!looksLikeJwt(token)) throw new OAuthTokenError('The access token is not a JWT.');
       const audience = config.audience ?? [...resources];
       let payload: JWTPayload;
+      let jose: Jose | undefined;
       try {
-        const keySet = await jwks();
-        ({ payload } = await jwtVerify(token, keySet, {
+        jose = await loadJose();
+        const keySet = await jwks(jose);
+        ({ payload } = await jose.jwtVerify(token, keySet, {
           issuer: config.issuer,
           audience,
           algorithms: [...OAUTH_ALGORITHMS],
@@ -127,7 +139,7 @@ export function createOAuthVerifier(config: OAuthConfig, fetchImpl: typeof fetch
           clockTolerance: OAUTH_CLOCK_TOLERANCE_SECONDS,
         }));
       } catch (error) {
-        throw refusal(error, config, audience);
+        throw refusal(error, config, audience, jose);
       }
       return identityOf(payload, config);
     },
@@ -200,8 +212,16 @@ function identityOf(payload: JWTPayload, config: OAuthConfig): OAuthIdentity {
   return agentId === undefined ? { tokenId, workspaceId } : { tokenId, workspaceId, agentId };
 }
 
-function refusal(error: unknown, config: OAuthConfig, audience: readonly string[]): ApiError {
+function refusal(error: unknown, config: OAuthConfig, audience: readonly string[], jose: Jose | undefined): ApiError {
   if (ApiError.isInstance(error)) return error;
+  if (jose === undefined) {
+    return new ApiError(
+      503,
+      'UNAVAILABLE',
+      `Access tokens cannot be checked now: the JWT library could not be loaded (${messageOf(error)}).`,
+    );
+  }
+  const { errors } = jose;
   if (error instanceof errors.JWTExpired) {
     const exp = typeof error.payload.exp === 'number' ? ` at ${isoOf(error.payload.exp)}` : '';
     return new OAuthTokenError(`The access token expired${exp}.`);

@@ -86,3 +86,28 @@ describe('toolshed start-up', () => {
     expect(run.files.filter((path) => path.startsWith('dist/cli-bundle/')).length).toBeLessThan(40);
   });
 });
+
+describe('the server module', () => {
+  it('loads jose (JWT checks) only when a token is checked, so a server without OAuth never loads it', () => {
+    const script = [
+      `const { createServer } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'server', 'index.js')).href)});`,
+      `const { createStore } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'store', 'index.js')).href)});`,
+      "const store = await createStore(':memory:');",
+      'await store.migrate();',
+      'const server = createServer({ store, builtins: false, mcp: false, webCatalog: false });',
+      'await server.ready();',
+      'await server.close();',
+      'await store.close();',
+    ].join('\n');
+    const run = spawnSync(
+      process.execPath,
+      ['--import', join(folder, 'register.mjs'), '--input-type=module', '-e', script],
+      { cwd: folder, env: cliEnv(), encoding: 'utf8' },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const loaded = run.stderr.split('\n').filter((line) => line.startsWith('LOADED file:'));
+    expect(loaded.some((line) => line.includes('/dist/server/oauth-tokens.js'))).toBe(true);
+    expect(loaded.some((line) => line.includes('/fastify/'))).toBe(true);
+    expect(loaded.filter((line) => line.includes('/node_modules/jose/'))).toEqual([]);
+  });
+});

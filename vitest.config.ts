@@ -21,12 +21,13 @@ export default defineConfig({
     ],
   },
   test: {
-    // Vitest's default is one worker per core less one: a single worker on 2 cores. Much of the
-    // suite's time is spent waiting on the processes, servers and databases it starts, so a worker
-    // more than there are cores keeps them busy: on 2 cores, 853 s with one worker, 563 s with two,
-    // 470-477 s with three (and the unit files below sharing their modules); the cores are then
-    // about 98 % busy, so a fourth would only slow each test down.
-    maxWorkers: availableParallelism() + 1,
+    // Vitest's default is one worker per core less one: a single worker on 2 cores, 853 s. One worker
+    // a core: 507 s (with the unit files below sharing their modules). A third worker gave 470-477 s on
+    // a quiet host, but on a loaded one (the bench's floor at 158 ns instead of 96) its sandbox tests
+    // were starved past their time limits: JavaScript runs meant to reach the memory limit timed out
+    // at 1.5 s, a Python escape attempt took 11.6 s against a 10 s bound. Those tests time real runs,
+    // so the suite keeps one worker a core.
+    maxWorkers: availableParallelism(),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', new SummaryReporter()],

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createStore } from './create-store.js';
+import { databaseTarget } from './database-target.js';
 import { StoreError } from './store-error.js';
 
 describe('createStore: which database a URL names', () => {
@@ -41,5 +42,20 @@ describe('createStore: which database a URL names', () => {
         .filter((name) => name.endsWith('.db'))
         .sort(),
     ).toEqual(['sqlite-lower.db', 'sqlite-mixed.db']);
+  });
+});
+
+describe('databaseTarget: the one reading of a database URL', () => {
+  it.each([
+    ['postgres://db.internal/toolshed', { kind: 'postgres', url: 'postgres://db.internal/toolshed' }],
+    ['PostgreSQL://db.internal/toolshed', { kind: 'postgres', url: 'PostgreSQL://db.internal/toolshed' }],
+    ['sqlite:./toolshed.db', { kind: 'sqlite', path: './toolshed.db' }],
+    ['SQLite:/var/lib/toolshed.db', { kind: 'sqlite', path: '/var/lib/toolshed.db' }],
+    ['./toolshed.db', { kind: 'sqlite', path: './toolshed.db' }],
+    [':memory:', { kind: 'sqlite', path: ':memory:' }],
+    ['mysql://db.internal/toolshed', { kind: 'unsupported', scheme: 'mysql' }],
+    ['HTTPS://example.com/x.db', { kind: 'unsupported', scheme: 'HTTPS' }],
+  ])('reads %s', (url, target) => {
+    expect(databaseTarget(url)).toEqual(target);
   });
 });

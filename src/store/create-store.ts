@@ -1,3 +1,4 @@
+import { databaseTarget } from './database-target.js';
 import { createPostgresStore } from './postgres/create-postgres-store.js';
 import { redactUrl } from './postgres/postgres-driver.js';
 import { createSqliteStore } from './sqlite/create-sqlite-store.js';
@@ -24,16 +25,14 @@ export const DEFAULT_STORE_PATH = './toolshed.db';
  * ```
  */
 export function createStore(url?: string, options: StoreOptions = {}): Promise<ToolshedStore> {
-  const target = url === undefined || url.trim() === '' ? DEFAULT_STORE_PATH : url.trim();
-  if (/^postgres(ql)?:\/\//i.test(target)) return createPostgresStore(target, options);
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(target)?.[1];
-  if (scheme !== undefined && scheme.toLowerCase() !== 'sqlite') {
-    return Promise.reject(
-      new StoreError(
-        'UNAVAILABLE',
-        `Cannot open '${redactUrl(target)}' as a database: toolshed takes a SQLite file path (or sqlite:PATH) or a PostgreSQL URL (postgres://USER@HOST/DATABASE), and '${scheme}:' is neither`,
-      ),
-    );
-  }
-  return createSqliteStore(target.replace(/^sqlite:/i, ''), options);
+  const text = url === undefined || url.trim() === '' ? DEFAULT_STORE_PATH : url.trim();
+  const target = databaseTarget(text);
+  if (target.kind === 'postgres') return createPostgresStore(target.url, options);
+  if (target.kind === 'sqlite') return createSqliteStore(target.path, options);
+  return Promise.reject(
+    new StoreError(
+      'UNAVAILABLE',
+      `Cannot open '${redactUrl(text)}' as a database: toolshed takes a SQLite file path (or sqlite:PATH) or a PostgreSQL URL (postgres://USER@HOST/DATABASE), and '${target.scheme}:' is neither`,
+    ),
+  );
 }

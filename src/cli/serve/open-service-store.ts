@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { databaseTarget } from '../../store/database-target.js';
 import type { MigrationReport, ToolshedStore } from '../../store/index.js';
 import { environmentVariable } from '../environment-variable.js';
 import type { CliIo } from '../output.js';
@@ -9,9 +10,9 @@ import type { CliIo } from '../output.js';
  */
 export function serviceDatabaseUrl(io: CliIo): string {
   const url = environmentVariable(io.env, 'TOOLSHED_DATABASE_URL') ?? './toolshed.db';
-  if (!isSqliteFile(url)) return url;
-  const path = url.replace(/^sqlite:/i, '');
-  return isAbsolute(path) ? path : resolve(io.cwd, path);
+  const target = databaseTarget(url);
+  if (target.kind !== 'sqlite' || target.path === ':memory:') return url;
+  return isAbsolute(target.path) ? target.path : resolve(io.cwd, target.path);
 }
 
 /**
@@ -106,8 +107,6 @@ export async function upsertServiceBuiltins(store: ToolshedStore): Promise<void>
  * ```
  */
 export function isSqliteFile(url: string): boolean {
-  if (url === ':memory:') return false;
-  if (/^sqlite:/i.test(url)) return true;
-  // A PostgreSQL URL, or one of a scheme no store takes (which `createStore` refuses, naming it).
-  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(url);
+  const target = databaseTarget(url);
+  return target.kind === 'sqlite' && target.path !== ':memory:';
 }

@@ -40,7 +40,19 @@ beforeAll(() => {
  * read from disk, `modules` with each file of the bundle followed by the modules it holds.
  */
 function modulesLoaded(args: string[]): { status: number | null; files: string[]; modules: string[] } {
-  const run = spawnSync(process.execPath, ['--import', join(folder, 'register.mjs'), BIN, ...args], {
+  const { status, files } = filesLoaded([BIN, ...args]);
+  const modules = files.flatMap((path) => {
+    if (!path.startsWith('dist/cli-bundle/')) return [path];
+    const held = bundled[path.slice('dist/cli-bundle/'.length)];
+    if (held === undefined) throw new Error(`${path} is not in dist/cli-bundle/modules.json`);
+    return [path, ...held];
+  });
+  return { status, files, modules };
+}
+
+/** The files `node ...args` loaded besides Node's own modules, as paths from the repository root, and its stderr. */
+function filesLoaded(args: string[]): { status: number | null; files: string[]; stderr: string } {
+  const run = spawnSync(process.execPath, ['--import', join(folder, 'register.mjs'), ...args], {
     cwd: folder,
     env: cliEnv(),
     encoding: 'utf8',
@@ -49,13 +61,7 @@ function modulesLoaded(args: string[]): { status: number | null; files: string[]
     .split('\n')
     .filter((line) => line.startsWith('LOADED file:'))
     .map((line) => relative(ROOT, new URL(line.slice('LOADED '.length)).pathname));
-  const modules = files.flatMap((path) => {
-    if (!path.startsWith('dist/cli-bundle/')) return [path];
-    const held = bundled[path.slice('dist/cli-bundle/'.length)];
-    if (held === undefined) throw new Error(`${path} is not in dist/cli-bundle/modules.json`);
-    return [path, ...held];
-  });
-  return { status: run.status, files, modules };
+  return { status: run.status, files, stderr: run.stderr };
 }
 
 describe('toolshed start-up', () => {
@@ -99,15 +105,10 @@ describe('the server module', () => {
       'await server.close();',
       'await store.close();',
     ].join('\n');
-    const run = spawnSync(
-      process.execPath,
-      ['--import', join(folder, 'register.mjs'), '--input-type=module', '-e', script],
-      { cwd: folder, env: cliEnv(), encoding: 'utf8' },
-    );
+    const run = filesLoaded(['--input-type=module', '-e', script]);
     expect(run.status, run.stderr).toBe(0);
-    const loaded = run.stderr.split('\n').filter((line) => line.startsWith('LOADED file:'));
-    expect(loaded.some((line) => line.includes('/dist/server/oauth-tokens.js'))).toBe(true);
-    expect(loaded.some((line) => line.includes('/fastify/'))).toBe(true);
-    expect(loaded.filter((line) => line.includes('/node_modules/jose/'))).toEqual([]);
+    expect(run.files).toContain('dist/server/oauth-tokens.js');
+    expect(run.files.some((path) => path.startsWith('node_modules/fastify/'))).toBe(true);
+    expect(run.files.filter((path) => path.startsWith('node_modules/jose/'))).toEqual([]);
   });
 });

@@ -7,8 +7,10 @@ import { ToolshedError } from '../core/errors/toolshed-error.js';
  * - `NOT_A_FILE` — a file format (mbox, CSV, JSONL, Parquet) was asked for and the path is a folder.
  * - `WRONG_FORMAT` — the file does not start as that format does (a CSV without a header of email
  *   columns, a JSONL whose first line is not a JSON object, ...).
+ * - `EMPTY` — there is nothing to import: a file that is empty or blank, a maildir with no message in
+ *   any inbox folder.
  */
-export type EmailSourceErrorCode = 'NOT_A_FOLDER' | 'NOT_A_FILE' | 'WRONG_FORMAT';
+export type EmailSourceErrorCode = 'NOT_A_FOLDER' | 'NOT_A_FILE' | 'WRONG_FORMAT' | 'EMPTY';
 
 /**
  * Raised by `checkEmailSource` (and so by `importEmails`, before it stores anything) for a source

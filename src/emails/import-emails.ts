@@ -183,7 +183,8 @@ const SNIFF_BYTES = 64 * 1024;
  * Check that `path` can be read as `format` before anything is imported: a maildir is a folder; an
  * mbox, CSV, JSONL or Parquet source is a file that starts as that format does (an mbox with
  * `From `, a CSV with a header naming `date` and one of `to`, `cc`, `bcc`, `recipients`, `inbox` or
- * `file_name`, a JSONL with a JSON object, a Parquet file with `PAR1`). Throws {@link EmailSourceError}
+ * `file_name`, a JSONL with a JSON object, a Parquet file with `PAR1`), and that it is not empty (a blank
+ * file, a CSV of its header alone, a maildir with no message in an inbox folder). Throws {@link EmailSourceError}
  * naming `shown` (default `path`) and what was expected; a path that cannot be read throws the file
  * system's error.
  *
@@ -198,6 +199,12 @@ export async function checkEmailSource(path: string, format: EmailImportFormat, 
   const named = `'${shown}'`;
   if (format === 'maildir') {
     if (!info.isDirectory()) throw new EmailSourceError('NOT_A_FOLDER', `${named} is a file, not a maildir folder.`);
+    if (!(await holdsMaildirMessage(path))) {
+      throw new EmailSourceError(
+        'EMPTY',
+        `${named} holds no emails: a maildir has a folder for each inbox with the messages under it (${shown.replace(/\/+$/, '')}/<inbox>/<folder>/<message>).`,
+      );
+    }
     return;
   }
   const article = format === 'mbox' ? 'an' : 'a';
@@ -206,13 +213,15 @@ export async function checkEmailSource(path: string, format: EmailImportFormat, 
   if (info.isDirectory())
     throw new EmailSourceError('NOT_A_FILE', `${named} is a folder, not ${article} ${label} file.`);
   const start = await readStart(path);
-  const firstLine = (
-    start
-      .toString('utf8')
-      .replace(/^\uFEFF/, '')
-      .split(/\r?\n/)
-      .find((line) => line.trim() !== '') ?? ''
-  ).trim();
+  if (start.length === info.size && start.toString('latin1').trim() === '') {
+    throw new EmailSourceError('EMPTY', `${named} is empty: it holds no emails to import.`);
+  }
+  const lines = start
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '');
+  const firstLine = (lines[0] ?? '').trim();
   switch (format) {
     case 'mbox':
       if (!firstLine.startsWith('From ')) {
@@ -226,6 +235,9 @@ export async function checkEmailSource(path: string, format: EmailImportFormat, 
           'WRONG_FORMAT',
           `${named} is not a CSV export of emails: its first row must name the columns, with date and one of ${CSV_INBOX_COLUMNS.slice(0, -1).join(', ')} or ${CSV_INBOX_COLUMNS.at(-1)} (as in message_id,subject,from,to,cc,bcc,date,body,file_name).`,
         );
+      }
+      if (start.length === info.size && lines.length === 1) {
+        throw new EmailSourceError('EMPTY', `${named} has a header row and no email after it.`);
       }
       return;
     }
@@ -248,6 +260,15 @@ export async function checkEmailSource(path: string, format: EmailImportFormat, 
       throw new TypeError(`Unknown email format '${String(unreachable)}'.`);
     }
   }
+}
+
+/** Whether a maildir has a file in one of its inbox folders, which is where {@link readMaildir} reads messages. */
+async function holdsMaildirMessage(root: string): Promise<boolean> {
+  for (const entry of await readdir(root, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    for await (const _file of walk(join(root, entry.name))) return true;
+  }
+  return false;
 }
 
 async function readStart(path: string): Promise<Buffer> {

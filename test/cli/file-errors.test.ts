@@ -22,6 +22,11 @@ cpSync(join(EMAILS, 'emails.jsonl'), join(cwd, 'emails.jsonl'));
 cpSync(join(EMAILS, 'emails.csv'), join(cwd, 'emails.csv'));
 // The same rows under names that say nothing of their format.
 cpSync(join(EMAILS, 'emails.jsonl'), join(cwd, 'export.txt'));
+// Sources with nothing to import.
+writeFileSync(join(cwd, 'empty.jsonl'), '');
+writeFileSync(join(cwd, 'blank.mbox'), '\n\n');
+writeFileSync(join(cwd, 'header.csv'), 'message_id,subject,from,to,date,body\n');
+mkdirSync(join(cwd, 'maildir', 'arnold-j', 'inbox'), { recursive: true });
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 const DATABASE = join(cwd, 'emails.db');
@@ -81,7 +86,7 @@ describe('a path that cannot be read or written is one line naming it, exit 1', 
   });
 });
 
-describe('emails import refuses a source it cannot read as its format, creating no database', () => {
+describe('emails import refuses a source it cannot read as its format or with nothing in it, creating no database', () => {
   it.each([
     [
       ['file'],
@@ -107,6 +112,17 @@ describe('emails import refuses a source it cannot read as its format, creating 
     ],
     [['emails.csv', '--format', 'mbox'], "error: 'emails.csv' is not an mbox: its first line must start with 'From '."],
     [['emails.csv', '--format', 'parquet'], "error: 'emails.csv' is not a Parquet file: it does not start with PAR1."],
+    [['empty.jsonl'], "error: 'empty.jsonl' is empty: it holds no emails to import."],
+    [['blank.mbox'], "error: 'blank.mbox' is empty: it holds no emails to import."],
+    [['header.csv'], "error: 'header.csv' has a header row and no email after it."],
+    [
+      ['maildir/'],
+      "error: 'maildir/' holds no emails: a maildir has a folder for each inbox with the messages under it (maildir/<inbox>/<folder>/<message>).",
+    ],
+    [
+      ['folder'],
+      "error: 'folder' holds no emails: a maildir has a folder for each inbox with the messages under it (folder/<inbox>/<folder>/<message>).",
+    ],
   ])('%j', async (args, message) => {
     expectRun(await cli('emails', 'import', ...args), 1, [], [message]);
     expect(readdirSync(cwd).filter((name) => name.startsWith('emails.db'))).toEqual([]);

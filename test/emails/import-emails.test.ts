@@ -1,13 +1,61 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmailSourceError } from '../../src/emails/email-source-error.js';
 import type { EmailStore } from '../../src/emails/email-store.js';
-import { type EmailImportProgress, importEmails } from '../../src/emails/import-emails.js';
+import { type EmailImportFormat, type EmailImportProgress, importEmails } from '../../src/emails/import-emails.js';
 import { emailHarnesses } from './email-harness.js';
 
 const FIXTURES = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
+
+describe('importEmails of a source with nothing in it', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'toolshed-import-empty-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  // Any use of the store fails the test: an empty source is refused before anything is stored.
+  const untouched = new Proxy({} as EmailStore, {
+    get: (_target, key) => {
+      throw new Error(`the store was used (${String(key)})`);
+    },
+  });
+
+  // PATH stands for the source's path in the message.
+  it.each<[string, EmailImportFormat, (path: string) => void, string]>([
+    ['empty.jsonl', 'jsonl', (path) => writeFileSync(path, ''), "'PATH' is empty: it holds no emails to import."],
+    [
+      'blank.mbox',
+      'mbox',
+      (path) => writeFileSync(path, '\n  \r\n\t\n'),
+      "'PATH' is empty: it holds no emails to import.",
+    ],
+    ['empty.parquet', 'parquet', (path) => writeFileSync(path, ''), "'PATH' is empty: it holds no emails to import."],
+    [
+      'header.csv',
+      'csv',
+      (path) => writeFileSync(path, '\uFEFFmessage_id,subject,from,to,date,body\r\n\r\n'),
+      "'PATH' has a header row and no email after it.",
+    ],
+    [
+      'maildir',
+      'maildir',
+      (path) => {
+        // Inbox folders without a message, and a file beside them that is not in an inbox folder.
+        mkdirSync(join(path, 'arnold-j', 'inbox'), { recursive: true });
+        mkdirSync(join(path, 'lay-k'));
+        writeFileSync(join(path, 'README'), 'not a message\n');
+      },
+      "'PATH' holds no emails: a maildir has a folder for each inbox with the messages under it (PATH/<inbox>/<folder>/<message>).",
+    ],
+  ])('%s as %s', async (name, format, make, message) => {
+    const path = join(folder, name);
+    make(path);
+    const refused = await importEmails(path, { format, emails: untouched }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(EmailSourceError);
+    // The message names the path importEmails was given.
+    expect(refused).toMatchObject({ code: 'EMPTY', message: message.replaceAll('PATH', path) });
+  });
+});
 
 for (const harness of emailHarnesses()) {
   describe(`importEmails on ${harness.dialect}`, () => {

@@ -80,7 +80,7 @@ export function defineEmailsCommand(program: Command, context: CliContext): Comm
   return emails;
 }
 
-/** The `emails import` action; returns the exit code (1 when nothing could be imported). */
+/** The `emails import` action; returns the exit code (1 when no email was stored or already present). */
 export async function runEmailsImport(path: string, options: EmailsImportOptions, { io }: CliContext): Promise<0 | 1> {
   const format = options.format ?? guessFormat(path);
   const [{ checkEmailSource, importEmails }, { EmailSourceError }] = await Promise.all([
@@ -131,7 +131,7 @@ export async function runEmailsImport(path: string, options: EmailsImportOptions
       `Imported ${report.added} emails (${report.duplicates} already present, ${report.skippedCount} skipped) from ${report.processed} messages.\n`,
     );
   }
-  return report.processed > 0 && report.added + report.duplicates === 0 ? 1 : 0;
+  return report.added + report.duplicates === 0 ? 1 : 0;
 }
 
 /** The `emails generate` action; returns the exit code. */

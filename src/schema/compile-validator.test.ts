@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { ValidationIssue } from '../core/validation-issue.js';
 import { cachedValidatorCount, compileValidator, describeSchema, schemaProblems } from './compile-validator.js';
+import { fieldMessage } from './validation-errors.js';
 
 describe('compileValidator', () => {
   it('returns undefined for a valid value and applies defaults in place', () => {
@@ -156,5 +158,54 @@ describe('the validator cache', () => {
     expect(first({ kept: 'x' })?.[0]?.keyword).toBe('type');
     const again = compileValidator({ type: 'object', properties: { kept: { type: 'integer' } } });
     expect(again({ kept: 'x' })?.[0]?.keyword).toBe('type');
+  });
+});
+
+describe('fieldMessage', () => {
+  const validate = compileValidator({
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      size: { type: 'integer' },
+      auth: { type: 'object', properties: { secret: { type: 'string' } }, additionalProperties: false },
+      empty: { type: 'object', properties: {}, additionalProperties: false },
+    },
+    required: ['name'],
+    additionalProperties: false,
+  });
+  const messageOf = (value: unknown) => fieldMessage(validate(value)?.[0] as ValidationIssue);
+
+  it('speaks of fields where a tool call speaks of arguments, with the closest allowed name', () => {
+    expect(messageOf({})).toBe("missing required field 'name' (a string)");
+    expect(messageOf({ name: 'x', szie: 1 })).toBe(
+      "unknown field 'szie' (did you mean 'size'?); allowed fields: name, size, auth, empty",
+    );
+    expect(messageOf({ name: 'x', colour: 1 })).toBe("unknown field 'colour'; allowed fields: name, size, auth, empty");
+    expect(messageOf({ name: 'x', auth: { secrte: 'S' } })).toBe(
+      "unknown field 'auth.secrte' (did you mean 'auth.secret'?); allowed fields of 'auth': secret",
+    );
+    expect(messageOf({ name: 'x', empty: { a: 1 } })).toBe("unknown field 'empty.a'; allowed fields of 'empty': none");
+  });
+
+  it('names a field sent beside a missing one that is close to its name', () => {
+    const issueOf = (value: unknown) => validate(value)?.[0] as ValidationIssue;
+    const misspelt = { nmae: 'x' };
+    expect(fieldMessage(issueOf(misspelt), misspelt)).toBe(
+      "missing required field 'name' (a string); 'nmae' was sent: did you mean 'name'?",
+    );
+    const unrelated = { colour: 'red' };
+    expect(fieldMessage(issueOf(unrelated), unrelated)).toBe("missing required field 'name' (a string)");
+    const nested = compileValidator({
+      type: 'object',
+      properties: { auth: { type: 'object', properties: { secret: { type: 'string' } }, required: ['secret'] } },
+    });
+    const body = { auth: { secert: 'S' } };
+    expect(fieldMessage(nested(body)?.[0] as ValidationIssue, body)).toBe(
+      "missing required field 'auth.secret' (a string); 'secert' was sent: did you mean 'secret'?",
+    );
+  });
+
+  it('keeps every other message as the validator words it', () => {
+    expect(messageOf({ name: 'x', size: 1.5 })).toBe("'size' must be an integer, got number 1.5");
   });
 });

@@ -1,6 +1,10 @@
 import type { ErrorObject } from 'ajv';
+import { closestNames } from '../core/did-you-mean.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { ValidationIssue } from '../core/validation-issue.js';
+
+/** How an unexpected argument's `expected` starts, before the names the object accepts. */
+const ACCEPTED_ARGUMENTS = 'one of the accepted arguments: ';
 
 /**
  * One Ajv error as a {@link ValidationIssue}: the path in `a.b[2]` form, what was expected in words,
@@ -32,7 +36,7 @@ export function toIssue(error: ErrorObject): ValidationIssue {
       const extra = String(params.additionalProperty);
       const accepted = Object.keys((error.parentSchema as JsonSchema | undefined)?.properties ?? {});
       path = path === '' ? extra : `${path}.${extra}`;
-      expected = accepted.length > 0 ? `one of the accepted arguments: ${accepted.join(', ')}` : 'no arguments';
+      expected = accepted.length > 0 ? `${ACCEPTED_ARGUMENTS}${accepted.join(', ')}` : 'no arguments';
       return {
         path,
         pointer: `${error.instancePath}/${escapePointer(extra)}`,
@@ -118,6 +122,44 @@ export function toIssue(error: ErrorObject): ValidationIssue {
 }
 
 /**
+ * An issue's message in the words of a request body or a definition instead of a tool call's: a
+ * missing or unexpected property is a field, not an argument, and an unexpected one is matched against
+ * the fields allowed beside it ("did you mean"). Given the `value` that was validated, a missing field
+ * is matched against the names sent beside it too, since a misspelt field is reported as the missing
+ * one. Other messages are the same in both.
+ *
+ * @example
+ * ```ts
+ * fieldMessage(issue); // "unknown field 'descripton' (did you mean 'description'?); allowed fields: id, description"
+ * fieldMessage(issue, { id: 'x', descripton: 'y' }); // "missing required field 'description' (a string); 'descripton' was sent: did you mean 'description'?"
+ * ```
+ */
+export function fieldMessage(issue: ValidationIssue, value?: unknown): string {
+  if (issue.keyword === 'required') {
+    const missing = `missing required field '${issue.path}' (${issue.expected})`;
+    const segments = issue.pointer.split('/').slice(1);
+    const name = (segments.pop() ?? '').replaceAll('~1', '/').replaceAll('~0', '~');
+    let parent = value;
+    for (const segment of segments) {
+      parent = isRecord(parent) ? parent[segment.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined;
+    }
+    const sent = isRecord(parent) ? Object.keys(parent) : [];
+    const close = closestNames(name, sent, 1)[0];
+    return close === undefined ? missing : `${missing}; '${close}' was sent: did you mean '${name}'?`;
+  }
+  if (issue.keyword !== 'additionalProperties') return issue.message;
+  const allowed = issue.expected.startsWith(ACCEPTED_ARGUMENTS)
+    ? issue.expected.slice(ACCEPTED_ARGUMENTS.length).split(', ')
+    : [];
+  const name = issue.path.slice(issue.path.lastIndexOf('.') + 1);
+  const parent = issue.path.slice(0, Math.max(0, issue.path.lastIndexOf('.')));
+  const close = closestNames(name, allowed, 1)[0];
+  const didYouMean = close === undefined ? '' : ` (did you mean '${parent === '' ? close : `${parent}.${close}`}'?)`;
+  const where = parent === '' ? '' : ` of '${parent}'`;
+  return `unknown field '${issue.path}'${didYouMean}; allowed fields${where}: ${allowed.length > 0 ? allowed.join(', ') : 'none'}`;
+}
+
+/**
  * A few words describing what a schema accepts: `a number`, `one of "c", "f"`, `a list of strings`.
  *
  * @example
@@ -182,4 +224,8 @@ function pointerToPath(pointer: string): string {
     else path += path === '' ? segment : `.${segment}`;
   }
   return path;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -6,7 +6,12 @@ import { compileValidator } from '../schema/compile-validator.js';
 import { STORE_LIMITS, type WorkspaceToolInput } from '../store/index.js';
 import { validationError } from './api-error.js';
 import { CODE_TOOL_TYPES, type CodeToolConfig } from './code-tool.js';
-import { fieldOf, refuseUnfitExamples, refuseUnusableParameters, restAnnotations } from './rest-tool-definition.js';
+import {
+  definitionError,
+  refuseUnfitExamples,
+  refuseUnusableParameters,
+  restAnnotations,
+} from './rest-tool-definition.js';
 
 /**
  * The most bytes `code` may take in its row: the store's limit of a tool's config (64 KiB), less what
@@ -64,9 +69,7 @@ export interface CodeToolInput {
  */
 export function codeToolInputOf(body: Record<string, unknown>): CodeToolInput {
   const issue = validateCodeTool(structuredClone(body))?.[0];
-  if (issue !== undefined) {
-    throw validationError(fieldOf(issue.path, issue.keyword, issue.message), `Invalid code tool: ${issue.message}.`);
-  }
+  if (issue !== undefined) throw definitionError('code tool', issue, body);
   const type = body.type as SandboxLanguage;
   const id = body.id as string;
   const code = body.code as string;

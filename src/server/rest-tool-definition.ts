@@ -2,10 +2,12 @@ import { REST_TOOL_SCHEMA } from '../config/config-schema.js';
 import { describeValue } from '../core/define-tool.js';
 import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
 import type { ToolAnnotations, ToolExecution } from '../core/tool-spec.js';
+import type { ValidationIssue } from '../core/validation-issue.js';
 import { failingExamples } from '../exporters/schema-lint.js';
 import { compileValidator, nonLinearPatterns, schemaIssueAt, schemaIssues } from '../schema/compile-validator.js';
+import { fieldMessage } from '../schema/validation-errors.js';
 import { SECRET_NAME_PATTERN, STORE_LIMITS, type ToolPatch } from '../store/index.js';
-import { validationError } from './api-error.js';
+import { type ApiError, validationError } from './api-error.js';
 
 const validateRestTool = compileValidator(REST_TOOL_SCHEMA);
 
@@ -37,9 +39,7 @@ export function checkRestToolDefinition(
 ): void {
   refuseOperatorFields(sent);
   const issue = validateRestTool(structuredClone(definition))?.[0];
-  if (issue !== undefined) {
-    throw validationError(fieldOf(issue.path, issue.keyword, issue.message), `Invalid REST tool: ${issue.message}.`);
-  }
+  if (issue !== undefined) throw definitionError('REST tool', issue, definition);
   if (Buffer.byteLength(JSON.stringify(definition)) > STORE_LIMITS.configBytes) {
     throw validationError('body', `A REST tool definition must be at most ${STORE_LIMITS.configBytes} bytes as JSON.`);
   }
@@ -202,6 +202,22 @@ function refuseOperatorFields(body: Record<string, unknown>): void {
       `'allow_private_network' (${describeValue(body.allow_private_network)}) is for operator config files only; a tool created through the API reaches public addresses only, so leave the field out.`,
     );
   }
+}
+
+/**
+ * The 400 for a `body` that fails its schema (`kind`: `REST tool`, `code tool`, `tool patch`), naming
+ * the top-level field, its message in the words of fields ({@link fieldMessage}).
+ *
+ * @example
+ * ```ts
+ * definitionError('REST tool', issue, body).message; // "Invalid REST tool: unknown field 'headers'; allowed fields: id, type, ..."
+ * ```
+ */
+export function definitionError(kind: string, issue: ValidationIssue, body: unknown): ApiError {
+  return validationError(
+    fieldOf(issue.path, issue.keyword, issue.message),
+    `Invalid ${kind}: ${fieldMessage(issue, body).replace(/[^.?]$/, '$&.')}`,
+  );
 }
 
 /**

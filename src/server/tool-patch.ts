@@ -7,7 +7,7 @@ import { STORE_LIMITS, type ToolPatch, type ToolRecord } from '../store/index.js
 import { validationError } from './api-error.js';
 import {
   checkRestToolDefinition,
-  fieldOf,
+  definitionError,
   REST_TOOL_FIELDS,
   refuseUnfitExamples,
   refuseUnusableParameters,
@@ -120,9 +120,7 @@ function restDefinitionPatch(tool: ToolRecord & { config: Record<string, unknown
 
 function metadataPatch(tool: ToolRecord, body: Record<string, unknown>): ToolPatch {
   const issue = validateMetadataPatch(structuredClone(body))?.[0];
-  if (issue !== undefined) {
-    throw validationError(fieldOf(issue.path, issue.keyword, issue.message), `Invalid tool patch: ${issue.message}.`);
-  }
+  if (issue !== undefined) throw definitionError('tool patch', issue, body);
   const patch: ToolPatch = {};
   if (typeof body.title === 'string') patch.name = body.title;
   if (typeof body.description === 'string') patch.description = body.description;

@@ -419,7 +419,7 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
     const valid = codeTool('typed', 'python', 'def typed():\n    return 1\n');
     const cases: Array<[string, unknown, string]> = [
       ['id', { ...valid, id: 7 }, "Invalid code tool: 'id' must be a string, got number 7."],
-      ['id', (({ id: _id, ...rest }) => rest)(valid), "Invalid code tool: missing required argument 'id' (a string)."],
+      ['id', (({ id: _id, ...rest }) => rest)(valid), "Invalid code tool: missing required field 'id' (a string)."],
       [
         'type',
         { ...valid, type: 'ruby' },
@@ -439,7 +439,7 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
       [
         'code',
         (({ code: _code, ...rest }) => rest)(valid),
-        "Invalid code tool: missing required argument 'code' (a string).",
+        "Invalid code tool: missing required field 'code' (a string).",
       ],
       [
         'parameters',
@@ -449,7 +449,7 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
       [
         'parameters',
         { ...valid, parameters: { type: 'array', items: {} } },
-        "Invalid code tool: missing required argument 'parameters.properties' (an object).",
+        "Invalid code tool: missing required field 'parameters.properties' (an object).",
       ],
       ['description', { ...valid, description: 7 }, "Invalid code tool: 'description' must be a string, got number 7."],
       [
@@ -476,7 +476,7 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
       [
         'annotations',
         { ...valid, annotations: { sneaky: true } },
-        "Invalid code tool: unexpected argument 'annotations.sneaky'; accepted arguments are read_only, destructive, idempotent, open_world.",
+        "Invalid code tool: unknown field 'annotations.sneaky'; allowed fields of 'annotations': read_only, destructive, idempotent, open_world.",
       ],
       [
         'requires_approval',
@@ -486,12 +486,22 @@ function defineCodeToolCases(harness: ServerStoreHarness): void {
       [
         'endpoint',
         { ...valid, endpoint: 'https://example.com' },
-        "Invalid code tool: unexpected argument 'endpoint'; accepted arguments are id, type, code, title, description, when_to_use, category, input_examples, parameters, annotations, requires_approval.",
+        "Invalid code tool: unknown field 'endpoint'; allowed fields: id, type, code, title, description, when_to_use, category, input_examples, parameters, annotations, requires_approval.",
+      ],
+      [
+        'description',
+        (({ description, ...rest }) => ({ ...rest, descripton: description }))(valid),
+        "Invalid code tool: missing required field 'description' (a string); 'descripton' was sent: did you mean 'description'?",
+      ],
+      [
+        'descripton',
+        { ...valid, descripton: 'Spelt twice.' },
+        "Invalid code tool: unknown field 'descripton' (did you mean 'description'?); allowed fields: id, type, code, title, description, when_to_use, category, input_examples, parameters, annotations, requires_approval.",
       ],
       [
         'auth',
         { ...valid, auth: { type: 'bearer', secret: 'X' } },
-        "Invalid code tool: unexpected argument 'auth'; accepted arguments are id, type, code, title, description, when_to_use, category, input_examples, parameters, annotations, requires_approval.",
+        "Invalid code tool: unknown field 'auth'; allowed fields: id, type, code, title, description, when_to_use, category, input_examples, parameters, annotations, requires_approval.",
       ],
       ['body', [valid], 'The request body must be a JSON object, got an array.'],
     ];

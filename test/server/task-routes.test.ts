@@ -262,7 +262,7 @@ for (const harness of [sqliteHarness(), postgresHarness()]) {
       [
         { taskSupport: 'optional' },
         'execution',
-        "Invalid REST tool: unexpected argument 'execution.taskSupport'; accepted arguments are task_support.",
+        "Invalid REST tool: unknown field 'execution.taskSupport' (did you mean 'execution.task_support'?); allowed fields of 'execution': task_support.",
       ],
       ['optional', 'execution', `Invalid REST tool: 'execution' must be an object, got string "optional".`],
     ])('refuses a REST tool with execution %j, writing nothing', async (execution, field, message) => {

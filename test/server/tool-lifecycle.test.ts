@@ -444,7 +444,7 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
           api,
           { description: null },
           'description',
-          "Invalid REST tool: missing required argument 'description' (a string).",
+          "Invalid REST tool: missing required field 'description' (a string).",
         ],
         [api, { endpoint: 'file:///etc/passwd' }, 'endpoint', 'Invalid REST tool: '],
         [api, { method: 'BREW' }, 'method', 'Invalid REST tool: '],
@@ -456,6 +456,12 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
           'tags has 65 tags; the limit is 64.',
         ],
         [api, { annotations: { read_only: 'yes' } }, 'annotations', 'Invalid REST tool: '],
+        [
+          api,
+          { annotations: { read_onyl: true } },
+          'annotations',
+          "Invalid REST tool: unknown field 'annotations.read_onyl' (did you mean 'annotations.read_only'?); allowed fields of 'annotations': read_only, destructive, idempotent, open_world.",
+        ],
         [
           api,
           { input_examples: 'query: x' },

@@ -172,7 +172,7 @@ export function createRestrictedMath(): RestrictedMath {
     evaluate(expression: string): CalculatorValue {
       let node: MathNode;
       try {
-        node = parse(expression);
+        node = parse(inMathjsNotation(expression));
       } catch (error) {
         throw new ExpressionError(`Could not parse '${shorten(expression)}': ${(error as Error).message}.`);
       }
@@ -200,6 +200,44 @@ function createInstance(): { math: MathJsInstance; parse: MathJsInstance['parse'
   math.import(disabled, { override: true });
   return { math, parse };
 }
+
+/**
+ * Notations a model writes for the operators and constants of the calculator, read as their mathjs
+ * spelling: `**` (Python, JavaScript) is `^`, `ln(x)` is `log(x)` (mathjs's natural logarithm), and
+ * the typeset signs `×`, `·`, `÷`, `−`, `π` and `√` are `*`, `*`, `/`, `-`, `pi` and `sqrt` (of the
+ * number, name or parenthesis after it). None of them means anything else in a mathjs expression:
+ * `**`, `ln` and the signs are not mathjs's at all.
+ *
+ * @example
+ * ```ts
+ * inMathjsNotation('2 ** 10 × π'); // '2 ^ 10 * pi'
+ * inMathjsNotation('√16 + √(9) + ln(e)'); // 'sqrt(16) + sqrt(9) + log(e)'
+ * ```
+ */
+export function inMathjsNotation(expression: string): string {
+  return expression
+    .replaceAll('**', '^')
+    .replace(/[×·⋅]/g, '*')
+    .replaceAll('÷', '/')
+    .replaceAll('−', '-')
+    .replaceAll('π', 'pi')
+    .replace(/\bln\s*\(/g, 'log(')
+    .replace(/√\s*(\d+(?:\.\d+)?|[a-zA-Z]\w*)/g, 'sqrt($1)')
+    .replaceAll('√', 'sqrt');
+}
+
+/** Functions of other languages and calculators a model may call, and what to call instead. */
+const FUNCTION_HINTS: Readonly<Record<string, string>> = {
+  int: 'fix(x) rounds toward zero, floor(x) down',
+  trunc: 'fix(x) rounds toward zero',
+  power: 'pow(x, y) or x ^ y',
+  avg: 'mean(...)',
+  average: 'mean(...)',
+  arcsin: 'asin(x)',
+  arccos: 'acos(x)',
+  arctan: 'atan(x)',
+  root: 'nthRoot(x, n)',
+};
 
 function checkTree(root: MathNode, math: MathJsInstance): void {
   const functions = new Set(CALCULATOR_FUNCTIONS);
@@ -234,8 +272,9 @@ function checkTree(root: MathNode, math: MathJsInstance): void {
           );
         }
         if (!functions.has(callee.name ?? '')) {
+          const hint = Object.hasOwn(FUNCTION_HINTS, callee.name ?? '') ? FUNCTION_HINTS[callee.name ?? ''] : undefined;
           throw new ExpressionError(
-            `The function '${callee.name}' is not available. Allowed functions: ${CALCULATOR_FUNCTIONS.join(', ')}.`,
+            `The function '${callee.name}' is not available${hint === undefined ? '' : `: ${hint}`}. Allowed functions: ${CALCULATOR_FUNCTIONS.join(', ')}.`,
           );
         }
         return;

@@ -309,6 +309,37 @@ describe('extra arguments', () => {
     expect(args).toEqual({ verbose: true });
   });
 
+  it('names a dropped argument close to a missing required one as its likely misspelling', async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      defineTool({
+        name: 'read',
+        description: 'Read a file.',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            path: { type: 'string' },
+            nested: { type: 'object', properties: { depth: { type: 'integer' } }, required: ['depth'] },
+          },
+          required: ['path'],
+        },
+        handler: (args) => args,
+      }),
+    );
+    const misspelt = expectFailure(await registry.call('read', { file_path: 'a.txt' }));
+    expect(misspelt.error.message).toBe(
+      "Invalid arguments for 'read': missing required argument 'path' (a string); 'file_path' was sent: did you mean 'path'?",
+    );
+    expect(misspelt.metadata.droppedArgs).toEqual(['file_path']);
+    // An unrelated name is no suggestion; a nested missing property is not matched against top-level names.
+    const unrelated = expectFailure(await registry.call('read', { colour: 'red' }));
+    expect(unrelated.error.message).toBe("Invalid arguments for 'read': missing required argument 'path' (a string).");
+    const nested = expectFailure(await registry.call('read', { path: 'a', nested: {}, dept: 1 }));
+    expect(nested.error.message).toBe(
+      "Invalid arguments for 'read': missing required argument 'nested.depth' (an integer).",
+    );
+  });
+
   it('leaves metadata.droppedArgs out when nothing was dropped', async () => {
     const registry = new ToolRegistry();
     registry.register(echo);
@@ -366,11 +397,16 @@ describe('extra arguments', () => {
         handler: () => 1,
       }),
     );
+    registry.register(defineTool({ ...echo, name: 'echo_strict', extraArgs: 'reject' }));
     const result = expectFailure(await registry.call('strict', { a: 1, b: 2, c: 3 }));
     expect(result.error.message).toBe(
       "Invalid arguments for 'strict': unexpected arguments 'b', 'c'; accepted arguments are a.",
     );
     expect(result.error.hint).toBe('Expected arguments: a (number, required).');
+    const misspelt = expectFailure(await registry.call('echo_strict', { txet: 'hi', verbose: true }));
+    expect(misspelt.error.message).toBe(
+      "Invalid arguments for 'echo_strict': unexpected arguments 'txet' (did you mean 'text'?), 'verbose'; accepted arguments are text, count.",
+    );
   });
 
   it('names no accepted arguments for a tool that takes none', async () => {

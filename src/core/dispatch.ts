@@ -484,8 +484,8 @@ function invalidInput(call: Call, issues: readonly ValidationIssue[]): Outcome {
   const tool = call.tool;
   const declared = tool.declaredArgs;
   let args = call.args;
+  let extra: string[] | undefined;
   if (declared !== undefined) {
-    let extra: string[] | undefined;
     for (const key in args) {
       if (!declared.has(key) && Object.hasOwn(args, key)) {
         extra ??= [];
@@ -507,7 +507,7 @@ function invalidInput(call: Call, issues: readonly ValidationIssue[]): Outcome {
     }
   }
   const decoded = decodeNullsIfValid(call);
-  if (decoded === undefined) return finish(call, invalidArguments(tool.spec, issues));
+  if (decoded === undefined) return finish(call, invalidArguments(tool.spec, issues, extra));
   call.args = decoded;
   return validateStandardSchema(call);
 }

@@ -100,7 +100,12 @@ export function tooDeepFailure(toolName: string, maxDepth: number): ToolFailure 
  */
 export function extraArgsFailure(spec: ToolSpec, extra: string[]): ToolFailure {
   const accepted = Object.keys(spec.inputSchema.properties);
-  const list = extra.map((key) => `'${key}'`).join(', ');
+  const list = extra
+    .map((key) => {
+      const close = misspeltFrom(key, accepted);
+      return close === undefined ? `'${key}'` : `'${key}' (did you mean '${close}'?)`;
+    })
+    .join(', ');
   return ToolResult.error(
     'INVALID_ARGUMENTS',
     `Invalid arguments for '${spec.name}': unexpected argument${extra.length === 1 ? '' : 's'} ${list}; accepted arguments are ${accepted.length > 0 ? accepted.join(', ') : 'none'}.`,
@@ -109,21 +114,53 @@ export function extraArgsFailure(spec: ToolSpec, extra: string[]): ToolFailure {
 }
 
 /**
+ * The name of `names` that `name` is most likely a misspelling of, if any. Names of one or two
+ * characters (`a`, `b`, `x`, `id`) are all close to each other, so they are matched with nothing.
+ */
+function misspeltFrom(name: string, names: readonly string[]): string | undefined {
+  if (name.length < 3) return undefined;
+  return closestNames(
+    name,
+    names.filter((candidate) => candidate.length >= 3),
+    1,
+  )[0];
+}
+
+/**
  * `INVALID_ARGUMENTS` for schema issues: the first three, in one sentence, plus the expected shape.
+ * `dropped` are the undeclared arguments the call sent (and dispatch dropped): a missing argument
+ * whose name is close to one of them is named with it, since that is most often a misspelling.
  *
  * @example
  * ```ts
  * invalidArguments(spec, [{ path: 'a', pointer: '/a', keyword: 'type', expected: 'number', message: "'a' must be a number" }]);
  * // error.message: "Invalid arguments for 'add': 'a' must be a number."
+ * invalidArguments(spec, [missingPath], ['file_path']);
+ * // error.message: "Invalid arguments for 'read_file': missing required argument 'path' (a string); 'file_path' was sent: did you mean 'path'?"
  * ```
  */
-export function invalidArguments(spec: ToolSpec, issues: readonly ValidationIssue[]): ToolFailure {
-  const shown = issues.slice(0, 3).map((issue) => issue.message);
-  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
-  return ToolResult.error('INVALID_ARGUMENTS', `Invalid arguments for '${spec.name}': ${shown.join('; ')}${more}.`, {
-    hint: expectedArguments(spec.inputSchema),
-    details: issueDetails(issues),
+export function invalidArguments(
+  spec: ToolSpec,
+  issues: readonly ValidationIssue[],
+  dropped: readonly string[] = [],
+): ToolFailure {
+  const shown = issues.slice(0, 3).map((issue) => {
+    if (issue.keyword !== 'required' || dropped.length === 0 || issue.pointer.lastIndexOf('/') !== 0) {
+      return issue.message;
+    }
+    const close = misspeltFrom(issue.path, dropped);
+    return close === undefined ? issue.message : `${issue.message}; '${close}' was sent: did you mean '${issue.path}'?`;
   });
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
+  const sentence = `${shown.join('; ')}${more}`;
+  return ToolResult.error(
+    'INVALID_ARGUMENTS',
+    `Invalid arguments for '${spec.name}': ${sentence}${sentence.endsWith('?') ? '' : '.'}`,
+    {
+      hint: expectedArguments(spec.inputSchema),
+      details: issueDetails(issues),
+    },
+  );
 }
 
 /**

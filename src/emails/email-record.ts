@@ -32,7 +32,15 @@ export interface EmailSearchResult {
   total: number;
   /** True when more than `total` emails match (the count stopped at 2 000). */
   total_is_lower_bound: boolean;
+  /**
+   * Only when nothing matched: the query's words that no email of the inbox holds (of its first 10
+   * words), empty when each is in some email but none holds them all.
+   */
+  unmatched_words?: string[];
 }
+
+/** How many of a query's words a search that matched nothing looks for one by one (`unmatched_words`). */
+export const MAX_WORDS_CHECKED = 10;
 
 /** One inbox of the corpus and how many emails it holds. */
 export interface InboxCount {

@@ -4,7 +4,13 @@ import { closestInboxes } from './closest-inboxes.js';
 import type { EmailDatabase, EmailDialect, EmailsTable } from './email-dialect.js';
 import { DEFAULT_EMAIL_INBOXES_LIMIT, MAX_EMAIL_INBOXES_LIMIT, MAX_EMAIL_SEARCH_LIMIT } from './email-limits.js';
 import { EmailQueryError } from './email-query-error.js';
-import type { EmailInboxList, EmailRecord, EmailSearchResult, InboxCount } from './email-record.js';
+import {
+  type EmailInboxList,
+  type EmailRecord,
+  type EmailSearchResult,
+  type InboxCount,
+  MAX_WORDS_CHECKED,
+} from './email-record.js';
 import { PostgresEmailDialect } from './postgres-email-dialect.js';
 import { queryWords } from './search-query.js';
 import { SqliteEmailDialect } from './sqlite-email-dialect.js';
@@ -199,7 +205,8 @@ export class EmailStore {
    * (`total_is_lower_bound` is true when more match). Throws
    * {@link EmailQueryError} when the query has no word to search, and {@link UnknownInboxError} when
    * the inbox holds no email (checked only when nothing matched, so a search that finds emails costs
-   * nothing more).
+   * nothing more). When nothing matched, `unmatched_words` lists the words no email of the inbox holds
+   * (each of the first 10 searched alone), so the caller knows which to drop.
    *
    * @example
    * ```ts
@@ -217,8 +224,21 @@ export class EmailStore {
     const result = this.#dialect.storable(inbox)
       ? await this.#dialect.search(words, inbox, size)
       : { emails: [], total: 0, total_is_lower_bound: false };
-    if (result.total === 0 && !(await this.hasInbox(inbox))) throw await this.#unknownInbox(inbox);
+    if (result.total === 0) {
+      if (!(await this.hasInbox(inbox))) throw await this.#unknownInbox(inbox);
+      return { ...result, unmatched_words: await this.#unmatchedWords(words, inbox) };
+    }
     return result;
+  }
+
+  /** The words no email of `inbox` holds, each looked for alone (one word needs no second search). */
+  async #unmatchedWords(words: readonly string[], inbox: string): Promise<string[]> {
+    if (words.length === 1) return [...words];
+    const unmatched: string[] = [];
+    for (const word of words.slice(0, MAX_WORDS_CHECKED)) {
+      if ((await this.#dialect.search([word], inbox, 1)).total === 0) unmatched.push(word);
+    }
+    return unmatched;
   }
 
   /**

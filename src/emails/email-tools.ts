@@ -89,7 +89,10 @@ export function createEmailTools(
     }),
     handler: async ({ query, inbox_id, limit }) => {
       try {
-        return await (await corpus()).search(query, inbox_id, limit ?? 10);
+        const result = await (await corpus()).search(query, inbox_id, limit ?? 10);
+        return result.unmatched_words === undefined
+          ? result
+          : { ...result, hint: noMatchHint(query, result.unmatched_words) };
       } catch (error) {
         if (error instanceof UnknownInboxError) return unknownInboxResult(error);
         if (!(error instanceof EmailQueryError)) throw error;
@@ -162,4 +165,20 @@ function unknownInboxResult(error: UnknownInboxError) {
       largest: error.largest,
     },
   });
+}
+
+/**
+ * What a search that matched nothing tells the model to do: drop the words no email of the inbox
+ * holds, or use fewer words when each is somewhere; and that `from:`-style operators are only words.
+ */
+function noMatchHint(query: string, unmatched: readonly string[]): string {
+  const quoted = unmatched.map((word) => `'${word}'`).join(', ');
+  const advice =
+    unmatched.length === 0
+      ? 'Each word is in some email of this inbox, but no email has them all: search with fewer words.'
+      : `No email of this inbox has the word${unmatched.length === 1 ? '' : 's'} ${quoted}: search again without ${unmatched.length === 1 ? 'it' : 'them'}, or with other words.`;
+  const operators = /[\p{L}_]+:\S/u.test(query)
+    ? ' Every word must be in the subject or the body; there are no operators such as from: or subject:.'
+    : '';
+  return `${advice}${operators}`;
 }

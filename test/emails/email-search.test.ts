@@ -103,8 +103,53 @@ for (const harness of emailHarnesses()) {
       const bob = await emails.search('meeting schedule', BOB, 10);
       expect(bob.emails.map((hit) => hit.message_id)).toEqual(['<4.test@enron.com>']);
       // An inbox that exists but has no match is an empty result, not an error.
-      expect(await emails.search('pipeline', BOB, 10)).toEqual({ emails: [], total: 0, total_is_lower_bound: false });
+      expect(await emails.search('pipeline', BOB, 10)).toEqual({
+        emails: [],
+        total: 0,
+        total_is_lower_bound: false,
+        unmatched_words: ['pipeline'],
+      });
       await expect(emails.search('meeting', 'zed@other.org', 10)).rejects.toThrow(UnknownInboxError);
+    });
+
+    it('says, when nothing matched, which words no email of the inbox holds, or to use fewer', async () => {
+      // 'pipeline' and 'lunch' are each in Alice's emails, never together; 'friday' too; 'zeppelin' nowhere.
+      expect(await emails.search('pipeline lunch zeppelin', ALICE, 10)).toEqual({
+        emails: [],
+        total: 0,
+        total_is_lower_bound: false,
+        unmatched_words: ['zeppelin'],
+      });
+      const apart = await registry.call('email_search', { query: 'pipeline lunch friday', inbox_id: ALICE });
+      expect(apart).toMatchObject({
+        status: 'success',
+        data: {
+          emails: [],
+          total: 0,
+          unmatched_words: [],
+          hint: 'Each word is in some email of this inbox, but no email has them all: search with fewer words.',
+        },
+      });
+      // Gmail-style operators are words like any other: the model is told which matched nothing.
+      const operators = await registry.call('email_search', { query: 'from:jane subject:budget', inbox_id: ALICE });
+      expect(operators).toMatchObject({
+        status: 'success',
+        data: {
+          emails: [],
+          total: 0,
+          unmatched_words: ['from', 'jane', 'subject'],
+          hint: "No email of this inbox has the words 'from', 'jane', 'subject': search again without them, or with other words. Every word must be in the subject or the body; there are no operators such as from: or subject:.",
+        },
+      });
+      const one = await registry.call('email_search', { query: 'zeppelin', inbox_id: BOB });
+      expect(one).toMatchObject({
+        data: {
+          unmatched_words: ['zeppelin'],
+          hint: "No email of this inbox has the word 'zeppelin': search again without it, or with other words.",
+        },
+      });
+      // A search that finds emails says nothing more.
+      expect(await emails.search('budget report', ALICE, 10)).not.toHaveProperty('unmatched_words');
     });
 
     it('answers an unknown inbox with the largest inboxes, and a close name as a suggestion', async () => {

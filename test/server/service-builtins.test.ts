@@ -101,7 +101,15 @@ function defineServiceBuiltinCases(harness: ServerStoreHarness): void {
     expect(email).toMatchObject({ status: 'success', data: { recipients: ['jeff@example.com'] } });
     const hostile = await call('email_search', { query: '") OR 1=1; --', inbox_id: 'jeff@example.com' });
     expect(hostile).toEqual(
-      expect.objectContaining({ status: 'success', data: { emails: [], total: 0, total_is_lower_bound: false } }),
+      expect.objectContaining({
+        status: 'success',
+        data: expect.objectContaining({
+          emails: [],
+          total: 0,
+          total_is_lower_bound: false,
+          unmatched_words: ['or', '1'],
+        }),
+      }),
     );
     const wordless = await call('email_search', { query: '"*" ( -', inbox_id: 'jeff@example.com' });
     expect(wordless.error?.code).toBe('INVALID_ARGUMENTS');

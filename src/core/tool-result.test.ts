@@ -94,6 +94,24 @@ describe('toModelText', () => {
     expect(toModelText(ToolResult.success(false))).toBe('false');
   });
 
+  it('ends a success with a note naming the arguments the tool did not take', () => {
+    const one = ToolResult.success({ a: 1 }, { tool: 'list_files', droppedArgs: ['recursive'] });
+    expect(toModelText(one)).toBe(
+      "{\"a\":1}\n\nNote: the argument 'recursive' was ignored: 'list_files' does not take it.",
+    );
+    const many = ToolResult.success('listing', {
+      tool: 't',
+      droppedArgs: ['x'.repeat(100), ...Array.from({ length: 11 }, (_, i) => `k${i}`)],
+    });
+    expect(toModelText(many)).toBe(
+      `listing\n\nNote: the arguments '${'x'.repeat(61)}...', 'k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', and 2 more were ignored: 't' does not take them.`,
+    );
+    expect(toModelText(ToolResult.success('ok', { tool: 't', droppedArgs: [] }))).toBe('ok');
+    // An error says what is wrong on its own; dropped arguments add nothing to it.
+    const failed = ToolResult.error('INVALID_ARGUMENTS', 'Bad.', { metadata: { tool: 't', droppedArgs: ['x'] } });
+    expect(toModelText(failed)).toBe('Error [INVALID_ARGUMENTS]: Bad.');
+  });
+
   it('gives an empty string for a success without data or content', () => {
     expect(toModelText(ToolResult.success(undefined))).toBe('');
   });

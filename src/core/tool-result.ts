@@ -159,18 +159,24 @@ export function isSuccess(result: ToolResult): result is ToolSuccess {
 
 /**
  * The text a model reads for a result: the data (a string as is, anything else as JSON), the text of
- * content blocks, or `Error [CODE]: message` followed by the hint.
+ * content blocks, or `Error [CODE]: message` followed by the hint. A success whose call sent
+ * arguments the tool does not take (`metadata.droppedArgs`) ends with a note naming them, so the
+ * model knows they changed nothing.
  *
  * @example
  * ```ts
  * toModelText(ToolResult.error('TIMEOUT', "Tool 'slow' timed out after 100 ms.", { hint: 'Try again.' }));
  * // "Error [TIMEOUT]: Tool 'slow' timed out after 100 ms.\nHint: Try again."
+ * toModelText(await registry.call('list_files', { path: '.', recursive: true }));
+ * // "Contents of /: ...\n\nNote: the argument 'recursive' was ignored: 'list_files' does not take it."
  * ```
  */
 export function toModelText(result: ToolResult): string {
   switch (result.status) {
-    case 'success':
-      return successText(result);
+    case 'success': {
+      const note = droppedArgsNote(result);
+      return note === undefined ? successText(result) : `${successText(result)}\n\n${note}`;
+    }
     case 'pending_approval':
       return `Approval required: the call to '${result.metadata.tool}' is waiting for a person to approve it (approval id ${result.approval.id}).`;
     case 'error':
@@ -184,6 +190,25 @@ export function toModelText(result: ToolResult): string {
       return unreachable;
     }
   }
+}
+
+/**
+ * The note {@link toModelText} ends a success with when the call sent arguments the tool does not
+ * take (`metadata.droppedArgs`), or `undefined`. Not exported from the package: the CLI prints it apart.
+ *
+ * @example
+ * ```ts
+ * droppedArgsNote(result); // "Note: the argument 'recursive' was ignored: 'list_files' does not take it."
+ * ```
+ */
+export function droppedArgsNote(result: ToolResult): string | undefined {
+  const dropped = result.metadata.droppedArgs;
+  if (result.status !== 'success' || dropped === undefined || dropped.length === 0) return undefined;
+  const names = dropped.map((name) => `'${name.length > 64 ? `${name.slice(0, 61)}...` : name}'`);
+  const shown = names.length > 10 ? [...names.slice(0, 10), `and ${names.length - 10} more`] : names;
+  return dropped.length === 1
+    ? `Note: the argument ${shown[0]} was ignored: '${result.metadata.tool}' does not take it.`
+    : `Note: the arguments ${shown.join(', ')} were ignored: '${result.metadata.tool}' does not take them.`;
 }
 
 function successText(result: ToolSuccess): string {

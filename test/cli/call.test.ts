@@ -38,6 +38,13 @@ describe('toolshed call: success', () => {
     expect(run.stderr).toBe('');
   });
 
+  it('keeps stdout to the output and says on stderr which arguments the tool ignored', async () => {
+    const run = await runCli(['call', 'add_numbers', '--args', '{"a": 1, "b": 2, "c": 3}']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe('{"sum":3}\n');
+    expect(run.stderr).toBe("Note: the argument 'c' was ignored: 'add_numbers' does not take it.\n");
+  });
+
   it('prints a string result as is', async () => {
     const run = await runCli(['call', 'echo', '--args', '{"text": "hi", "repeat": 3}']);
     expect(run.exitCode).toBe(0);

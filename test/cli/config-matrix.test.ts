@@ -205,7 +205,7 @@ describe('one configuration, three ways to run it', () => {
       "a tool's own extra_args: drop wins over the default",
       'lenient_echo',
       { text: 'hi', loud: true },
-      { ok: true, text: 'echo: hi' },
+      { ok: true, text: "echo: hi\n\nNote: the argument 'loud' was ignored: 'lenient_echo' does not take it." },
     ],
     [
       'a credential that is not set fails the call with MISSING_CREDENTIALS',

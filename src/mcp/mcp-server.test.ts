@@ -130,7 +130,7 @@ describe('MCP server over the SDK client', () => {
     // The model reads which arguments were ignored; the structured data stays the output alone.
     const extra = await client.callTool({ name: 'add', arguments: { a: 2, b: 3, c: 4 } });
     expect(extra.structuredContent).toEqual({ sum: 5 });
-    expect(text(extra)).toBe('{"sum":5}\n\nNote: the argument \'c\' was ignored: \'add\' does not take it.');
+    expect(text(extra)).toBe("{\"sum\":5}\n\nNote: the argument 'c' was ignored: 'add' does not take it.");
   });
 
   it('keeps a raw 2020-12 output schema as is, and SDK clients validate results against it', async () => {

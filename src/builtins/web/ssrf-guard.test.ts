@@ -109,6 +109,19 @@ describe('SsrfGuard.checkUrl', () => {
     expect(blocked(() => guard.checkUrl('http://user:pw@example.com/')).reason).toBe('credentials');
     expect(blocked(() => guard.checkUrl('/just/a/path')).reason).toBe('invalid_url');
     expect(blocked(() => guard.checkUrl('http://1.2.3.4.5/')).reason).toBe('invalid_url');
+    // A host without a scheme gets the https:// URL it most likely meant; a bare word does not.
+    expect(blocked(() => guard.checkUrl('example.com')).message).toBe(
+      "The URL 'example.com' is not a valid absolute URL. It has no scheme; did you mean 'https://example.com'?",
+    );
+    expect(blocked(() => guard.checkUrl(' www.example.org:8443/docs?q=1 ')).message).toBe(
+      "The URL ' www.example.org:8443/docs?q=1 ' is not a valid absolute URL. It has no scheme; did you mean 'https://www.example.org:8443/docs?q=1'?",
+    );
+    expect(blocked(() => guard.checkUrl('just words')).message).toBe(
+      "The URL 'just words' is not a valid absolute URL.",
+    );
+    expect(blocked(() => guard.checkUrl('/just/a/path')).message).toBe(
+      "The URL '/just/a/path' is not a valid absolute URL.",
+    );
   });
 
   it('lets public literals and host names through (names are checked when they resolve)', () => {

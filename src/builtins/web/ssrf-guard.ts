@@ -159,11 +159,20 @@ export class SsrfGuard {
     const shown = shortUrl(String(input));
     const prefix = redirectedFrom === undefined ? '' : `The redirect from '${shortUrl(redirectedFrom)}' to `;
     const subject = redirectedFrom === undefined ? `The URL '${shown}'` : `${prefix}'${shown}'`;
+    const invalid = `${subject} is not a valid absolute URL.`;
+    const meant = input instanceof URL ? undefined : withoutScheme(input);
+    if (meant !== undefined) {
+      throw new UrlBlockedError(
+        'invalid_url',
+        input,
+        `${invalid} It has no scheme; did you mean '${shortUrl(meant)}'?`,
+      );
+    }
     let url: URL;
     try {
       url = input instanceof URL ? new URL(input.href) : new URL(input);
     } catch {
-      throw new UrlBlockedError('invalid_url', String(input), `${subject} is not a valid absolute URL.`);
+      throw new UrlBlockedError('invalid_url', String(input), invalid);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new UrlBlockedError(
@@ -275,4 +284,16 @@ function embeddedIPv4(address: ipaddr.IPv6): string {
 
 function shortUrl(url: string): string {
   return url.length > 200 ? `${url.slice(0, 197)}...` : url;
+}
+
+/**
+ * The `https://` URL meant by a host (with a dot), port and path written without a scheme
+ * (`example.com/page`, `www.example.org:8443/docs`), as people and models often write them; the URL
+ * parser refuses the first and reads the second's host as a scheme.
+ */
+function withoutScheme(input: string): string | undefined {
+  const text = input.trim();
+  if (!/^[\p{L}\p{N}-]+(\.[\p{L}\p{N}-]+)+(:\d+)?([/?#]|$)/u.test(text)) return undefined;
+  const meant = `https://${text}`;
+  return URL.canParse(meant) ? meant : undefined;
 }

@@ -164,7 +164,7 @@ export class SsrfGuard {
     if (meant !== undefined) {
       throw new UrlBlockedError(
         'invalid_url',
-        input,
+        String(input),
         `${invalid} It has no scheme; did you mean '${shortUrl(meant)}'?`,
       );
     }

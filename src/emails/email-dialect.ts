@@ -72,6 +72,11 @@ export interface EmailDialect {
    * that many.
    */
   search(words: readonly string[], inbox: string, limit: number): Promise<EmailSearchResult>;
+  /**
+   * The words of `words` the full-text search leaves out of every query (PostgreSQL's `english` stop
+   * words): alone they match nothing, and beside other words they ask for nothing.
+   */
+  stopWords(words: readonly string[]): Promise<ReadonlySet<string>>;
   /** Whether `inbox` holds at least one email. */
   hasInbox(inbox: string): Promise<boolean>;
   /** Every inbox that holds emails, with its exact count, in no particular order. */

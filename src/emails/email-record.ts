@@ -34,9 +34,14 @@ export interface EmailSearchResult {
   total_is_lower_bound: boolean;
   /**
    * Only when nothing matched: the query's words that no email of the inbox holds (of its first 10
-   * words), empty when each is in some email but none holds them all.
+   * words, {@link ignored_words} left out), empty when each is in some email but none holds them all.
    */
   unmatched_words?: string[];
+  /**
+   * Only when nothing matched and the search left some of the query's words out as too common
+   * (PostgreSQL's `english` stop words: alone they match nothing, beside others they ask for nothing).
+   */
+  ignored_words?: string[];
 }
 
 /** How many of a query's words a search that matched nothing looks for one by one (`unmatched_words`). */

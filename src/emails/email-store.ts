@@ -206,7 +206,8 @@ export class EmailStore {
    * {@link EmailQueryError} when the query has no word to search, and {@link UnknownInboxError} when
    * the inbox holds no email (checked only when nothing matched, so a search that finds emails costs
    * nothing more). When nothing matched, `unmatched_words` lists the words no email of the inbox holds
-   * (each of the first 10 searched alone), so the caller knows which to drop.
+   * (each of the first 10 searched alone), so the caller knows which to drop, and `ignored_words` the
+   * words the search left out as too common (PostgreSQL's stop words), which are never the reason.
    *
    * @example
    * ```ts
@@ -226,19 +227,29 @@ export class EmailStore {
       : { emails: [], total: 0, total_is_lower_bound: false };
     if (result.total === 0) {
       if (!(await this.hasInbox(inbox))) throw await this.#unknownInbox(inbox);
-      return { ...result, unmatched_words: await this.#unmatchedWords(words, inbox) };
+      return { ...result, ...(await this.#unmatchedWords(words, inbox)) };
     }
     return result;
   }
 
-  /** The words no email of `inbox` holds, each looked for alone (one word needs no second search). */
-  async #unmatchedWords(words: readonly string[], inbox: string): Promise<string[]> {
-    if (words.length === 1) return [...words];
+  /**
+   * The words no email of `inbox` holds, each looked for alone (one word needs no second search). A
+   * stop word, which the search leaves out, is never the reason nothing matched: it is not listed.
+   */
+  async #unmatchedWords(
+    words: readonly string[],
+    inbox: string,
+  ): Promise<Pick<EmailSearchResult, 'unmatched_words' | 'ignored_words'>> {
+    const checked = words.slice(0, MAX_WORDS_CHECKED);
+    const stop = await this.#dialect.stopWords(checked);
+    const searched = checked.filter((word) => !stop.has(word));
+    const ignored = stop.size === 0 ? {} : { ignored_words: checked.filter((word) => stop.has(word)) };
+    if (words.length === 1) return { unmatched_words: searched, ...ignored };
     const unmatched: string[] = [];
-    for (const word of words.slice(0, MAX_WORDS_CHECKED)) {
+    for (const word of searched) {
       if ((await this.#dialect.search([word], inbox, 1)).total === 0) unmatched.push(word);
     }
-    return unmatched;
+    return { unmatched_words: unmatched, ...ignored };
   }
 
   /**

@@ -4,7 +4,9 @@ import { ToolResult } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { DEFAULT_EMAIL_INBOXES_LIMIT, MAX_EMAIL_INBOXES_LIMIT, MAX_EMAIL_SEARCH_LIMIT } from './email-limits.js';
 import { EmailQueryError } from './email-query-error.js';
+import type { EmailSearchResult } from './email-record.js';
 import type { EmailStore } from './email-store.js';
+import { queryWords } from './search-query.js';
 import { UnknownInboxError } from './unknown-inbox-error.js';
 
 /** Options of {@link createEmailTools}. */
@@ -90,9 +92,7 @@ export function createEmailTools(
     handler: async ({ query, inbox_id, limit }) => {
       try {
         const result = await (await corpus()).search(query, inbox_id, limit ?? 10);
-        return result.unmatched_words === undefined
-          ? result
-          : { ...result, hint: noMatchHint(query, result.unmatched_words) };
+        return result.unmatched_words === undefined ? result : { ...result, hint: noMatchHint(query, result) };
       } catch (error) {
         if (error instanceof UnknownInboxError) return unknownInboxResult(error);
         if (!(error instanceof EmailQueryError)) throw error;
@@ -171,12 +171,16 @@ function unknownInboxResult(error: UnknownInboxError) {
  * What a search that matched nothing tells the model to do: drop the words no email of the inbox
  * holds, or use fewer words when each is somewhere; and that `from:`-style operators are only words.
  */
-function noMatchHint(query: string, unmatched: readonly string[]): string {
-  const quoted = unmatched.map((word) => `'${word}'`).join(', ');
+function noMatchHint(query: string, result: EmailSearchResult): string {
+  const unmatched = result.unmatched_words ?? [];
+  const ignored = result.ignored_words ?? [];
+  const quote = (words: readonly string[]) => words.map((word) => `'${word}'`).join(', ');
   const advice =
-    unmatched.length === 0
-      ? 'Each word is in some email of this inbox, but no email has them all: search with fewer words.'
-      : `No email of this inbox has the word${unmatched.length === 1 ? '' : 's'} ${quoted}: search again without ${unmatched.length === 1 ? 'it' : 'them'}, or with other words.`;
+    unmatched.length > 0
+      ? `No email of this inbox has the word${unmatched.length === 1 ? '' : 's'} ${quote(unmatched)}: search again without ${unmatched.length === 1 ? 'it' : 'them'}, or with other words.`
+      : ignored.length > 0 && queryWords(query).every((word) => ignored.includes(word))
+        ? `${quote(ignored)} ${ignored.length === 1 ? 'is' : 'are'} too common to be searched: use distinctive words, for example "budget report".`
+        : 'Each word is in some email of this inbox, but no email has them all: search with fewer words.';
   const operators = /[\p{L}_]+:\S/u.test(query)
     ? ' Every word must be in the subject or the body; there are no operators such as from: or subject:.'
     : '';

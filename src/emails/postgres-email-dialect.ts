@@ -230,6 +230,14 @@ export class PostgresEmailDialect implements EmailDialect {
     };
   }
 
+  /** The words whose `english` tsquery is empty. */
+  async stopWords(words: readonly string[]): Promise<ReadonlySet<string>> {
+    const found = await sql<{ word: string }>`
+      select word from unnest(${[...words]}::text[]) as word
+      where numnode(plainto_tsquery('english', word)) = 0`.execute(this.#db);
+    return new Set(found.rows.map((row) => row.word));
+  }
+
   async hasInbox(inbox: string): Promise<boolean> {
     const found = await sql<{
       found: boolean;

@@ -177,6 +177,11 @@ export class SqliteEmailDialect implements EmailDialect {
     return true;
   }
 
+  /** FTS5's tokenizer here keeps every word: there are no stop words. */
+  async stopWords(): Promise<ReadonlySet<string>> {
+    return new Set();
+  }
+
   async hasInbox(inbox: string): Promise<boolean> {
     const id = await this.#inboxId(inbox);
     if (id === undefined) return false;

@@ -107,7 +107,8 @@ function defineServiceBuiltinCases(harness: ServerStoreHarness): void {
           emails: [],
           total: 0,
           total_is_lower_bound: false,
-          unmatched_words: ['or', '1'],
+          // 'or' is one of PostgreSQL's stop words, which no search asks for.
+          unmatched_words: harness.dialect === 'postgres' ? ['1'] : ['or', '1'],
         }),
       }),
     );

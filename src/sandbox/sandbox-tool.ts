@@ -3,7 +3,7 @@ import { defineTool } from '../core/define-tool.js';
 import { ToolResult } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { withSpan } from '../core/tracing.js';
-import type { Sandbox, SandboxRunResult } from './sandbox.js';
+import type { Sandbox, SandboxFailure, SandboxRunResult } from './sandbox.js';
 import type { SandboxIsolation } from './sandbox-isolation.js';
 import { SandboxPool } from './sandbox-pool.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
@@ -85,6 +85,11 @@ export interface CodeToolShape {
   mediaType: string;
   /** The modules the code may import, named in the hint when an import is refused. */
   allowedModules?: readonly string[];
+  /**
+   * A hint for an exception a model often causes in this language (a Node API the sandbox lacks,
+   * top-level `await`), given the failure and the code; `undefined` for the usual "fix the code".
+   */
+  exceptionHint?(failure: SandboxFailure, code: string): string | undefined;
 }
 
 /**
@@ -134,7 +139,8 @@ export function defineCodeTool(
           return ran;
         },
       );
-      return sandboxToolResult(outcome, shape.language, shape.allowedModules);
+      const hint = outcome.ok || outcome.reason !== 'exception' ? undefined : shape.exceptionHint?.(outcome, code);
+      return sandboxToolResult(outcome, shape.language, shape.allowedModules, hint);
     },
   });
 }
@@ -143,7 +149,7 @@ const OUTPUT_IN_MESSAGE = 2_000;
 
 /**
  * The {@link ToolResult} for a sandbox outcome: success data `{stdout, stderr, result?, truncated?}`,
- * or an error a model can act on — `EXECUTION_FAILED` for exceptions, memory and crashes (with the
+ * or an error a model can act on (an exception's hint is `exceptionHint` when given) — `EXECUTION_FAILED` for exceptions, memory and crashes (with the
  * traceback and the output printed before the failure), `TIMEOUT`, `CANCELLED`, `RATE_LIMITED` when
  * the pool is busy. Failures are not retryable unless retrying can help.
  *
@@ -158,6 +164,7 @@ export function sandboxToolResult(
   outcome: SandboxRunResult,
   language: string,
   allowedModules?: readonly string[],
+  exceptionHint?: string,
 ): ToolResult {
   const metadata = { sandboxMs: Math.round(outcome.durationMs * 10) / 10 };
   if (outcome.ok) {
@@ -188,7 +195,7 @@ export function sandboxToolResult(
         retryable: false,
         hint: notAllowed
           ? `Only these modules can be imported: ${(allowedModules ?? []).join(', ') || 'none'}; write the rest in plain ${language}.`
-          : 'Fix the code and run it again.',
+          : (exceptionHint ?? 'Fix the code and run it again.'),
       });
     }
     case 'memory':

@@ -121,6 +121,29 @@ describe('execute_python and execute_javascript', () => {
     );
   });
 
+  it('tell a model what a QuickJS script lacks when its JavaScript reaches for it', async () => {
+    const hintOf = async (code: string) => {
+      const result = await registry.call('execute_javascript', { code });
+      return result.status === 'error' ? result.error.hint : `unexpected ${result.status}`;
+    };
+    expect(await hintOf('const data = await fetch("https://example.com");\ndata')).toBe(
+      'Top-level await is not supported: wrap the code in (async () => { ...; return value; })(); its promise is awaited and its value returned.',
+    );
+    expect(await hintOf('const fs = require("fs");')).toBe(
+      'The sandbox runs plain JavaScript: there is no require, fetch, process, Buffer, timer or DOM. Compute with the language and its built-ins (Math, JSON, Date, RegExp, ...), with the data in the code.',
+    );
+    expect(await hintOf('import fs from "fs";\nfs')).toBe(
+      "The sandbox runs one script without modules: 'import' is not available. Use the language's built-ins, with the data in the code.",
+    );
+    expect(await hintOf('missing + 1')).toBe('Fix the code and run it again.');
+    expect(await hintOf('const x = ;')).toBe('Fix the code and run it again.');
+    // What the hint for top-level await says works.
+    const wrapped = await registry.call('execute_javascript', {
+      code: '(async () => { const x = await Promise.resolve(21); return x * 2; })()',
+    });
+    expect(wrapped).toMatchObject({ status: 'success', data: { result: 42 } });
+  });
+
   it('name the allowed modules when an import is refused', async () => {
     const result = await registry.call('execute_python', { code: 'import os\nos.listdir("/")' });
     expect(result).toMatchObject({

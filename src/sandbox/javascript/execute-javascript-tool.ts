@@ -1,4 +1,5 @@
 import type { ToolSpec } from '../../core/tool-spec.js';
+import type { SandboxFailure } from '../sandbox.js';
 import { defineCodeTool, lazySandbox, type SandboxToolOptions } from '../sandbox-tool.js';
 import { createJavascriptRuntime, type JavascriptRuntimeOptions } from './javascript-runtime.js';
 
@@ -47,8 +48,40 @@ export function createExecuteJavascriptTool(
         'The JavaScript code. console.log() what you need, or end with an expression whose value is returned.',
       language: 'JavaScript',
       mediaType: 'text/javascript',
+      exceptionHint: javascriptExceptionHint,
     },
     lazySandbox(() => createJavascriptRuntime(runtimeOptions), options),
     options,
   );
+}
+
+/** Names of Node and browser APIs a model reaches for that the sandbox does not have. */
+const HOST_APIS =
+  /'(require|fetch|process|Buffer|setTimeout|setInterval|setImmediate|XMLHttpRequest|module|exports|window|document)' is not defined/;
+
+/**
+ * The hint for a JavaScript exception models often cause: a Node or browser API, an `import`, or
+ * top-level `await`, none of which a QuickJS script has; `undefined` for any other exception.
+ *
+ * @example
+ * ```ts
+ * javascriptExceptionHint({ errorType: 'ReferenceError', message: "JavaScript threw ReferenceError: 'fetch' is not defined (line 1)." }, 'fetch(url)');
+ * // 'The sandbox runs plain JavaScript: ...'
+ * ```
+ */
+export function javascriptExceptionHint(
+  failure: Pick<SandboxFailure, 'errorType' | 'message'>,
+  code: string,
+): string | undefined {
+  if (failure.errorType === 'ReferenceError' && HOST_APIS.test(failure.message)) {
+    return 'The sandbox runs plain JavaScript: there is no require, fetch, process, Buffer, timer or DOM. Compute with the language and its built-ins (Math, JSON, Date, RegExp, ...), with the data in the code.';
+  }
+  if (failure.errorType !== 'SyntaxError') return undefined;
+  if (/^\s*import\b(?!\s*\()/m.test(code)) {
+    return "The sandbox runs one script without modules: 'import' is not available. Use the language's built-ins, with the data in the code.";
+  }
+  if (/\bawait\b/.test(code)) {
+    return 'Top-level await is not supported: wrap the code in (async () => { ...; return value; })(); its promise is awaited and its value returned.';
+  }
+  return undefined;
 }

@@ -63,16 +63,8 @@ export function definitionProblems(definition: unknown): DefinitionProblem[] {
     const schema = definition[key];
     if (schema === undefined) continue;
     for (const issue of schemaIssues(schema)) {
-      const { field, message: said } = schemaIssueAt(key, issue);
-      let message = said;
-      if (issue.keyword === 'enum' && typeof issue.received === 'string' && field.endsWith('type')) {
-        const suggestion = closestNames(
-          issue.received,
-          ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'],
-          1,
-        )[0];
-        if (suggestion !== undefined) message += `; did you mean "${suggestion}"?`;
-      }
+      // A misspelt value of an enum (`type: strnig`) already ends with the closest one ("did you mean").
+      const { field, message } = schemaIssueAt(key, issue);
       problems.push({ pointer: `/${key}${issue.pointer}`, field, message: `invalid JSON Schema: ${message}` });
     }
   }

@@ -179,7 +179,7 @@ describe('definitions written and loaded into a ToolRegistry', () => {
       [
         'search_emails',
         { query: 'x', sort: 'newest-first' },
-        `Invalid arguments for 'search_emails': 'sort' must be one of "newest", "oldest", "relevance", got string "newest-first".`,
+        `Invalid arguments for 'search_emails': 'sort' must be one of "newest", "oldest", "relevance", got string "newest-first"; did you mean "newest"?`,
       ],
       [
         'search_emails',

@@ -93,7 +93,7 @@ describe('schemaProblems', () => {
   it('names the place of a misspelt type', () => {
     const problems = schemaProblems({ type: 'object', properties: { a: { type: 'strnig' } } });
     expect(problems).toEqual([
-      '\'properties.a.type\' must be one of "array", "boolean", "integer", "null", "number", "object", "string", got string "strnig"',
+      '\'properties.a.type\' must be one of "array", "boolean", "integer", "null", "number", "object", "string", got string "strnig"; did you mean "string"?',
     ]);
   });
 });
@@ -202,6 +202,30 @@ describe('fieldMessage', () => {
     const body = { auth: { secert: 'S' } };
     expect(fieldMessage(nested(body)?.[0] as ValidationIssue, body)).toBe(
       "missing required field 'auth.secret' (a string); 'secert' was sent: did you mean 'secret'?",
+    );
+  });
+
+  it('names the closest allowed value of an enum, for strings of three characters or more', () => {
+    const validate = compileValidator({
+      type: 'object',
+      properties: {
+        unit: { enum: ['celsius', 'fahrenheit', 'kelvin'] },
+        size: { enum: ['s', 'm', 'l'] },
+        mixed: { enum: [1, 'kelvin'] },
+      },
+    });
+    expect(validate({ unit: 'Celsius' })?.[0]?.message).toBe(
+      '\'unit\' must be one of "celsius", "fahrenheit", "kelvin", got string "Celsius"; did you mean "celsius"?',
+    );
+    expect(validate({ unit: 'rankine' })?.[0]?.message).toBe(
+      '\'unit\' must be one of "celsius", "fahrenheit", "kelvin", got string "rankine"',
+    );
+    expect(validate({ size: 'x' })?.[0]?.message).toBe('\'size\' must be one of "s", "m", "l", got string "x"');
+    expect(validate({ unit: 7 })?.[0]?.message).toBe(
+      '\'unit\' must be one of "celsius", "fahrenheit", "kelvin", got number 7',
+    );
+    expect(validate({ mixed: 'kelvn' })?.[0]?.message).toBe(
+      '\'mixed\' must be one of 1, "kelvin", got string "kelvn"; did you mean "kelvin"?',
     );
   });
 

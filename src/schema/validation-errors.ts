@@ -3,6 +3,20 @@ import { closestNames } from '../core/did-you-mean.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { ValidationIssue } from '../core/validation-issue.js';
 
+/**
+ * For a string outside an `enum`, the allowed string it is most likely a misspelling of, as `; did you
+ * mean "x"?` (`utf-16` for `utf-16le`, `Celsius` for `celsius`); empty when none is close. Values under
+ * three characters are all close to each other, so they are matched with nothing.
+ */
+function closeEnumValue(error: ErrorObject): string {
+  if (error.keyword !== 'enum' || typeof error.data !== 'string' || error.data.length < 3) return '';
+  const allowed = ((error.params as { allowedValues?: unknown[] }).allowedValues ?? []).filter(
+    (value): value is string => typeof value === 'string' && value.length >= 3,
+  );
+  const close = closestNames(error.data, allowed, 1)[0];
+  return close === undefined ? '' : `; did you mean ${JSON.stringify(close)}?`;
+}
+
 /** How an unexpected argument's `expected` starts, before the names the object accepts. */
 const ACCEPTED_ARGUMENTS = 'one of the accepted arguments: ';
 
@@ -116,7 +130,7 @@ export function toIssue(error: ErrorObject): ValidationIssue {
   }
   const subject = path === '' ? 'the arguments' : `'${path}'`;
   const message = hasReceived
-    ? `${subject} must be ${expected}, got ${describeReceived(received)}`
+    ? `${subject} must be ${expected}, got ${describeReceived(received)}${closeEnumValue(error)}`
     : `${subject} must be ${expected}`;
   return { path, pointer: error.instancePath, keyword: error.keyword, expected, received, message };
 }

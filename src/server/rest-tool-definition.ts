@@ -1,5 +1,6 @@
 import { REST_TOOL_SCHEMA } from '../config/config-schema.js';
 import { describeValue } from '../core/define-tool.js';
+import { endSentence } from '../core/end-sentence.js';
 import { isPlainObject, type JsonObjectSchema } from '../core/json-schema.js';
 import type { ToolAnnotations, ToolExecution } from '../core/tool-spec.js';
 import type { ValidationIssue } from '../core/validation-issue.js';
@@ -70,7 +71,7 @@ export function refuseUnusableParameters(parameters: unknown, kind: string): voi
   const issue = schemaIssues(parameters)[0];
   if (issue !== undefined) {
     const { field, message } = schemaIssueAt('parameters', issue);
-    throw validationError(field, `Invalid ${kind}: ${message}.`);
+    throw validationError(field, endSentence(`Invalid ${kind}: ${message}`));
   }
   const risky = nonLinearPatterns(parameters)[0];
   if (risky !== undefined) {
@@ -216,7 +217,7 @@ function refuseOperatorFields(body: Record<string, unknown>): void {
 export function definitionError(kind: string, issue: ValidationIssue, body: unknown): ApiError {
   return validationError(
     fieldOf(issue.path, issue.keyword, issue.message),
-    `Invalid ${kind}: ${fieldMessage(issue, body).replace(/[^.?]$/, '$&.')}`,
+    endSentence(`Invalid ${kind}: ${fieldMessage(issue, body)}`),
   );
 }
 

@@ -545,7 +545,7 @@ function defineLifecycleCases(harness: ServerStoreHarness): void {
         [
           { parameters: { type: 'object', properties: { query: { type: 'strung' } } } },
           'parameters.properties.query.type',
-          `Invalid REST tool: 'parameters.properties.query.type' must be one of "array", "boolean", "integer", "null", "number", "object", "string", got string "strung".`,
+          `Invalid REST tool: 'parameters.properties.query.type' must be one of "array", "boolean", "integer", "null", "number", "object", "string", got string "strung"; did you mean "string"?`,
         ],
         [
           { parameters: { type: 'object', properties: { query: 5 } } },

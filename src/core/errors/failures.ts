@@ -1,5 +1,6 @@
 import { describeValue } from '../define-tool.js';
 import { closestNames } from '../did-you-mean.js';
+import { endSentence } from '../end-sentence.js';
 import { describeJsonLimitBreach, type JsonLimitBreach } from '../input-limits.js';
 import type { JsonErrorLocation } from '../json-error.js';
 import type { JsonObjectSchema } from '../json-schema.js';
@@ -152,10 +153,9 @@ export function invalidArguments(
     return close === undefined ? issue.message : `${issue.message}; '${close}' was sent: did you mean '${issue.path}'?`;
   });
   const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
-  const sentence = `${shown.join('; ')}${more}`;
   return ToolResult.error(
     'INVALID_ARGUMENTS',
-    `Invalid arguments for '${spec.name}': ${sentence}${sentence.endsWith('?') ? '' : '.'}`,
+    endSentence(`Invalid arguments for '${spec.name}': ${shown.join('; ')}${more}`),
     {
       hint: expectedArguments(spec.inputSchema),
       details: issueDetails(issues),
@@ -208,10 +208,12 @@ export function standardSchemaFailure(
 export function outputInvalidFailure(toolName: string, issues: readonly ValidationIssue[]): ToolFailure {
   return ToolResult.error(
     'OUTPUT_INVALID',
-    `Tool '${toolName}' returned output that does not match its output schema: ${issues
-      .slice(0, 3)
-      .map((issue) => issue.message.replace(/^the arguments /, 'the output '))
-      .join('; ')}.`,
+    endSentence(
+      `Tool '${toolName}' returned output that does not match its output schema: ${issues
+        .slice(0, 3)
+        .map((issue) => issue.message.replace(/^the arguments /, 'the output '))
+        .join('; ')}`,
+    ),
     {
       hint: 'This is a fault in the tool, not in your arguments; try another approach.',
       details: issueDetails(issues),

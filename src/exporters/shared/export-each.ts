@@ -1,3 +1,4 @@
+import { endSentence } from '../../core/end-sentence.js';
 import { isPlainObject } from '../../core/json-schema.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import type { ExportResult, ExportTarget, ExportWarning } from './export-result.js';
@@ -158,7 +159,8 @@ function checkSpec(candidate: unknown, issues: SchemaIssues): Record<string, unk
     return `inputSchema.properties must be an object, got ${describe(schema.properties)}.`;
   }
   const problems = jsonSchemaProblems(schema);
-  if (problems.length > 0) return `inputSchema is not valid JSON Schema: ${problems.slice(0, 3).join('; ')}.`;
+  if (problems.length > 0)
+    return endSentence(`inputSchema is not valid JSON Schema: ${problems.slice(0, 3).join('; ')}`);
   const { $schema: _schema, $id: _id, ...rest } = schema;
   const normalized: Record<string, unknown> = { type: 'object', ...rest };
   if (normalized.properties === undefined) normalized.properties = {};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestNames } from './did-you-mean.js';
+import { closestNames, likelyMisspelling } from './did-you-mean.js';
 
 describe('closestNames', () => {
   it('suggests the name one typo away', () => {
@@ -44,5 +44,15 @@ describe('closestNames', () => {
   it('suggests nothing when no name is close', () => {
     expect(closestNames('weather', ['calculator', 'read_file'])).toEqual([]);
     expect(closestNames('anything', [])).toEqual([]);
+  });
+});
+
+describe('likelyMisspelling', () => {
+  it('gives the one closest name, and never matches names under three characters', () => {
+    expect(likelyMisspelling('txet', ['text', 'count'])).toBe('text');
+    expect(likelyMisspelling('utf-16', ['utf-8', 'utf-16le', 'hex'])).toBe('utf-16le');
+    expect(likelyMisspelling('b', ['a', 'bb'])).toBeUndefined();
+    expect(likelyMisspelling('idx', ['id'])).toBeUndefined();
+    expect(likelyMisspelling('colour', ['path'])).toBeUndefined();
   });
 });

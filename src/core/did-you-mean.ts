@@ -40,3 +40,23 @@ function baseName(name: string): string {
   const dot = afterNamespace.lastIndexOf('.');
   return dot >= 0 ? afterNamespace.slice(dot + 1) : afterNamespace;
 }
+
+/**
+ * The one of `candidates` that `value` (an argument name, an enum value) is most likely a misspelling
+ * of, or `undefined`. Names of one or two characters (`a`, `b`, `x`, `id`) are all close to each other
+ * by {@link closestNames}'s rule, so they are matched with nothing, on either side.
+ *
+ * @example
+ * ```ts
+ * likelyMisspelling('txet', ['text', 'count']); // 'text'
+ * likelyMisspelling('b', ['a']); // undefined
+ * ```
+ */
+export function likelyMisspelling(value: string, candidates: readonly string[]): string | undefined {
+  if (value.length < 3) return undefined;
+  return closestNames(
+    value,
+    candidates.filter((candidate) => candidate.length >= 3),
+    1,
+  )[0];
+}

@@ -1,19 +1,19 @@
 import type { ErrorObject } from 'ajv';
-import { closestNames } from '../core/did-you-mean.js';
+import { closestNames, likelyMisspelling } from '../core/did-you-mean.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { ValidationIssue } from '../core/validation-issue.js';
 
 /**
  * For a string outside an `enum`, the allowed string it is most likely a misspelling of, as `; did you
- * mean "x"?` (`utf-16` for `utf-16le`, `Celsius` for `celsius`); empty when none is close. Values under
- * three characters are all close to each other, so they are matched with nothing.
+ * mean "x"?` (`utf-16` for `utf-16le`, `Celsius` for `celsius`); empty when none is close (see
+ * {@link likelyMisspelling}).
  */
 function closeEnumValue(error: ErrorObject): string {
-  if (error.keyword !== 'enum' || typeof error.data !== 'string' || error.data.length < 3) return '';
+  if (error.keyword !== 'enum' || typeof error.data !== 'string') return '';
   const allowed = ((error.params as { allowedValues?: unknown[] }).allowedValues ?? []).filter(
-    (value): value is string => typeof value === 'string' && value.length >= 3,
+    (value): value is string => typeof value === 'string',
   );
-  const close = closestNames(error.data, allowed, 1)[0];
+  const close = likelyMisspelling(error.data, allowed);
   return close === undefined ? '' : `; did you mean ${JSON.stringify(close)}?`;
 }
 

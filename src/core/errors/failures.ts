@@ -1,5 +1,5 @@
 import { describeValue } from '../define-tool.js';
-import { closestNames } from '../did-you-mean.js';
+import { closestNames, likelyMisspelling } from '../did-you-mean.js';
 import { endSentence } from '../end-sentence.js';
 import { describeJsonLimitBreach, type JsonLimitBreach } from '../input-limits.js';
 import type { JsonErrorLocation } from '../json-error.js';
@@ -103,7 +103,7 @@ export function extraArgsFailure(spec: ToolSpec, extra: string[]): ToolFailure {
   const accepted = Object.keys(spec.inputSchema.properties);
   const list = extra
     .map((key) => {
-      const close = misspeltFrom(key, accepted);
+      const close = likelyMisspelling(key, accepted);
       return close === undefined ? `'${key}'` : `'${key}' (did you mean '${close}'?)`;
     })
     .join(', ');
@@ -112,19 +112,6 @@ export function extraArgsFailure(spec: ToolSpec, extra: string[]): ToolFailure {
     `Invalid arguments for '${spec.name}': unexpected argument${extra.length === 1 ? '' : 's'} ${list}; accepted arguments are ${accepted.length > 0 ? accepted.join(', ') : 'none'}.`,
     { hint: expectedArguments(spec.inputSchema), details: { unexpected: extra } },
   );
-}
-
-/**
- * The name of `names` that `name` is most likely a misspelling of, if any. Names of one or two
- * characters (`a`, `b`, `x`, `id`) are all close to each other, so they are matched with nothing.
- */
-function misspeltFrom(name: string, names: readonly string[]): string | undefined {
-  if (name.length < 3) return undefined;
-  return closestNames(
-    name,
-    names.filter((candidate) => candidate.length >= 3),
-    1,
-  )[0];
 }
 
 /**
@@ -149,7 +136,7 @@ export function invalidArguments(
     if (issue.keyword !== 'required' || dropped.length === 0 || issue.pointer.lastIndexOf('/') !== 0) {
       return issue.message;
     }
-    const close = misspeltFrom(issue.path, dropped);
+    const close = likelyMisspelling(issue.path, dropped);
     return close === undefined ? issue.message : `${issue.message}; '${close}' was sent: did you mean '${issue.path}'?`;
   });
   const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';

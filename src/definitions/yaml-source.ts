@@ -1,5 +1,6 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { checkJsonValue, describeJsonLimitBreach, INPUT_LIMITS } from '../core/input-limits.js';
+import { pointerSegments } from '../core/json-pointer.js';
 
 /** A 1-based line and column in a source file. */
 export interface SourcePosition {
@@ -92,11 +93,7 @@ function offsetOf(root: unknown, pointer: string): number | undefined {
   let node = root as Node | null | undefined;
   let offset = node?.range?.[0];
   if (pointer === '') return offset;
-  const segments = pointer
-    .slice(1)
-    .split('/')
-    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
-  for (const segment of segments) {
+  for (const segment of pointerSegments(pointer)) {
     if (isMap(node)) {
       const pair = node.items.find(
         (item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === segment,

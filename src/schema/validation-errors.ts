@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { closestNames, likelyMisspelling } from '../core/did-you-mean.js';
-import type { JsonSchema } from '../core/json-schema.js';
+import { escapePointerSegment, pointerSegments } from '../core/json-pointer.js';
+import { isPlainObject, type JsonSchema } from '../core/json-schema.js';
 import type { ValidationIssue } from '../core/validation-issue.js';
 
 /**
@@ -40,7 +41,7 @@ export function toIssue(error: ErrorObject): ValidationIssue {
       hasReceived = false;
       return {
         path,
-        pointer: `${error.instancePath}/${escapePointer(missing)}`,
+        pointer: `${error.instancePath}/${escapePointerSegment(missing)}`,
         keyword: 'required',
         expected,
         message: `missing required argument '${path}' (${expected})`,
@@ -53,7 +54,7 @@ export function toIssue(error: ErrorObject): ValidationIssue {
       expected = accepted.length > 0 ? `${ACCEPTED_ARGUMENTS}${accepted.join(', ')}` : 'no arguments';
       return {
         path,
-        pointer: `${error.instancePath}/${escapePointer(extra)}`,
+        pointer: `${error.instancePath}/${escapePointerSegment(extra)}`,
         keyword: 'additionalProperties',
         expected,
         message: `unexpected argument '${path}'; accepted arguments are ${accepted.length > 0 ? accepted.join(', ') : 'none'}`,
@@ -114,7 +115,7 @@ export function toIssue(error: ErrorObject): ValidationIssue {
       const tagValue = params.tagValue;
       return {
         path: tagPath,
-        pointer: `${error.instancePath}/${escapePointer(tag)}`,
+        pointer: `${error.instancePath}/${escapePointerSegment(tag)}`,
         keyword: 'discriminator',
         expected: `one of ${options.join(', ')}`,
         received: tagValue,
@@ -151,13 +152,11 @@ export function toIssue(error: ErrorObject): ValidationIssue {
 export function fieldMessage(issue: ValidationIssue, value?: unknown): string {
   if (issue.keyword === 'required') {
     const missing = `missing required field '${issue.path}' (${issue.expected})`;
-    const segments = issue.pointer.split('/').slice(1);
-    const name = (segments.pop() ?? '').replaceAll('~1', '/').replaceAll('~0', '~');
+    const segments = pointerSegments(issue.pointer);
+    const name = segments.pop() ?? '';
     let parent = value;
-    for (const segment of segments) {
-      parent = isRecord(parent) ? parent[segment.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined;
-    }
-    const sent = isRecord(parent) ? Object.keys(parent) : [];
+    for (const segment of segments) parent = isPlainObject(parent) ? parent[segment] : undefined;
+    const sent = isPlainObject(parent) ? Object.keys(parent) : [];
     const close = closestNames(name, sent, 1)[0];
     return close === undefined ? missing : `${missing}; '${close}' was sent: did you mean '${name}'?`;
   }
@@ -225,21 +224,11 @@ function describeReceived(value: unknown): string {
   return typeof value;
 }
 
-function escapePointer(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
 function pointerToPath(pointer: string): string {
-  if (pointer === '') return '';
   let path = '';
-  for (const raw of pointer.slice(1).split('/')) {
-    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+  for (const segment of pointerSegments(pointer)) {
     if (/^\d+$/.test(segment)) path += `[${segment}]`;
     else path += path === '' ? segment : `.${segment}`;
   }
   return path;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

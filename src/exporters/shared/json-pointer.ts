@@ -1,3 +1,4 @@
+import { escapePointerSegment, pointerSegments } from '../../core/json-pointer.js';
 import { isPlainObject } from '../../core/json-schema.js';
 
 /**
@@ -10,7 +11,7 @@ import { isPlainObject } from '../../core/json-schema.js';
  */
 export function appendPointer(pointer: string, ...segments: string[]): string {
   let result = pointer;
-  for (const segment of segments) result += `/${segment.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+  for (const segment of segments) result += `/${escapePointerSegment(segment)}`;
   return result;
 }
 
@@ -37,8 +38,7 @@ export function resolveLocalRef(root: unknown, ref: string): unknown {
   if (fragment === '') return root;
   if (!fragment.startsWith('/')) return undefined;
   let node: unknown = root;
-  for (const raw of fragment.slice(1).split('/')) {
-    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+  for (const segment of pointerSegments(fragment)) {
     if (Array.isArray(node)) {
       if (!/^(0|[1-9]\d*)$/.test(segment)) return undefined;
       node = node[Number(segment)];

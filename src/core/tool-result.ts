@@ -172,11 +172,24 @@ export function isSuccess(result: ToolResult): result is ToolSuccess {
  * ```
  */
 export function toModelText(result: ToolResult): string {
+  const text = resultText(result);
+  const note = droppedArgsNote(result);
+  return note === undefined ? text : `${text}\n\n${note}`;
+}
+
+/**
+ * {@link toModelText} without the note on ignored arguments: what `toolshed call` prints on stdout,
+ * the note going to stderr. Not exported from the package.
+ *
+ * @example
+ * ```ts
+ * resultText(ToolResult.success({ sum: 3 }, { tool: 'add', droppedArgs: ['c'] })); // '{"sum":3}'
+ * ```
+ */
+export function resultText(result: ToolResult): string {
   switch (result.status) {
-    case 'success': {
-      const note = droppedArgsNote(result);
-      return note === undefined ? successText(result) : `${successText(result)}\n\n${note}`;
-    }
+    case 'success':
+      return successText(result);
     case 'pending_approval':
       return `Approval required: the call to '${result.metadata.tool}' is waiting for a person to approve it (approval id ${result.approval.id}).`;
     case 'error':

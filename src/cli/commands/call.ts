@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { checkJsonText, describeJsonLimitBreach, type JsonLimitBreach } from '../../core/input-limits.js';
-import { droppedArgsNote, ToolResult, toModelText } from '../../core/tool-result.js';
+import { droppedArgsNote, resultText, ToolResult } from '../../core/tool-result.js';
 import type { ToolRegistry } from '../../registry/tool-registry.js';
 import { addToolsOptions, type CliContext, sandboxNetworkWarning, type ToolsOptions } from '../cli-context.js';
 import type { ExitCode } from '../cli-error.js';
@@ -88,8 +88,7 @@ export async function runCall(name: string, options: CallCommandOptions, { io }:
     // Stdout keeps only the tool's output (JSON stays JSON for a pipe); the note on ignored arguments
     // goes to stderr.
     const note = droppedArgsNote(result);
-    const shown = note === undefined ? result : { ...result, metadata: { ...result.metadata, droppedArgs: [] } };
-    const text = visible(toModelText(shown));
+    const text = visible(resultText(result));
     const output = result.status === 'success' ? io.stdout : io.stderr;
     if (text !== '') output.write(text.endsWith('\n') ? text : `${text}\n`);
     if (note !== undefined) io.stderr.write(`${visible(note)}\n`);

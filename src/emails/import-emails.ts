@@ -213,7 +213,8 @@ export async function checkEmailSource(path: string, format: EmailImportFormat, 
   if (info.isDirectory())
     throw new EmailSourceError('NOT_A_FILE', `${named} is a folder, not ${article} ${label} file.`);
   const start = await readStart(path);
-  if (start.length === info.size && start.toString('latin1').trim() === '') {
+  const wholeFile = start.length === info.size;
+  if (wholeFile && start.toString('latin1').trim() === '') {
     throw new EmailSourceError('EMPTY', `${named} is empty: it holds no emails to import.`);
   }
   const lines = start
@@ -236,7 +237,7 @@ export async function checkEmailSource(path: string, format: EmailImportFormat, 
           `${named} is not a CSV export of emails: its first row must name the columns, with date and one of ${CSV_INBOX_COLUMNS.slice(0, -1).join(', ')} or ${CSV_INBOX_COLUMNS.at(-1)} (as in message_id,subject,from,to,cc,bcc,date,body,file_name).`,
         );
       }
-      if (start.length === info.size && lines.length === 1) {
+      if (wholeFile && lines.length === 1) {
         throw new EmailSourceError('EMPTY', `${named} has a header row and no email after it.`);
       }
       return;

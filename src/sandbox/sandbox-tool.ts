@@ -149,9 +149,10 @@ const OUTPUT_IN_MESSAGE = 2_000;
 
 /**
  * The {@link ToolResult} for a sandbox outcome: success data `{stdout, stderr, result?, truncated?}`,
- * or an error a model can act on (an exception's hint is `exceptionHint` when given) — `EXECUTION_FAILED` for exceptions, memory and crashes (with the
+ * or an error a model can act on — `EXECUTION_FAILED` for exceptions, memory and crashes (with the
  * traceback and the output printed before the failure), `TIMEOUT`, `CANCELLED`, `RATE_LIMITED` when
- * the pool is busy. Failures are not retryable unless retrying can help.
+ * the pool is busy. Failures are not retryable unless retrying can help. An exception's hint is
+ * `exceptionHint` when given (see `CodeToolShape.exceptionHint`).
  *
  * @example
  * ```ts

@@ -227,17 +227,17 @@ export function inMathjsNotation(expression: string): string {
 }
 
 /** Functions of other languages and calculators a model may call, and what to call instead. */
-const FUNCTION_HINTS: Readonly<Record<string, string>> = {
-  int: 'fix(x) rounds toward zero, floor(x) down',
-  trunc: 'fix(x) rounds toward zero',
-  power: 'pow(x, y) or x ^ y',
-  avg: 'mean(...)',
-  average: 'mean(...)',
-  arcsin: 'asin(x)',
-  arccos: 'acos(x)',
-  arctan: 'atan(x)',
-  root: 'nthRoot(x, n)',
-};
+const FUNCTION_HINTS: ReadonlyMap<string, string> = new Map([
+  ['int', 'fix(x) rounds toward zero, floor(x) down'],
+  ['trunc', 'fix(x) rounds toward zero'],
+  ['power', 'pow(x, y) or x ^ y'],
+  ['avg', 'mean(...)'],
+  ['average', 'mean(...)'],
+  ['arcsin', 'asin(x)'],
+  ['arccos', 'acos(x)'],
+  ['arctan', 'atan(x)'],
+  ['root', 'nthRoot(x, n)'],
+]);
 
 function checkTree(root: MathNode, math: MathJsInstance): void {
   const functions = new Set(CALCULATOR_FUNCTIONS);
@@ -272,7 +272,7 @@ function checkTree(root: MathNode, math: MathJsInstance): void {
           );
         }
         if (!functions.has(callee.name ?? '')) {
-          const hint = Object.hasOwn(FUNCTION_HINTS, callee.name ?? '') ? FUNCTION_HINTS[callee.name ?? ''] : undefined;
+          const hint = FUNCTION_HINTS.get(callee.name ?? '');
           throw new ExpressionError(
             `The function '${callee.name}' is not available${hint === undefined ? '' : `: ${hint}`}. Allowed functions: ${CALCULATOR_FUNCTIONS.join(', ')}.`,
           );
